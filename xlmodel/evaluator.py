@@ -1,0 +1,149 @@
+"""The evaluator: a compiled policy × inputs -> every calculation, on numpy arrays.
+
+One code path serves a single case (arrays of length 1) and the batch (one
+element per company-year): :class:`ArrayEnv` reads inputs through a getter and
+computes the model's calculations lazily, once each.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Callable
+
+import numpy as np
+
+from . import catalogue as cat
+from .case import Case, check_attestations
+from .expr import from_serial, to_serial
+from .fields import FIELDS, Kind
+from .policy import Policy, load_policy
+
+Getter = Callable[[str, int], tuple[np.ndarray, np.ndarray]]
+
+
+class ArrayEnv:
+    def __init__(self, model: cat.Model, n: int, getter: Getter):
+        self.model, self.n, self._get = model, n, getter
+        self._inputs: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}
+        self._calcs: dict[tuple[str, int | None], np.ndarray] = {}
+
+    def _input(self, fid: str, offset: int):
+        key = (fid, offset)
+        if key not in self._inputs:
+            self._inputs[key] = self._get(fid, offset)
+        return self._inputs[key]
+
+    def field(self, fid, offset):
+        return self._input(fid, offset)[0]
+
+    def missing(self, fid, offset):
+        return self._input(fid, offset)[1]
+
+    def param(self, name):
+        return self.model.params[name].value
+
+    def calc(self, name, offset):
+        key = (name, offset)
+        if key not in self._calcs:
+            if name in self.model.series:
+                self._calcs[key] = self.model.series[name].eval(_Shifted(self, offset or 0))
+            else:
+                self._calcs[key] = self.model.scalars[name].eval(self)
+        return self._calcs[key]
+
+
+class _Shifted:
+    def __init__(self, base: ArrayEnv, shift: int):
+        self.base, self.shift, self.n = base, shift, base.n
+
+    def field(self, fid, offset):
+        return self.base.field(fid, offset + self.shift)
+
+    def missing(self, fid, offset):
+        return self.base.missing(fid, offset + self.shift)
+
+    def param(self, name):
+        return self.base.param(name)
+
+    def calc(self, name, offset):
+        return self.base.calc(name, (offset or 0) + self.shift if name in self.base.model.series else offset)
+
+
+def encode(fid: str, values: list) -> tuple[np.ndarray, np.ndarray]:
+    """Python values (None = absent) -> (array as a spreadsheet sees it, missing mask)."""
+    f = FIELDS.get(fid)
+    kind = f.kind if f else Kind.BOOL  # attestation pseudo-fields are yes/no
+    absent = np.array([v is None for v in values], dtype=bool)
+    if kind == Kind.BOOL:
+        arr = np.array([bool(v) if v is not None else False for v in values], dtype=bool)
+    elif kind in (Kind.ENUM, Kind.TEXT):
+        arr = np.array([v if v is not None else "" for v in values], dtype=object)
+    elif kind == Kind.DATE:
+        arr = np.array([to_serial(v) if v is not None else 0.0 for v in values], dtype=float)
+    else:
+        arr = np.array([float(v) if v is not None else 0.0 for v in values], dtype=float)
+    if f is not None and f.default_zero:
+        absent = np.zeros(len(values), dtype=bool)
+    return arr, absent
+
+
+_MODELS: dict[int, tuple[Policy, cat.Model]] = {}
+
+
+def model_for(policy: Policy | str) -> cat.Model:
+    """The compiled model of a policy (compiled once per loaded policy object)."""
+    if isinstance(policy, str):
+        policy = load_policy(policy)
+    hit = _MODELS.get(id(policy))
+    if hit is None or hit[0] is not policy:
+        hit = _MODELS[id(policy)] = (policy, cat.compile_policy(policy))
+    return hit[1]
+
+
+def case_getter(case: Case) -> Getter:
+    def get(fid: str, offset: int):
+        if fid.startswith(cat.ATTEST):
+            v = case.attestations.get(fid[len(cat.ATTEST):]) if offset == 0 else None
+        elif fid in FIELDS and not FIELDS[fid].per_year:
+            v = case.company.get(fid)
+        else:
+            v = case.value(fid, case.evaluation_year + offset)
+        return encode(fid, [v])
+    return get
+
+
+def evaluate_arrays(model: cat.Model, n: int, getter: Getter) -> ArrayEnv:
+    env = ArrayEnv(model, n, getter)
+    for name in model.scalars:
+        env.calc(name, None)
+    return env
+
+
+# ---- reports ---------------------------------------------------------------
+
+def py(v, unit: str | None = None):
+    """A numpy element -> a JSON-friendly Python value ("" -> None; date serials -> ISO)."""
+    if isinstance(v, str) and v == "":
+        return None
+    if isinstance(v, (np.bool_, bool)):
+        return bool(v)
+    if isinstance(v, (np.floating, float, np.integer, int)):
+        x = float(v)
+        if unit == "日期":
+            return from_serial(x).isoformat() if x >= 1 else None
+        return x + 0.0
+    return v
+
+
+def evaluate(case: Case, policy: Policy | None = None):
+    from .report import build_report
+
+    policy = policy or load_policy(case.policy)
+    model = model_for(policy)
+    check_attestations(case, model.attestation_ids())
+    env = evaluate_arrays(model, 1, case_getter(case))
+    return build_report(model, env, 0, case)
+
+
+def today() -> dt.date:
+    return dt.date.today()

@@ -1,0 +1,451 @@
+"""A small expression tree that both computes and renders as Excel formula text.
+
+Every rule is built once from these nodes. ``Node.eval`` computes on numpy
+arrays (one element per case, so the single case and the batch share one code
+path) with spreadsheet semantics: a blank input reads as 0 / FALSE / "" and is
+detected separately with :class:`Missing`. ``Node.render`` produces formula text
+through a :class:`Renderer` that maps fields, parameters, calculations and
+labels to cell references or defined names. No threshold is ever a literal:
+thresholds are :class:`Param` nodes, and the only literals are 0 and 1.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Iterator, Protocol, Sequence
+
+import numpy as np
+
+from .money import round_fen
+
+EXCEL_EPOCH = dt.date(1899, 12, 30)
+
+
+class Env(Protocol):
+    n: int
+
+    def field(self, fid: str, offset: int) -> np.ndarray: ...
+    def missing(self, fid: str, offset: int) -> np.ndarray: ...
+    def param(self, name: str): ...
+    def calc(self, name: str, offset: int | None) -> np.ndarray: ...
+
+
+class Renderer(Protocol):
+    def field(self, fid: str, offset: int) -> str: ...
+    def field_blank(self, fid: str, offset: int) -> str: ...
+    def param(self, name: str) -> str: ...
+    def calc(self, name: str, offset: int | None) -> str: ...
+    def label(self, code: str) -> str: ...
+
+
+class Node:
+    prec = 100  # precedence for rendering: higher binds tighter
+
+    def eval(self, env: Env) -> np.ndarray:
+        raise NotImplementedError
+
+    def render(self, r: Renderer) -> str:
+        raise NotImplementedError
+
+    def children(self) -> Sequence[Node]:
+        return ()
+
+    def walk(self) -> Iterator[Node]:
+        yield self
+        for c in self.children():
+            yield from c.walk()
+
+    def fields(self) -> list[tuple[str, int]]:
+        """Input cells this expression reads, in first-seen order."""
+        seen: dict[tuple[str, int], None] = {}
+        for n in self.walk():
+            if isinstance(n, In):
+                seen[(n.fid, n.offset)] = None
+        return list(seen)
+
+    def calcs(self) -> list[tuple[str, int | None]]:
+        seen: dict[tuple[str, int | None], None] = {}
+        for n in self.walk():
+            if isinstance(n, C):
+                seen[(n.name, n.offset)] = None
+        return list(seen)
+
+    # operator sugar keeps rule definitions readable
+    def __add__(self, o): return Bin("+", self, _n(o))
+    def __sub__(self, o): return Bin("-", self, _n(o))
+    def __mul__(self, o): return Bin("*", self, _n(o))
+    def __truediv__(self, o): return Bin("/", self, _n(o))
+    def __ge__(self, o): return Cmp(">=", self, _n(o))
+    def __gt__(self, o): return Cmp(">", self, _n(o))
+    def __le__(self, o): return Cmp("<=", self, _n(o))
+    def __lt__(self, o): return Cmp("<", self, _n(o))
+    def eq(self, o): return Cmp("=", self, _n(o))
+    def ne(self, o): return Cmp("<>", self, _n(o))
+
+
+def _n(x) -> Node:
+    if isinstance(x, Node):
+        return x
+    return Num(x)
+
+
+def _paren(child: Node, prec: int, r: Renderer) -> str:
+    s = child.render(r)
+    return f"({s})" if child.prec < prec else s
+
+
+def _num(a: np.ndarray) -> np.ndarray:
+    """Numbers for arithmetic; a "" (blank result) becomes NaN in a branch IF discards."""
+    if a.dtype == object:
+        return np.array([np.nan if isinstance(x, str) else x for x in a], dtype=float)
+    return a.astype(float)
+
+
+def _cmp_scalar(op, x, y) -> bool:
+    if isinstance(x, str) != isinstance(y, str):
+        return False
+    return bool(_CMP[op](x, y))
+
+
+def _full(env: Env, v) -> np.ndarray:
+    a = np.asarray(v)
+    return np.broadcast_to(a, (env.n,)) if a.ndim == 0 else a
+
+
+@dataclass(frozen=True, eq=False)
+class Num(Node):
+    value: float
+
+    def __post_init__(self):
+        if self.value not in (0, 1):
+            raise ValueError(f"literal {self.value!r} in a formula: thresholds must be parameters")
+
+    def eval(self, env):
+        return _full(env, float(self.value))
+
+    def render(self, r):
+        return str(int(self.value))
+
+
+@dataclass(frozen=True, eq=False)
+class Blank(Node):
+    """The empty string "" (shown where a value cannot be computed)."""
+
+    def eval(self, env):
+        return _full(env, np.array("", dtype=object))
+
+    def render(self, r):
+        return '""'
+
+
+@dataclass(frozen=True, eq=False)
+class In(Node):
+    """An input field at fiscal year t+offset (offset 0 = evaluation year)."""
+
+    fid: str
+    offset: int = 0
+
+    def eval(self, env):
+        return env.field(self.fid, self.offset)
+
+    def render(self, r):
+        return r.field(self.fid, self.offset)
+
+
+@dataclass(frozen=True, eq=False)
+class Missing(Node):
+    """TRUE where any of the given input cells is blank."""
+
+    cells: tuple[tuple[str, int], ...]
+
+    def eval(self, env):
+        out = np.zeros(env.n, dtype=bool)
+        for fid, off in self.cells:
+            out = out | env.missing(fid, off)
+        return out
+
+    def render(self, r):
+        if not self.cells:
+            return "FALSE"
+        parts = [r.field_blank(f, o) for f, o in self.cells]
+        return parts[0] if len(parts) == 1 else f"OR({','.join(parts)})"
+
+
+@dataclass(frozen=True, eq=False)
+class P(Node):
+    """A policy parameter (a named cell on the parameter sheet)."""
+
+    name: str
+
+    def eval(self, env):
+        return _full(env, env.param(self.name))
+
+    def render(self, r):
+        return r.param(self.name)
+
+
+@dataclass(frozen=True, eq=False)
+class C(Node):
+    """Another calculation: a per-year series at t+offset, or a scalar (offset None)."""
+
+    name: str
+    offset: int | None = None
+
+    def eval(self, env):
+        return env.calc(self.name, self.offset)
+
+    def render(self, r):
+        return r.calc(self.name, self.offset)
+
+
+@dataclass(frozen=True, eq=False)
+class Lbl(Node):
+    """A status/label code; renders as its defined name on the lists sheet."""
+
+    code: str
+
+    def eval(self, env):
+        return _full(env, np.array(self.code, dtype=object))
+
+    def render(self, r):
+        return r.label(self.code)
+
+
+_BIN = {"+": (np.add, 20), "-": (np.subtract, 20), "*": (np.multiply, 30), "/": (np.divide, 30)}
+
+
+@dataclass(frozen=True, eq=False)
+class Bin(Node):
+    op: str
+    a: Node
+    b: Node
+
+    @property
+    def prec(self):  # type: ignore[override]
+        return _BIN[self.op][1]
+
+    def children(self):
+        return (self.a, self.b)
+
+    def eval(self, env):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return _BIN[self.op][0](_num(self.a.eval(env)), _num(self.b.eval(env)))
+
+    def render(self, r):
+        p = self.prec
+        left = _paren(self.a, p, r)
+        # right operand of - and / needs brackets at equal precedence
+        right = _paren(self.b, p + (1 if self.op in "-/" else 0), r)
+        return f"{left}{self.op}{right}"
+
+
+_CMP = {
+    ">=": np.greater_equal, ">": np.greater, "<=": np.less_equal,
+    "<": np.less, "=": np.equal, "<>": np.not_equal,
+}
+
+
+@dataclass(frozen=True, eq=False)
+class Cmp(Node):
+    op: str
+    a: Node
+    b: Node
+    prec = 10
+
+    def children(self):
+        return (self.a, self.b)
+
+    def eval(self, env):
+        a, b = self.a.eval(env), self.b.eval(env)
+        if a.dtype == object or b.dtype == object:
+            return np.array([_cmp_scalar(self.op, x, y) for x, y in zip(a, b)], dtype=bool)
+        return _CMP[self.op](a, b)
+
+    def render(self, r):
+        return f"{_paren(self.a, 11, r)}{self.op}{_paren(self.b, 11, r)}"
+
+
+class _Fn(Node):
+    fn = ""
+
+    def __init__(self, *args: Node):
+        self.args = tuple(_n(a) for a in args)
+        if not self.args:
+            raise ValueError(f"{self.fn} needs arguments")
+
+    def children(self):
+        return self.args
+
+    def render(self, r):
+        return f"{self.fn}({','.join(a.render(r) for a in self.args)})"
+
+
+class And(_Fn):
+    fn = "AND"
+
+    def eval(self, env):
+        out = np.ones(env.n, dtype=bool)
+        for a in self.args:
+            out = out & a.eval(env).astype(bool)
+        return out
+
+
+class Or(_Fn):
+    fn = "OR"
+
+    def eval(self, env):
+        out = np.zeros(env.n, dtype=bool)
+        for a in self.args:
+            out = out | a.eval(env).astype(bool)
+        return out
+
+
+class Not(_Fn):
+    fn = "NOT"
+
+    def eval(self, env):
+        return ~self.args[0].eval(env).astype(bool)
+
+
+class Max(_Fn):
+    fn = "MAX"
+
+    def eval(self, env):
+        return np.maximum.reduce([_num(a.eval(env)) for a in self.args])
+
+
+class Min(_Fn):
+    fn = "MIN"
+
+    def eval(self, env):
+        return np.minimum.reduce([_num(a.eval(env)) for a in self.args])
+
+
+class Sum(_Fn):
+    """SUM over adjacent cells of one row (rendered as a range where possible)."""
+
+    fn = "SUM"
+
+    def eval(self, env):
+        out = _num(self.args[0].eval(env))
+        for a in self.args[1:]:
+            out = out + _num(a.eval(env))
+        return out
+
+    def render(self, r):
+        refs = [a.render(r) for a in self.args]
+        rng = getattr(r, "range", None)
+        if rng is not None and len(refs) > 1:
+            joined = rng(refs)
+            if joined:
+                return f"SUM({joined})"
+        return f"SUM({','.join(refs)})"
+
+
+class Round2(_Fn):
+    """ROUND(x, 2): half away from zero to the fen, at 15 significant digits."""
+
+    fn = "ROUND"
+
+    def eval(self, env):
+        return round_fen(_num(self.args[0].eval(env)))
+
+    def render(self, r):
+        return f"ROUND({self.args[0].render(r)},2)"
+
+
+class If(_Fn):
+    fn = "IF"
+
+    def __init__(self, cond: Node, then, other):
+        super().__init__(cond, then, other)
+
+    def eval(self, env):
+        c = self.args[0].eval(env).astype(bool)
+        a, b = self.args[1].eval(env), self.args[2].eval(env)
+        if a.dtype == object or b.dtype == object:
+            return np.array([x if k else y for k, x, y in zip(c, a, b)], dtype=object)
+        return np.where(c, a, b)
+
+
+class InList(_Fn):
+    """TRUE where the enumeration value is one of a parameter list.
+
+    Renders as COUNTIF(list, value)>0 so that the accepted values stay on the
+    parameter sheet, not in the formula.
+    """
+
+    fn = "COUNTIF"
+    prec = 10
+
+    def __init__(self, value: Node, plist: P):
+        super().__init__(value, plist)
+
+    def eval(self, env):
+        allowed = set(env.param(self.args[1].name))  # type: ignore[attr-defined]
+        return np.array([v in allowed for v in self.args[0].eval(env)], dtype=bool)
+
+    def render(self, r):
+        return f"COUNTIF({self.args[1].render(r)},{self.args[0].render(r)})>0"
+
+
+class CountIf(_Fn):
+    """How many of the given cells equal a label (rendered as COUNTIF over a range)."""
+
+    fn = "COUNTIF"
+
+    def __init__(self, label: Lbl, *cells: Node):
+        super().__init__(label, *cells)
+
+    def eval(self, env):
+        code = self.args[0].code  # type: ignore[attr-defined]
+        out = np.zeros(env.n, dtype=float)
+        for c in self.args[1:]:
+            out = out + np.array([v == code for v in c.eval(env)], dtype=float)
+        return out
+
+    def render(self, r):
+        refs = [c.render(r) for c in self.args[1:]]
+        rng = getattr(r, "range", None)
+        joined = rng(refs) if rng is not None else None
+        if joined:
+            return f"COUNTIF({joined},{self.args[0].render(r)})"
+        return "+".join(f"COUNTIF({x},{self.args[0].render(r)})" for x in refs)
+
+
+def _edate(serial: float, months: float) -> float:
+    d = EXCEL_EPOCH + dt.timedelta(days=int(serial))
+    m = d.month - 1 + int(months)
+    y, m = d.year + m // 12, m % 12 + 1
+    last = (dt.date(y + (m == 12), m % 12 + 1, 1) - dt.timedelta(days=1)).day
+    return float((dt.date(y, m, min(d.day, last)) - EXCEL_EPOCH).days)
+
+
+_edate_v = np.frompyfunc(_edate, 2, 1)
+
+
+class EDate(_Fn):
+    """EDATE(date, months): the same day n months later, clamped to month end."""
+
+    fn = "EDATE"
+
+    def __init__(self, date: Node, months: Node):
+        super().__init__(date, months)
+
+    def eval(self, env):
+        d = self.args[0].eval(env).astype(float)
+        m = self.args[1].eval(env).astype(float)
+        ok = d >= 1
+        out = np.zeros(env.n, dtype=float)
+        if ok.any():
+            out[ok] = _edate_v(d[ok], np.broadcast_to(m, d.shape)[ok]).astype(float)
+        return out
+
+
+def to_serial(d: dt.date) -> float:
+    return float((d - EXCEL_EPOCH).days)
+
+
+def from_serial(s: float) -> dt.date:
+    return EXCEL_EPOCH + dt.timedelta(days=int(s))

@@ -1,0 +1,118 @@
+"""Canonical input fields (DOMAIN.md §3).
+
+One table drives case validation, the workbook's input sheet (labels, units,
+validation lists, defined names ``in_<field>``) and the batch column check.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Kind(str, Enum):
+    AMOUNT = "amount"  # 元, tax included, 2 decimals
+    RATIO = "ratio"  # 0–1
+    COUNT = "count"  # whole number (shares)
+    BOOL = "bool"
+    ENUM = "enum"
+    DATE = "date"
+    TEXT = "text"
+
+
+@dataclass(frozen=True)
+class Field:
+    id: str
+    zh: str
+    en: str
+    kind: Kind
+    per_year: bool = True
+    choices: tuple[str, ...] = ()
+    default_zero: bool = False  # distribution amounts default to 0 when absent
+
+    @property
+    def unit_zh(self) -> str:
+        return {
+            Kind.AMOUNT: "元",
+            Kind.RATIO: "%",
+            Kind.COUNT: "股",
+            Kind.BOOL: "是/否",
+            Kind.ENUM: "选项",
+            Kind.DATE: "日期",
+            Kind.TEXT: "文本",
+        }[self.kind]
+
+
+AUDIT_OPINIONS: dict[str, str] = {
+    "standard_unqualified": "标准无保留意见",
+    "unqualified_with_emphasis": "带强调事项段的无保留意见",
+    "qualified": "保留意见",
+    "adverse": "否定意见",
+    "disclaimer": "无法表示意见",
+}
+STAGES: dict[str, str] = {
+    "mature": "成熟期",
+    "growth": "成长期",
+    "indeterminate": "不易区分",
+}
+BOARDS: dict[str, str] = {
+    "sse_main": "上交所主板",
+    "szse_main": "深交所主板",
+    "chinext": "创业板",
+    "star": "科创板",
+    "bse": "北交所",
+}
+BOOL_LABELS = {True: "是", False: "否"}
+
+#: enumeration id -> {code: 中文 label}; the workbook keeps these on its lists sheet.
+ENUMS: dict[str, dict[str, str]] = {
+    "audit_opinion": AUDIT_OPINIONS,
+    "development_stage": STAGES,
+    "board": BOARDS,
+}
+
+_A, _R, _C, _B, _E, _D, _T = (Kind.AMOUNT, Kind.RATIO, Kind.COUNT, Kind.BOOL,
+                              Kind.ENUM, Kind.DATE, Kind.TEXT)
+
+YEAR_FIELDS: tuple[Field, ...] = (
+    Field("net_profit_attributable", "归属于上市公司股东的净利润", "Net profit attributable to shareholders", _A),
+    Field("distributable_profit", "当年实现的可分配利润", "Distributable profit of the year", _A),
+    Field("retained_earnings_consolidated", "合并报表期末未分配利润", "Retained earnings, consolidated", _A),
+    Field("retained_earnings_parent", "母公司报表期末未分配利润", "Retained earnings, parent company", _A),
+    Field("total_assets", "期末总资产（经审计）", "Total assets (audited)", _A),
+    Field("net_assets", "期末归属于母公司股东的净资产（经审计）", "Net assets attributable (audited)", _A),
+    Field("total_liabilities", "期末总负债", "Total liabilities", _A),
+    Field("operating_cash_flow", "经营活动产生的现金流量净额", "Operating cash flow", _A),
+    Field("revenue", "营业收入", "Revenue", _A),
+    Field("rd_expense", "研发投入", "R&D expense", _A),
+    Field("share_count", "总股本", "Total shares", _C),
+    Field("audit_opinion", "审计意见", "Audit opinion", _E, choices=tuple(AUDIT_OPINIONS)),
+    Field("planned_major_outlay", "未来十二个月拟投资、收购资产等累计支出", "Planned 12-month outlay (excl. raised funds)", _A),
+    Field("major_outlay_planned", "有重大投资计划或重大现金支出（董事会认定）", "Major outlay planned (board determination)", _B),
+    Field("development_stage", "发展阶段", "Development stage", _E, choices=tuple(STAGES)),
+    Field("going_concern_unaffected", "现金分红不影响后续持续经营", "Going concern unaffected", _B),
+    Field("cash_flow_sufficient", "现金流充裕", "Cash flow sufficient", _B),
+    Field("cash_dividend", "现金分红总额（含中期）", "Cash dividend (incl. interim)", _A, default_zero=True),
+    Field("buyback_amount", "集中竞价或要约方式现金回购金额", "Cash buybacks (bidding/tender)", _A, default_zero=True),
+    Field("buyback_cancelled", "回购并注销金额", "Buybacks cancelled", _A, default_zero=True),
+    Field("stock_dividend", "股票股利金额", "Stock dividend", _A, default_zero=True),
+    Field("capital_reserve_conversion", "资本公积转增股本金额", "Capital reserve conversion", _A, default_zero=True),
+    Field("vote_for_ratio", "股东大会赞成票占出席表决权比例", "AGM votes for / votes present", _R),
+    Field("online_voting_offered", "提供网络投票", "Online voting offered", _B),
+    Field("independent_directors_opinion", "独立董事发表意见", "Independent directors' opinion given", _B),
+    Field("agm_date", "股东大会日期", "AGM date", _D),
+    Field("payout_date", "派发完成日期", "Payout completed", _D),
+)
+
+COMPANY_FIELDS: tuple[Field, ...] = (
+    Field("company_name", "公司名称", "Company name", _T, per_year=False),
+    Field("stock_code", "证券代码", "Stock code", _T, per_year=False),
+    Field("board", "上市板块", "Board", _E, per_year=False, choices=tuple(BOARDS)),
+    Field("listing_date", "上市日期", "Listing date", _D, per_year=False),
+)
+
+FIELDS: dict[str, Field] = {f.id: f for f in YEAR_FIELDS + COMPANY_FIELDS}
+
+
+def field(field_id: str) -> Field:
+    return FIELDS[field_id]

@@ -1,0 +1,391 @@
+"""Policy files: one YAML file per plan under ``templates/``.
+
+A policy file is data: it names its plan text, lists every clause of the text
+with how it is accounted for (``computed``, ``attestation``, ``informational``),
+and lists rules, each an instance of a kind from the catalogue
+(:mod:`xlmodel.catalogue`) with its clause, the quoted clause text and its
+thresholds. Loading validates the schema, that every clause of the text is
+accounted for, and that every quote really stands in the clause it cites.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from fractions import Fraction
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated, Literal, Union
+
+import yaml
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from . import plantext
+from .errors import PolicyError, Problem, UnknownPolicyError
+from .fields import AUDIT_OPINIONS, BOARDS, FIELDS, Kind
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+
+#: amounts a rule may take as its basis or measure (DOMAIN.md §3 ids, plus derived ones)
+AMOUNT_FIELDS = tuple(f.id for f in FIELDS.values() if f.kind == Kind.AMOUNT and f.per_year)
+DERIVED_MEASURES = ("cash", "distribution", "retained")
+Measure = Literal[AMOUNT_FIELDS + DERIVED_MEASURES]  # type: ignore[valid-type]
+BoolField = Literal[tuple(f.id for f in FIELDS.values() if f.kind == Kind.BOOL)]  # type: ignore[valid-type]
+
+When = Literal[
+    "always", "conditions_met", "conditions_not_met", "distribution_made",
+    "profitable", "profitable_no_cash", "stock_or_conversion",
+]
+
+
+def _ratio(v):
+    """Accept 0.3, "30%" or "2/3"."""
+    if isinstance(v, str):
+        s = v.strip()
+        if s.endswith("%"):
+            return float(Fraction(s[:-1])) / 100
+        return float(Fraction(s))
+    return v
+
+
+Ratio = Annotated[float, BeforeValidator(_ratio), Field(ge=0, le=1)]
+
+
+class _Base(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RuleBase(_Base):
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$", max_length=60)
+    clause: str
+    quote: str = Field(min_length=4)
+    title_zh: str
+    title_en: str
+    when: list[When] = ["always"]
+    severity: Literal["fail", "warn"] = "fail"
+    note: str | None = None
+
+    @field_validator("when", mode="before")
+    @classmethod
+    def _listify(cls, v):
+        return [v] if isinstance(v, str) else v
+
+
+# ---- conditions ---------------------------------------------------------
+
+class Positive(RuleBase):
+    """Condition: an amount of the evaluation year is > 0 (为正值)."""
+
+    kind: Literal["positive"]
+    measure: Measure
+
+
+class AuditOpinion(RuleBase):
+    """Condition: the year's audit opinion is one of the accepted ones."""
+
+    kind: Literal["audit_opinion"]
+    accepted: list[Literal[tuple(AUDIT_OPINIONS)]] = Field(min_length=1)  # type: ignore[valid-type]
+
+
+class Judgment(RuleBase):
+    """Condition: a board judgment (yes/no input) is yes."""
+
+    kind: Literal["judgment"]
+    field: BoolField
+
+
+class NoMajorOutlay(RuleBase):
+    """Condition: no major investment or cash outlay (as the policy defines it)."""
+
+    kind: Literal["no_major_outlay"]
+
+
+class Compare(RuleBase):
+    """Condition or gate: ``measure  op  ratio × of`` (or ``op amount``), e.g. a debt-ratio limit."""
+
+    kind: Literal["compare"]
+    measure: Measure
+    op: Literal[">=", ">", "<=", "<"]
+    ratio: Ratio | None = None
+    of: Measure | None = None
+    amount: float | None = None
+
+    @model_validator(mode="after")
+    def _one_rhs(self):
+        if (self.amount is None) == (self.ratio is None or self.of is None):
+            raise ValueError("give either 'ratio' with 'of', or 'amount'")
+        return self
+
+
+# ---- requirements -------------------------------------------------------
+
+class PctComponent(_Base):
+    type: Literal["pct"]
+    ratio: Ratio
+    basis: Measure
+
+
+class FixedComponent(_Base):
+    type: Literal["fixed"]
+    amount: float = Field(ge=0)
+
+
+class PerShareComponent(_Base):
+    type: Literal["per_share"]
+    amount: float = Field(ge=0)  # 元 per share
+
+
+Component = Annotated[Union[PctComponent, FixedComponent, PerShareComponent], Field(discriminator="type")]
+
+
+class MinCash(RuleBase):
+    """Minimum cash of the evaluation year: % of a basis, fixed amount, per share; higher-of / lower-of."""
+
+    kind: Literal["min_cash"]
+    components: list[Component] = Field(min_length=1)
+    combine: Literal["higher_of", "lower_of"] = "higher_of"
+
+
+class MinCashRolling(RuleBase):
+    """Cash over the last N years ≥ ratio × the average annual basis of those years."""
+
+    kind: Literal["min_cash_rolling"]
+    window: int = Field(ge=2, le=5)
+    ratio: Ratio
+    basis: Measure = "distributable_profit"
+    mode: Literal["last", "any"] = "last"
+
+
+class CashShare(RuleBase):
+    """Cash share of the distribution ≥ a fixed share, or the stage/outlay table (差异化)."""
+
+    kind: Literal["cash_share"]
+    share: Ratio | None = Field(default=None, lt=1)
+    table: dict[Literal["mature_no_major", "mature_major", "growth_no_major", "growth_major",
+                        "indeterminate_no_major", "indeterminate_major"],
+                Annotated[float, Field(ge=0, lt=1)]] | None = None
+
+    @model_validator(mode="after")
+    def _one(self):
+        if (self.share is None) == (self.table is None):
+            raise ValueError("give either 'share' or 'table'")
+        if self.table is not None and len(self.table) != 6:
+            raise ValueError("'table' needs all six stage × outlay cells")
+        return self
+
+
+class CashPaid(RuleBase):
+    """Some cash dividend is paid (e.g. 原则上每年进行一次现金分红; usually severity warn)."""
+
+    kind: Literal["cash_paid"]
+
+
+class DistributionCap(RuleBase):
+    """The distribution does not exceed cumulative distributable profit."""
+
+    kind: Literal["distribution_cap"]
+
+
+class Vote(RuleBase):
+    """The AGM vote for the proposal reaches a threshold (以上 → ≥)."""
+
+    kind: Literal["vote"]
+    ratio: Ratio
+    op: Literal[">=", ">"] = ">="
+
+
+class WithinMonths(RuleBase):
+    """The payout is completed within N months of the AGM."""
+
+    kind: Literal["within_months"]
+    months: int = Field(ge=1, le=24)
+
+
+class Attestation(RuleBase):
+    """A fact the user confirms (yes/no). ``field`` names a canonical bool input;
+    without it the input is the rule's own attestation cell."""
+
+    kind: Literal["attestation"]
+    field: BoolField | None = None
+
+
+RuleSpec = Annotated[
+    Union[Positive, AuditOpinion, Judgment, NoMajorOutlay, Compare, MinCash, MinCashRolling,
+          CashShare, CashPaid, DistributionCap, Vote, WithinMonths, Attestation],
+    Field(discriminator="kind"),
+]
+CONDITION_KINDS = ("positive", "audit_opinion", "judgment", "no_major_outlay", "compare")
+
+
+class MajorOutlay(_Base):
+    """How the plan defines a major investment or cash outlay (重大投资计划或重大现金支出)."""
+
+    clause: str
+    quote: str
+    definition: Literal["board", "formula"]
+    basis: Literal["total_assets", "net_assets"] | None = None
+    ratio: Ratio | None = None
+    floor: float | None = Field(default=None, ge=0)
+    combine: Literal["and", "or"] = "and"
+
+    @model_validator(mode="after")
+    def _complete(self):
+        if self.definition == "formula" and (self.basis is None or self.ratio is None):
+            raise ValueError("a formula definition needs 'basis' and 'ratio'")
+        return self
+
+
+class Settings(_Base):
+    cash_includes_buybacks: bool = True
+    retained_earnings_basis: Literal["lower", "consolidated", "parent"] = "lower"
+    distribution_includes_stock: bool = True
+
+
+class ClauseEntry(_Base):
+    treatment: Literal["computed", "attestation", "informational"]
+    note: str | None = None
+    rules: list[str] = []  # rules citing a parent clause that implement this one too
+
+
+class Company(_Base):
+    company_name: str
+    stock_code: str = Field(pattern=r"^\d{6}$")
+    board: Literal[tuple(BOARDS)]  # type: ignore[valid-type]
+
+
+class Policy(_Base):
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    version: str
+    title_zh: str
+    title_en: str
+    company: Company | None = None
+    plan_years: tuple[int, int]
+    adopted: dt.date | None = None
+    text: str | None = None  # plan text file, relative to the policy file
+    settings: Settings = Settings()
+    major_outlay: MajorOutlay | None = None
+    clauses: dict[str, ClauseEntry]
+    rules: list[RuleSpec] = Field(min_length=1)
+
+    def rule(self, rule_id: str):
+        return next(r for r in self.rules if r.id == rule_id)
+
+    @property
+    def conditions(self):
+        return [r for r in self.rules if r.kind in CONDITION_KINDS]
+
+    @property
+    def requirements(self):
+        return [r for r in self.rules if r.kind not in CONDITION_KINDS]
+
+
+# ---- loading ------------------------------------------------------------
+
+def _loc(err: dict, data: dict) -> str:
+    loc = list(err["loc"])
+    parts: list[str] = []
+    if len(loc) >= 2 and loc[0] == "rules" and isinstance(loc[1], int):
+        rules = data.get("rules") or []
+        rid = rules[loc[1]].get("id", "?") if loc[1] < len(rules) and isinstance(rules[loc[1]], dict) else "?"
+        parts.append(f"rule '{rid}'")
+        loc = loc[2:]
+        if loc and isinstance(loc[0], str) and loc[0] in {k for k in ("positive", "audit_opinion", "judgment", "no_major_outlay", "compare", "min_cash", "min_cash_rolling", "cash_share", "cash_paid", "distribution_cap", "vote", "within_months", "attestation")}:
+            loc = loc[1:]
+    if loc:
+        parts.append("field '" + ".".join(str(x) for x in loc) + "'")
+    return ", ".join(parts) or "(top level)"
+
+
+def _cross_check(policy: Policy, base: Path) -> list[Problem]:
+    """Clauses and quotes against the plan text; references between rules."""
+    probs: list[Problem] = []
+    ids = [r.id for r in policy.rules]
+    for dup in sorted({i for i in ids if ids.count(i) > 1}):
+        probs.append(Problem(f"rule '{dup}'", "rule id used more than once"))
+    cited: dict[str, set[str]] = {}
+    for r in policy.rules:
+        if r.clause not in policy.clauses:
+            probs.append(Problem(f"rule '{r.id}', field 'clause'", f"clause {r.clause!r} is not listed under 'clauses'"))
+        cited.setdefault(r.clause, set()).add(r.kind)
+    needs_outlay = any(r.kind == "no_major_outlay" or (r.kind == "cash_share" and r.table) for r in policy.rules)
+    if needs_outlay and policy.major_outlay is None:
+        probs.append(Problem("field 'major_outlay'", "a rule needs the plan's definition of a major outlay"))
+    for cid, entry in policy.clauses.items():
+        kinds = set().union(*[k for c, k in cited.items() if c == cid or c.startswith(cid + "、")] or [set()])
+        for rid in entry.rules:
+            if rid not in ids:
+                probs.append(Problem(f"clause {cid}, field 'rules'", f"no rule {rid!r}"))
+            else:
+                kinds.add(policy.rule(rid).kind)
+        if entry.treatment == "computed" and not (kinds - {"attestation"}):
+            probs.append(Problem(f"clause {cid}", "marked 'computed' but no computed rule cites it"))
+        if entry.treatment == "attestation" and "attestation" not in kinds:
+            probs.append(Problem(f"clause {cid}", "marked 'attestation' but no attestation rule cites it"))
+        if entry.treatment == "informational" and not entry.note:
+            probs.append(Problem(f"clause {cid}", "an informational clause needs a 'note' saying why nothing is checked"))
+    if policy.text is None:
+        return probs
+    path = (base / policy.text).resolve()
+    if not path.is_file():
+        return probs + [Problem("field 'text'", f"plan text {path} not found")]
+    clauses = plantext.parse(path.read_text(encoding="utf-8"))
+    for cid in clauses:
+        if cid not in policy.clauses:
+            probs.append(Problem(f"clause {cid}", "in the plan text but not accounted for under 'clauses'"))
+    for cid in policy.clauses:
+        if cid not in clauses:
+            probs.append(Problem(f"clause {cid}", "listed under 'clauses' but not in the plan text"))
+    quoted = [(f"rule '{r.id}'", r.clause, r.quote) for r in policy.rules]
+    if policy.major_outlay is not None:
+        quoted.append(("field 'major_outlay'", policy.major_outlay.clause, policy.major_outlay.quote))
+    for where, cid, quote in quoted:
+        if cid in clauses and plantext.normalise(quote) not in plantext.normalise(plantext.section_text(clauses, cid)):
+            probs.append(Problem(f"{where}, field 'quote'", f"not found in the text of clause {cid}"))
+    return probs
+
+
+def load_policy_file(path: str | Path) -> Policy:
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as e:
+        raise PolicyError(str(path), [Problem("(file)", str(e).splitlines()[0])]) from None
+    if not isinstance(data, dict):
+        raise PolicyError(str(path), [Problem("(file)", "expected a mapping at the top level")])
+    try:
+        policy = Policy.model_validate(data)
+    except ValidationError as e:
+        raise PolicyError(str(path), [Problem(_loc(err, data), err["msg"]) for err in e.errors()]) from None
+    probs = _cross_check(policy, path.parent)
+    if probs:
+        raise PolicyError(str(path), probs)
+    return policy
+
+
+def policy_paths(directory: Path = TEMPLATES) -> dict[str, Path]:
+    return {p.stem: p for p in sorted(directory.glob("*.yaml"))}
+
+
+@lru_cache(maxsize=64)
+def _load_cached(path: Path, mtime: float) -> Policy:
+    return load_policy_file(path)
+
+
+def load_policy(ref: str | Path) -> Policy:
+    """A policy by id (from ``templates/``) or by path to a YAML file."""
+    p = Path(ref)
+    if p.suffix in (".yaml", ".yml") or p.exists():
+        if not p.is_file():
+            raise UnknownPolicyError(f"policy file {p} not found")
+        return _load_cached(p.resolve(), p.stat().st_mtime)
+    paths = policy_paths()
+    if str(ref) not in paths:
+        raise UnknownPolicyError(f"unknown policy {ref!r}; known: {', '.join(paths) or 'none'}")
+    path = paths[str(ref)]
+    policy = _load_cached(path, path.stat().st_mtime)
+    if policy.id != path.stem:
+        raise PolicyError(str(path), [Problem("field 'id'", f"{policy.id!r} does not match the file name {path.stem!r}")])
+    return policy
+
+
+def list_policies() -> list[Policy]:
+    return [load_policy(pid) for pid in policy_paths()]
