@@ -264,6 +264,8 @@ class _Builder:
             best = If(CountIf(Lbl("missing_input"), *[C(f"{r.id}.status") for r in mins]) > Num(0), Blank(), best)
         sc["min_cash_dividend"] = best
         sc["max_distribution"] = self._blank_if_missing(Max(Num(0), Round2(C("retained", 0))))
+        # model integrity flag: every rule could be evaluated
+        sc["check_flag"] = If(Or(C("missing_input_count") > Num(0), C("cond_unknown")), Lbl("check"), Lbl("ok"))
 
 
 def _amount_short(a: Node, r: Node) -> Node:

@@ -1,0 +1,34 @@
+"""`xlmodel build`: write a workbook for a policy (empty) or a case (filled)."""
+
+from __future__ import annotations
+
+import sys
+
+from ..errors import XlmodelError
+
+
+def cmd_build(args) -> int:
+    from ..case import check_attestations, load_case
+    from ..evaluator import model_for
+    from ..policy import load_policy
+    from .writer import build_workbook
+
+    if bool(args.case) == bool(args.policy):
+        raise XlmodelError("build needs either a CASE file or --policy ID")
+    case = None
+    if args.case:
+        case = load_case(args.case)
+        check_attestations(case, model_for(load_policy(case.policy)).attestation_ids())
+    out = build_workbook(args.output, policy=args.policy, case=case, evaluation_year=args.year, force=args.force)
+    print(f"wrote {out}", file=sys.stderr)
+    return 0
+
+
+def add_commands(sub) -> None:
+    sb = sub.add_parser("build", help="write a formula-backed workbook for a case or an empty policy model")
+    sb.add_argument("case", nargs="?", metavar="CASE", help="case file (YAML/JSON) to fill the workbook with")
+    sb.add_argument("--policy", help="policy id for an empty model")
+    sb.add_argument("--year", type=int, help="evaluation year of an empty model (default: the plan's last year)")
+    sb.add_argument("-o", "--output", required=True, help="the .xlsx to write")
+    sb.add_argument("--force", action="store_true", help="overwrite an existing file")
+    sb.set_defaults(func=cmd_build)

@@ -1,0 +1,56 @@
+"""Recalculate workbooks in headless LibreOffice (the parity oracle).
+
+A private LibreOffice profile forces recalculation of every formula on load
+(OOXMLRecalcMode = 0, "always"), then each file is converted xlsx -> xlsx, so
+the output's cached values are LibreOffice's own. Many files go through one
+``soffice`` process.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from ..errors import XlmodelError
+
+_XCU = """<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+<item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="OOXMLRecalcMode" oor:op="fuse"><value>0</value></prop></item>
+<item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="ODFRecalcMode" oor:op="fuse"><value>0</value></prop></item>
+</oor:items>
+"""
+
+
+def soffice() -> str | None:
+    for name in ("soffice", "libreoffice"):
+        path = shutil.which(name)
+        if path:
+            return path
+    for path in ("/usr/bin/soffice", "/usr/lib/libreoffice/program/soffice", "/opt/libreoffice/program/soffice"):
+        if os.path.exists(path):
+            return path
+    return None
+
+
+def recalculate(paths: list[Path], outdir: Path, timeout: float = 900) -> list[Path]:
+    """Recalculate ``paths`` in LibreOffice; return the recalculated copies in ``outdir``."""
+    exe = soffice()
+    if exe is None:
+        raise XlmodelError("LibreOffice (soffice) not found; install libreoffice-calc-nogui")
+    outdir = Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="xlmodel-lo-") as prof:
+        user = Path(prof) / "user"
+        user.mkdir()
+        (user / "registrymodifications.xcu").write_text(_XCU, encoding="utf-8")
+        cmd = [exe, f"-env:UserInstallation=file://{prof}", "--headless", "--norestore", "--nologo",
+               "--convert-to", "xlsx:Calc MS Excel 2007 XML", "--outdir", str(outdir), *map(str, paths)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    out = [outdir / Path(p).name for p in paths]
+    missing = [p for p in out if not p.exists()]
+    if proc.returncode != 0 or missing:
+        raise XlmodelError(f"LibreOffice failed ({proc.returncode}): {proc.stderr.strip()[:500]} missing: {missing[:3]}")
+    return out

@@ -1,0 +1,560 @@
+"""Write a policy (and optionally a case) as a formula-backed .xlsx with XlsxWriter.
+
+Every calculation and check cell is a native formula rendered from the model's
+expression trees, with its value cached (computed by the evaluator on the same
+inputs), so a viewer that never recalculates still shows the right numbers.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import numpy as np
+import xlsxwriter
+from xlsxwriter.utility import xl_rowcol_to_cell
+
+from .. import __version__
+from .. import catalogue as cat
+from .. import plantext
+from ..case import Case
+from ..evaluator import case_getter, evaluate_arrays, model_for
+from ..expr import from_serial
+from ..fields import BOOL_LABELS, COMPANY_FIELDS, ENUMS, FIELDS, Kind
+from ..io import atomic_write
+from ..policy import Policy, load_policy
+from .layout import (CHECK_COL_INDEX, FIRST_YEAR_COL, HEADER_ROW, INPUT_SECTIONS, OUTPUTS, SHEET_EN, SHEETS,
+                     CellRenderer, Layout, pname, q)
+
+FONT = "Microsoft YaHei"
+MONEY = "#,##0.00;[Red]-#,##0.00"
+PCT = "0.00%"
+DATE = "yyyy-mm-dd"
+
+
+class _EmptyResult(str):
+    """A cached "" formula result written as an empty *string* (t="str").
+
+    XlsxWriter writes a plain "" as an untyped <v/>, which some viewers show as 0.
+    """
+
+    def __eq__(self, other):
+        return False if other == "" else str.__eq__(self, other)
+
+    __hash__ = str.__hash__
+
+
+EMPTY = _EmptyResult("")
+
+
+class _Styles:
+    def __init__(self, wb: xlsxwriter.Workbook):
+        base = {"font_name": FONT, "font_size": 10, "valign": "vcenter"}
+        inp = {**base, "bg_color": "#FFF2CC", "font_color": "#1F4E79", "locked": False, "border": 1, "border_color": "#BFBFBF"}
+        calc = {**base, "font_color": "#000000"}
+        self.wb = wb
+        self.title = wb.add_format({**base, "bold": True, "font_size": 14})
+        self.h = wb.add_format({**base, "bold": True, "bg_color": "#1F4E79", "font_color": "#FFFFFF", "text_wrap": True})
+        self.section = wb.add_format({**base, "bold": True, "bg_color": "#D9E1F2"})
+        self.text = wb.add_format(base)
+        self.wrap = wb.add_format({**base, "text_wrap": True, "valign": "top"})
+        self.note = wb.add_format({**base, "italic": True, "font_color": "#595959"})
+        self.key = wb.add_format({**base, "font_color": "#7F7F7F", "font_size": 8})
+        self.link = wb.add_format({**base, "font_color": "#0563C1", "underline": 1})
+        self.inp = {k: wb.add_format({**inp, "num_format": v}) for k, v in
+                    (("amount", MONEY), ("ratio", PCT), ("count", "#,##0"), ("date", DATE), ("text", "@"), ("gen", "General"))}
+        self.calc = {k: wb.add_format({**calc, "num_format": v}) for k, v in
+                     (("amount", MONEY), ("ratio", PCT), ("count", "#,##0"), ("date", DATE), ("gen", "General"), ("year", "0"))}
+        self.out = {k: wb.add_format({**calc, "bold": True, "num_format": v, "bg_color": "#E2EFDA", "border": 1})
+                    for k, v in (("amount", MONEY), ("gen", "General"), ("count", "0"))}
+        self.year = wb.add_format({**base, "bold": True, "bg_color": "#1F4E79", "font_color": "#FFFFFF", "num_format": "0", "align": "center"})
+        self.year_in = wb.add_format({**inp, "bold": True, "num_format": "0"})
+        self.status = {
+            "pass": wb.add_format({"bg_color": "#C6EFCE", "font_color": "#006100"}),
+            "fail": wb.add_format({"bg_color": "#FFC7CE", "font_color": "#9C0006", "bold": True}),
+            "warn": wb.add_format({"bg_color": "#FFEB9C", "font_color": "#9C5700"}),
+            "not_applicable": wb.add_format({"font_color": "#808080"}),
+            "missing_input": wb.add_format({"bg_color": "#F8CBAD", "font_color": "#833C0B"}),
+        }
+
+
+def _fmt_key(unit: str) -> str:
+    return {"元": "amount", "%": "ratio", "日期": "date", "元/股": "amount", "股": "count", "月": "count",
+            "年": "count"}.get(unit, "gen")
+
+
+_FIELD_FMT = {Kind.AMOUNT: "amount", Kind.RATIO: "ratio", Kind.COUNT: "count", Kind.DATE: "date",
+              Kind.TEXT: "text", Kind.BOOL: "gen", Kind.ENUM: "gen"}
+
+
+def _calc_fmt(name: str) -> str:
+    if name.endswith((".min_cash",)) or name == "major_outlay_threshold":
+        return "amount"
+    if name.endswith(".share"):
+        return "ratio"
+    if name.endswith("_count"):
+        return "count"
+    return "gen"
+
+
+class WorkbookBuilder:
+    def __init__(self, policy: Policy, case: Case | None = None, evaluation_year: int | None = None):
+        self.policy, self.case = policy, case
+        self.model = model_for(policy)
+        self.year = case.evaluation_year if case else (evaluation_year or policy.plan_years[1])
+        self.L = Layout(self.model, self.year)
+        blank = Case(policy.id, self.year)
+        self.env = evaluate_arrays(self.model, 1, case_getter(case or blank))
+
+    # -- values --------------------------------------------------------------
+    def cached(self, value):
+        """Evaluator value -> what the spreadsheet shows (labels in Chinese)."""
+        if isinstance(value, np.generic):
+            value = value.item()
+        if isinstance(value, str):
+            if value == "":
+                return EMPTY
+            return self.L.labels[value][0] if value in self.L.labels else value
+        if isinstance(value, bool):
+            return value
+        return float(value) + 0.0
+
+    def scalar(self, name: str):
+        return self.cached(self.env.calc(name, None)[0])
+
+    def formula(self, node, column: int | None = None) -> str:
+        return "=" + node.render(CellRenderer(self.L, column))
+
+    # -- build ---------------------------------------------------------------
+    def write(self, path: Path) -> None:
+        wb = xlsxwriter.Workbook(str(path), {"strings_to_numbers": False, "strings_to_formulas": False,
+                                             "strings_to_urls": False})
+        self.wb, self.st = wb, _Styles(wb)
+        self.ws = {k: wb.add_worksheet(v) for k, v in SHEETS.items()}
+        self._lists()
+        self._inputs()
+        self._params()
+        self._calc()
+        self._checks()
+        self._summary()
+        self._text()
+        self._cover()
+        self._properties()
+        for key, ws in self.ws.items():
+            ws.set_paper(9)
+            ws.fit_to_pages(1, 0)
+            ws.set_landscape()
+            ws.hide_gridlines(2)
+            ws.set_footer(f"&L{self.policy.id} v{self.policy.version}&C&A&R&P / &N")
+            if key != "cover":
+                ws.protect("", {"format_columns": True, "format_rows": True, "select_locked_cells": True,
+                                "select_unlocked_cells": True})
+        self.ws["cover"].protect("", {"select_locked_cells": True, "select_unlocked_cells": True})
+        self.ws["cover"].activate()
+        wb.close()
+
+    def _header(self, ws, title_zh: str, title_en: str, cols: list[tuple[str, int]]):
+        ws.write(0, 0, f"{title_zh}  {title_en}", self.st.title)
+        ws.write(1, 0, f"{self.policy.title_zh}（{self.policy.id} v{self.policy.version}）", self.st.note)
+        for i, (label, width) in enumerate(cols):
+            ws.set_column(i, i, width)
+            if label:
+                ws.write(HEADER_ROW, i, label, self.st.h)
+
+    # -- lists ---------------------------------------------------------------
+    def _lists(self):
+        ws, L = self.ws["lists"], self.L
+        self._header(ws, "列表", "Lists (labels and validation lists)", [("代码 Code", 22), ("显示 Label", 26)])
+        ws.write(1, 0, "状态标签与下拉列表；公式通过名称 lbl_* 引用，请勿修改。Status labels and drop-down lists, referenced by the names lbl_*.", self.st.note)
+        for code, (text, row) in L.labels.items():
+            ws.write(row, 0, code, self.st.key)
+            ws.write(row, 1, text, self.st.text)
+            self.wb.define_name(f"lbl_{code}", f"={q(SHEETS['lists'])}!$B${row + 1}")
+        for enum_id, (r0, r1) in L.enum_ranges.items():
+            choices = {"yes": "是", "no": "否"} if enum_id == "bool" else ENUMS[enum_id]
+            for (code, text), row in zip(choices.items(), range(r0, r1 + 1)):
+                ws.write(row, 0, code, self.st.key)
+                ws.write(row, 1, text, self.st.text)
+            self.wb.define_name(f"list_{enum_id}", f"={q(SHEETS['lists'])}!$B${r0 + 1}:$B${r1 + 1}")
+
+    # -- inputs --------------------------------------------------------------
+    def _input_value(self, fid: str, year: int | None):
+        if self.case is None:
+            return None
+        if fid.startswith(cat.ATTEST):
+            return self.case.attestations.get(fid[len(cat.ATTEST):])
+        if year is None:
+            return self.case.company.get(fid)
+        return self.case.value(fid, year)
+
+    def _write_input(self, ws, row, col, fid, value):
+        st = self.st
+        f = FIELDS.get(fid)
+        kind = f.kind if f else Kind.BOOL
+        fmt = st.inp[_FIELD_FMT[kind]]
+        if value is None:
+            ws.write_blank(row, col, None, fmt)
+        elif kind == Kind.BOOL:
+            ws.write_string(row, col, BOOL_LABELS[bool(value)], fmt)
+        elif kind == Kind.ENUM:
+            ws.write_string(row, col, ENUMS[fid][value], fmt)
+        elif kind == Kind.DATE:
+            ws.write_datetime(row, col, dt.datetime.combine(value, dt.time()), fmt)
+        elif kind == Kind.TEXT:
+            ws.write_string(row, col, str(value), fmt)  # text, never a formula, even if it starts with '='
+        else:
+            ws.write_number(row, col, float(value), fmt)
+        self._validate(ws, row, col, kind, fid)
+
+    def _validate(self, ws, row, col, kind, fid):
+        lst = {Kind.BOOL: "bool", Kind.ENUM: fid}.get(kind)
+        if lst:
+            ws.data_validation(row, col, row, col, {"validate": "list", "source": f"=list_{lst}",
+                                                    "error_title": "xlmodel", "error_message": "请从下拉列表中选择 Choose from the list"})
+        elif kind == Kind.DATE:
+            ws.data_validation(row, col, row, col, {"validate": "date", "criteria": "between",
+                                                    "minimum": dt.date(1990, 1, 1), "maximum": dt.date(2100, 12, 31),
+                                                    "error_message": "请输入日期 Enter a date (YYYY-MM-DD)"})
+        elif kind in (Kind.AMOUNT, Kind.RATIO, Kind.COUNT):
+            lo, hi = {Kind.AMOUNT: (-1e15, 1e15), Kind.RATIO: (0, 1), Kind.COUNT: (0, 1e15)}[kind]
+            ws.data_validation(row, col, row, col, {
+                "validate": "integer" if kind == Kind.COUNT else "decimal", "criteria": "between",
+                "minimum": lo, "maximum": hi,
+                "error_message": {Kind.AMOUNT: "请输入以元为单位的金额 Enter an amount in 元",
+                                  Kind.RATIO: "请输入0到1之间的比例，如 0.67 Enter a ratio 0–1",
+                                  Kind.COUNT: "请输入股数 Enter a whole number of shares"}[kind]})
+
+    def _inputs(self):
+        ws, L, st = self.ws["inputs"], self.L, self.st
+        cols = [("字段 Field id", 26), ("项目", 34), ("Item", 34), ("单位 Unit", 8)]
+        cols += [("", 18)] * L.n_years + [("来源/备注 Source / notes", 40)]
+        self._header(ws, "输入", "Inputs", cols)
+        ws.write(2, 1, "评估年度 Evaluation year", st.section)
+        ws.write_number(2, L.t_col, self.year, st.year_in)
+        ws.data_validation(2, L.t_col, 2, L.t_col, {"validate": "integer", "criteria": "between", "minimum": 1990, "maximum": 2100})
+        self.wb.define_name("in_evaluation_year", f"={q(SHEETS['inputs'])}!${_c(L.t_col)}$3")
+        ws.write(3, 0, "黄色单元格为输入；金额单位：元（含税）。Yellow cells are inputs; amounts in 元, tax included.", st.note)
+        self._year_header(ws)
+        r = HEADER_ROW + 1
+        for zh, en, fids in INPUT_SECTIONS:
+            ws.write(r, 0, f"{zh}  {en}", st.section)
+            r += 1
+            for fid in fids:
+                row = L.inputs[fid]
+                f = FIELDS[fid]
+                ws.write(row, 0, fid, st.key)
+                ws.write(row, 1, f.zh, st.text)
+                ws.write(row, 2, f.en, st.text)
+                ws.write(row, 3, f.unit_zh, st.text)
+                for off in L.offsets:
+                    self._write_input(ws, row, L.year_col(off), fid, self._input_value(fid, self.year + off))
+                ws.write_blank(row, L.notes_col, None, st.inp["text"])
+                self.wb.define_name(f"in_{fid}", f"={q(SHEETS['inputs'])}!${_c(FIRST_YEAR_COL)}${row + 1}:${_c(L.t_col)}${row + 1}")
+                r = row + 1
+        ws.write(min(L.company.values()) - 1, 0, "公司信息  Company", st.section)
+        for f in COMPANY_FIELDS:
+            row = L.company[f.id]
+            ws.write(row, 0, f.id, st.key)
+            ws.write(row, 1, f.zh, st.text)
+            ws.write(row, 2, f.en, st.text)
+            ws.write(row, 3, f.unit_zh, st.text)
+            self._write_input(ws, row, FIRST_YEAR_COL, f.id, self._input_value(f.id, None))
+            self.wb.define_name(f"in_{f.id}", f"={q(SHEETS['inputs'])}!${_c(FIRST_YEAR_COL)}${row + 1}")
+        if L.attest:
+            ws.write(min(L.attest.values()) - 1, 0, "声明确认（评估年度） Attestations (evaluation year)", st.section)
+        for rid, row in L.attest.items():
+            spec = self.policy.rule(rid)
+            ws.write(row, 0, rid, st.key)
+            ws.write(row, 1, spec.title_zh, st.text)
+            ws.write(row, 2, spec.title_en, st.text)
+            ws.write(row, 3, "是/否", st.text)
+            self._write_input(ws, row, L.t_col, cat.ATTEST + rid, self._input_value(cat.ATTEST + rid, None))
+            ws.write(row, L.notes_col, f"条款 {spec.clause}", st.note)
+            self.wb.define_name(f"att_{rid}", f"={q(SHEETS['inputs'])}!${_c(L.t_col)}${row + 1}")
+        ws.freeze_panes(HEADER_ROW + 1, FIRST_YEAR_COL)
+        ws.repeat_rows(HEADER_ROW)
+
+    def _year_header(self, ws):
+        """Year labels: the evaluation year is the input; earlier years count back from it."""
+        L = self.L
+        ws.write(HEADER_ROW, 3, "会计年度 FY", self.st.h)
+        for off in L.offsets:
+            col = L.year_col(off)
+            if off == 0:
+                ws.write_formula(HEADER_ROW, col, "=in_evaluation_year", self.st.year, self.year)
+            else:
+                ws.write_formula(HEADER_ROW, col, f"={xl_rowcol_to_cell(HEADER_ROW, col + 1)}-1", self.st.year, self.year + off)
+
+    # -- parameters ----------------------------------------------------------
+    def _params(self):
+        ws, st = self.ws["params"], self.st
+        self._header(ws, "参数", "Parameters (the plan's thresholds, each with its clause)",
+                     [("名称 Name", 34), ("参数", 36), ("Parameter", 36), ("数值 Value", 16), ("单位 Unit", 8), ("条款 Clause", 18), ("说明 Note", 50)])
+        ws.write(3, 0, "阈值来自规划原文；公式只引用这些名称。修改须经董事会决议。Thresholds come from the plan text; formulas refer to these names only.", st.note)
+        for name, prm in self.model.params.items():
+            r0, r1 = self.L.params[name]
+            ws.write(r0, 0, pname(name), st.key)
+            ws.write(r0, 1, prm.zh, st.text)
+            ws.write(r0, 2, prm.en, st.text)
+            ws.write(r0, 4, prm.unit, st.text)
+            ws.write(r0, 5, prm.clause, st.text)
+            values = prm.value if isinstance(prm.value, tuple) else (prm.value,)
+            for row, v in zip(range(r0, r1 + 1), values):
+                if isinstance(v, str):
+                    ws.write_string(row, 3, self.L.labels.get(v, (v,))[0], st.inp["gen"])
+                    ws.data_validation(row, 3, row, 3, {"validate": "list", "source": "=list_audit_opinion"})
+                else:
+                    ws.write_number(row, 3, float(v), st.inp[_fmt_key(prm.unit)])
+            self.wb.define_name(pname(name), f"={q(SHEETS['params'])}!$D${r0 + 1}" + (f":$D${r1 + 1}" if r1 > r0 else ""))
+        if self.policy.major_outlay:
+            mo = self.policy.major_outlay
+            row = max(r1 for _, r1 in self.L.params.values()) + 2 if self.L.params else HEADER_ROW + 2
+            ws.write(row, 0, "重大支出认定 Major outlay", st.section)
+            ws.write(row, 1, "董事会认定（输入表）" if mo.definition == "board" else "按规划公式计算", st.text)
+            ws.write(row, 5, mo.clause, st.text)
+            ws.write(row, 6, mo.quote, st.wrap)
+        ws.freeze_panes(HEADER_ROW + 1, 1)
+
+    # -- calculations --------------------------------------------------------
+    def _calc(self):
+        ws, L, st = self.ws["calc"], self.L, self.st
+        cols = [("名称 Name", 30), ("计算", 40), ("Calculation", 40), ("单位 Unit", 8)] + [("", 18)] * L.n_years
+        self._header(ws, "计算", "Calculations", cols)
+        self._year_header(ws)
+        ws.write(HEADER_ROW + 1, 0, "逐年计算  Per year", st.section)
+        for name, node in self.model.series.items():
+            row = L.series[name]
+            zh, en = cat.SERIES_ZH[name]
+            ws.write(row, 0, name, st.key)
+            ws.write(row, 1, zh, st.text)
+            ws.write(row, 2, en, st.text)
+            ws.write(row, 3, "元", st.text)
+            for off in L.offsets:
+                ws.write_formula(row, L.year_col(off), self.formula(node, off), st.calc["amount"],
+                                 self.cached(self.env.calc(name, off)[0]))
+        first = min(L.calc_rows.values())
+        ws.write(first - 1, 0, "评估年度计算（规则中间结果）  Evaluation-year working", st.section)
+        ws.write(first - 1, L.t_col, "评估年度", st.h)
+        for name, row in L.calc_rows.items():
+            ws.write(row, 0, name, st.key)
+            zh, en = _calc_label(self.model, name)
+            ws.write(row, 1, zh, st.text)
+            ws.write(row, 2, en, st.text)
+            ws.write_formula(row, L.t_col, self.formula(self.model.scalars[name]), st.calc[_calc_fmt(name)], self.scalar(name))
+        ws.freeze_panes(HEADER_ROW + 1, FIRST_YEAR_COL)
+
+    # -- checks --------------------------------------------------------------
+    def _checks(self):
+        ws, L, st = self.ws["checks"], self.L, self.st
+        self._header(ws, "检查", "Checks (one row per rule)",
+                     [("规则 Rule", 30), ("条款 Clause", 16), ("描述", 46), ("Description", 46),
+                      ("实际 Actual", 18), ("要求 Required", 18), ("差额 Shortfall", 16), ("状态 Status", 12), ("单位 Unit", 8)])
+        ws.write(3, 0, "状态：通过/不通过/警告/不适用/缺少输入。条件行“通过”即条件满足。Status: pass/fail/warning/n.a./missing input; for conditions, pass = met.", st.note)
+        for role, zh, en in (("condition", "现金分红条件", "Cash dividend conditions"), ("requirement", "规则要求", "Requirements")):
+            rows = [L.check_rows[r.id] for r in self.model.rules if r.role == role]
+            if not rows:
+                continue
+            ws.write(min(rows) - 1, 0, f"{zh}  {en}", st.section)
+        for rd in self.model.rules:
+            row, s = L.check_rows[rd.id], rd.spec
+            ws.write(row, 0, s.id, st.key)
+            ws.write(row, 1, s.clause, st.text)
+            ws.write(row, 2, s.title_zh, st.wrap)
+            ws.write(row, 3, s.title_en, st.wrap)
+            ws.write(row, 8, rd.check.unit, st.text)
+            fk = _fmt_key(rd.check.unit)
+            for col in ("actual", "required", "shortfall", "status"):
+                name = f"{s.id}.{col}"
+                if name not in self.model.scalars:
+                    continue
+                fmt = st.calc["gen"] if col == "status" else st.calc[fk]
+                ws.write_formula(row, CHECK_COL_INDEX[col], self.formula(self.model.scalars[name]), fmt, self.scalar(name))
+            self.wb.define_name(f"chk_{s.id}", f"={q(SHEETS['checks'])}!$H${row + 1}")
+        rows = sorted(L.check_rows.values())
+        for code, fmt in st.status.items():
+            ws.conditional_format(rows[0], 7, rows[-1], 7, {"type": "formula", "criteria": f"=$H{rows[0] + 1}=lbl_{code}", "format": fmt})
+        ws.freeze_panes(HEADER_ROW + 1, 2)
+        ws.repeat_rows(HEADER_ROW)
+
+    # -- summary -------------------------------------------------------------
+    def _summary(self):
+        ws, L, st = self.ws["summary"], self.L, self.st
+        self._header(ws, "汇总", "Summary", [("名称 Name", 26), ("结果", 30), ("数值 Value", 20), ("Result", 34)])
+        ws.write(2, 0, f"评估年度 Evaluation year {self.year}", st.section)
+        for name, out, zh, en in OUTPUTS + (("check_flag", "out_check_flag", "模型检查（全部规则可评估）", "Model check (every rule evaluable)"),):
+            row = L.output_rows[name]
+            ws.write(row, 0, out, st.key)
+            ws.write(row, 1, zh, st.text)
+            ws.write(row, 3, en, st.text)
+            fmt = st.out["amount"] if name in ("min_cash_dividend", "max_distribution") else st.out["count" if name.endswith("_count") else "gen"]
+            ws.write_formula(row, 2, self.formula(self.model.scalars[name]), fmt, self.scalar(name))
+            self.wb.define_name(out, f"={q(SHEETS['summary'])}!$C${row + 1}")
+        r0 = max(L.output_rows.values())
+        st_rows = (L.output_rows["overall_status"], L.output_rows["check_flag"])
+        for row in st_rows:
+            for code, fmt in st.status.items():
+                ws.conditional_format(row, 2, row, 2, {"type": "formula", "criteria": f"=$C{row + 1}=lbl_{code}", "format": fmt})
+        ws.conditional_format(st_rows[1], 2, st_rows[1], 2, {"type": "formula", "criteria": f"=$C{st_rows[1] + 1}=lbl_check", "format": st.status["fail"]})
+        # chart data: cash by year against the minimum for the evaluation year
+        top = r0 + 3
+        ws.write(top, 0, "图表数据 Chart data", st.section)
+        ws.write(top + 1, 1, "会计年度 FY", st.text)
+        ws.write(top + 2, 1, "现金分红（含计入的回购）Cash", st.text)
+        ws.write(top + 3, 1, "最低现金分红 Minimum required", st.text)
+        calc_sheet = q(SHEETS["calc"])
+        for i, off in enumerate(L.offsets):
+            col = 2 + i
+            ws.set_column(col, col, 16)
+            ws.write_formula(top + 1, col, f"={calc_sheet}!{xl_rowcol_to_cell(HEADER_ROW, L.year_col(off))}", st.calc["year"], self.year + off)
+            ws.write_formula(top + 2, col, f"={calc_sheet}!{xl_rowcol_to_cell(L.series['cash'], L.year_col(off))}", st.calc["amount"],
+                             self.cached(self.env.calc("cash", off)[0]))
+        last = 2 + len(L.offsets) - 1
+        ws.write_formula(top + 3, last, "=out_min_cash_dividend", st.calc["amount"], self.scalar("min_cash_dividend"))
+        chart = self.wb.add_chart({"type": "column"})
+        sheet = q(SHEETS["summary"])
+        cats = f"={sheet}!${_c(2)}${top + 2}:${_c(last)}${top + 2}"
+        chart.add_series({"name": "现金分红 Cash dividend", "categories": cats,
+                          "values": f"={sheet}!${_c(2)}${top + 3}:${_c(last)}${top + 3}", "fill": {"color": "#4472C4"}})
+        chart.add_series({"name": "最低要求 Minimum", "categories": cats,
+                          "values": f"={sheet}!${_c(2)}${top + 4}:${_c(last)}${top + 4}", "fill": {"color": "#ED7D31"}})
+        chart.set_title({"name": "现金分红与最低要求（元）Cash dividends vs minimum", "name_font": {"name": FONT, "size": 11}})
+        chart.set_y_axis({"num_format": "#,##0", "num_font": {"name": FONT}})
+        chart.set_x_axis({"num_font": {"name": FONT}})
+        chart.set_legend({"position": "bottom", "font": {"name": FONT}})
+        ws.insert_chart(top + 6, 1, chart, {"x_scale": 1.6, "y_scale": 1.2})
+
+    # -- plan text -----------------------------------------------------------
+    def _text(self):
+        ws, st, p = self.ws["text"], self.st, self.policy
+        self._header(ws, "规划原文", "Plan text by clause", [("条款 Clause", 16), ("处理 Treatment", 14), ("规则 Rules", 30), ("原文 Text", 100)])
+        clauses = _plan_clauses(p)
+        cited: dict[str, list[str]] = {}
+        for r in p.rules:
+            cited.setdefault(r.clause, []).append(r.id)
+        treat_zh = {"computed": "计算检查", "attestation": "声明确认", "informational": "仅供参考"}
+        for i, (cid, entry) in enumerate(p.clauses.items()):
+            row = HEADER_ROW + 1 + i
+            ws.write(row, 0, cid, st.text)
+            ws.write(row, 1, treat_zh[entry.treatment], st.text)
+            ws.write(row, 2, ", ".join(cited.get(cid, []) + list(entry.rules)), st.wrap)
+            text = clauses.get(cid, "")
+            if entry.note:
+                text = f"{text}\n【说明】{entry.note}" if text else f"【说明】{entry.note}"
+            ws.write_string(row, 3, text, st.wrap)
+        ws.freeze_panes(HEADER_ROW + 1, 1)
+
+    # -- cover ---------------------------------------------------------------
+    def _cover(self):
+        ws, st, p = self.ws["cover"], self.st, self.policy
+        ws.set_column(0, 0, 4)
+        ws.set_column(1, 1, 30)
+        ws.set_column(2, 2, 60)
+        ws.write(1, 1, "股东分红回报规划合规模型  Dividend return plan model", st.title)
+        rows = [
+            ("公司 Company", "=in_company_name&\"\"", self.cached((self.case.company.get("company_name") if self.case else None) or "")),
+            ("证券代码 Stock code", "=in_stock_code&\"\"", self.cached((self.case.company.get("stock_code") if self.case else None) or "")),
+            ("规划 Plan", p.title_zh, None),
+            ("政策 Policy", f"{p.id} v{p.version}（{p.plan_years[0]}–{p.plan_years[1]}）", None),
+            ("评估年度 Evaluation year", "=in_evaluation_year", float(self.year)),
+            ("总体结论 Overall result", "=out_overall_status", self.scalar("overall_status")),
+            ("模型检查 Model check", "=out_check_flag", self.scalar("check_flag")),
+            ("生成 Generated by", f"xlmodel {__version__}", None),
+        ]
+        for i, (label, value, cached) in enumerate(rows):
+            r = 3 + i
+            ws.write(r, 1, label, st.section)
+            if cached is None:
+                ws.write_string(r, 2, value, st.text)
+            else:
+                ws.write_formula(r, 2, value, st.out["gen"], cached)
+        r = 3 + len(rows) + 1
+        ws.write(r, 1, "单元格样式 Cell styles", st.section)
+        ws.write(r + 1, 1, "输入（可编辑）Input", st.inp["gen"])
+        ws.write(r + 1, 2, "黄色底、蓝色字：填写或从下拉列表选择", st.text)
+        ws.write(r + 2, 1, "公式（锁定）Formula", st.calc["gen"])
+        ws.write(r + 2, 2, "白色底、黑色字：由模型计算，工作表已保护（无密码）", st.text)
+        ws.write(r + 3, 1, "输出 Output", st.out["gen"])
+        ws.write(r + 3, 2, "绿色底：关键结果（名称 out_*）", st.text)
+        ws.write(r + 4, 1, "通过/不通过/警告", st.text)
+        ws.write(r + 4, 2, "检查表状态按颜色标示", st.text)
+        r += 6
+        ws.write(r, 1, "目录 Contents", st.section)
+        for i, (key, name) in enumerate(SHEETS.items()):
+            ws.write_url(r + 1 + i, 1, f"internal:{q(name)}!A1", st.link, string=f"{name} {SHEET_EN[key]}")
+        r += len(SHEETS) + 2
+        ws.write(r, 1, "使用方法 How to use", st.section)
+        steps = [
+            "1. 在“输入”表填写各年度财务数据、本年度分配方案、董事会判断和治理事项（黄色单元格）。Fill in the yellow cells of 输入.",
+            "2. 在“输入”表底部确认各项声明（是/否）。Confirm the attestations at the bottom of 输入.",
+            "3. 在“检查”表查看每条规则的实际值、要求、差额和状态；“汇总”表给出最低现金分红与上限。Read 检查 and 汇总.",
+            "4. 阈值在“参数”表，均注明条款；原文见“规划原文”表。Thresholds are on 参数 with their clauses.",
+            "5. 在其他模型中引用名称 in_*、out_*、chk_*。Use the names in_*, out_*, chk_* from other models.",
+        ]
+        for i, s in enumerate(steps):
+            ws.write(r + 1 + i, 1, s, st.text)
+
+    def _properties(self):
+        p = self.policy
+        self.wb.set_properties({
+            "title": f"{p.title_zh} — 合规模型 {self.year}",
+            "subject": f"{p.id} v{p.version}, fiscal year {self.year}",
+            "author": "xlmodel", "company": (self.case.company.get("company_name", "") if self.case else ""),
+            "category": "股东分红回报规划", "keywords": f"xlmodel, {p.id}, dividend",
+            "comments": f"Generated by xlmodel {__version__} from policy {p.id} v{p.version}. Formulas recalculate in Excel and LibreOffice.",
+        })
+        self.wb.set_custom_property("xlmodel_version", __version__)
+        self.wb.set_custom_property("xlmodel_policy", p.id)
+        self.wb.set_custom_property("xlmodel_policy_version", p.version)
+        self.wb.set_custom_property("xlmodel_evaluation_year", str(self.year))
+
+
+def _c(col: int) -> str:
+    from xlsxwriter.utility import xl_col_to_name
+
+    return xl_col_to_name(col)
+
+
+def _plan_clauses(p: Policy) -> dict[str, str]:
+    from ..policy import TEMPLATES
+
+    if not p.text:
+        return {}
+    path = TEMPLATES / p.text
+    if not path.is_file():
+        return {}
+    return {k: c.text for k, c in plantext.parse(path.read_text(encoding="utf-8")).items()}
+
+
+def _calc_label(model: cat.Model, name: str) -> tuple[str, str]:
+    fixed = {
+        "major_outlay": ("有重大投资计划或重大现金支出", "Major outlay planned"),
+        "major_outlay_threshold": ("重大支出金额标准", "Major outlay threshold"),
+        "cond_fail_count": ("未满足的条件数", "Conditions not met"),
+        "cond_missing_count": ("缺少输入的条件数", "Conditions missing input"),
+        "cond_met": ("现金分红条件全部满足", "All cash dividend conditions met"),
+        "cond_unknown": ("条件无法判断（缺少输入）", "Conditions undetermined (missing input)"),
+    }
+    if name in fixed:
+        return fixed[name]
+    rid, _, what = name.rpartition(".")
+    title = next((r.spec.title_zh for r in model.rules if r.id == rid), rid)
+    return {
+        "applies": (f"适用：{title}", f"Applies: {rid}"),
+        "min_cash": (f"本年所需现金：{title}", f"Cash required this year: {rid}"),
+        "share": (f"适用的最低现金占比：{title}", f"Minimum cash share applied: {rid}"),
+    }.get(what, (name, name))
+
+
+def build_workbook(out: Path, policy: Policy | str | None = None, case: Case | None = None,
+                   evaluation_year: int | None = None, force: bool = False) -> Path:
+    """Write the workbook atomically; refuse to overwrite unless ``force``."""
+    from ..errors import OutputExistsError
+
+    out = Path(out)
+    if out.exists() and not force:
+        raise OutputExistsError(f"{out} exists; pass --force to overwrite it")
+    pol = load_policy(policy or case.policy) if not isinstance(policy, Policy) else policy
+    builder = WorkbookBuilder(pol, case, evaluation_year)
+    with atomic_write(out) as tmp:
+        builder.write(tmp)
+    return out
