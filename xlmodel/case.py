@@ -32,6 +32,7 @@ class Case:
     years: dict[int, dict[str, Any]] = field(default_factory=dict)  # fiscal year -> field -> value
     attestations: dict[str, bool] = field(default_factory=dict)  # rule id -> confirmed (evaluation year)
     source: str = "<case>"
+    notes: dict[str, str] = field(default_factory=dict)  # field id -> source / assumption note
 
     def value(self, fid: str, year: int):
         return self.years.get(year, {}).get(fid)
@@ -45,6 +46,8 @@ class Case:
         out["years"] = [{"fiscal_year": y, **{k: enc(v) for k, v in self.years[y].items()}} for y in sorted(self.years)]
         if self.attestations:
             out["attestations"] = dict(self.attestations)
+        if self.notes:
+            out["notes"] = dict(self.notes)
         return out
 
 
@@ -103,7 +106,7 @@ def parse_case(data: Any, source: str = "<case>") -> Case:
     if not isinstance(data, dict):
         raise CaseError(source, [Problem("(file)", "expected a mapping with policy, evaluation_year, years")])
     for key in data:
-        if key not in ("policy", "evaluation_year", "company", "years", "attestations"):
+        if key not in ("policy", "evaluation_year", "company", "years", "attestations", "notes"):
             probs.append(Problem(key, "unknown top-level key"))
     pol = data.get("policy")
     if not isinstance(pol, str) or not pol:
@@ -178,9 +181,19 @@ def parse_case(data: Any, source: str = "<case>") -> Case:
             probs.append(Problem(f"attestations.{k}", err))
         else:
             att[str(k)] = val
+    notes: dict[str, str] = {}
+    raw_notes = data.get("notes") or {}
+    if not isinstance(raw_notes, dict):
+        probs.append(Problem("notes", "expected a mapping of field id: note"))
+        raw_notes = {}
+    for k, v in raw_notes.items():
+        if k not in FIELDS and k not in raw_att:
+            probs.append(Problem(f"notes.{k}", "unknown field id"))
+        else:
+            notes[str(k)] = str(v)
     if probs:
         raise CaseError(source, probs)
-    return Case(pol, ey, company, years, att, source)
+    return Case(pol, ey, company, years, att, source, notes)
 
 
 def check_attestations(case: Case, known: list[str]) -> None:

@@ -308,18 +308,33 @@ class Not(_Fn):
         return ~self.args[0].eval(env).astype(bool)
 
 
+def _ref_args(env: Env, args: Sequence[Node]) -> list[np.ndarray]:
+    """Arguments as MIN/MAX see them: a blank input cell or a text result is ignored (NaN)."""
+    out = []
+    for a in args:
+        v = _num(a.eval(env))
+        if isinstance(a, In):
+            v = np.where(env.missing(a.fid, a.offset), np.nan, v)
+        out.append(v)
+    return out
+
+
 class Max(_Fn):
+    """MAX: ignores blank and text cells; 0 when nothing is left (as spreadsheets do)."""
+
     fn = "MAX"
 
     def eval(self, env):
-        return np.maximum.reduce([_num(a.eval(env)) for a in self.args])
+        return np.nan_to_num(np.fmax.reduce(_ref_args(env, self.args)), nan=0.0)
 
 
 class Min(_Fn):
+    """MIN: ignores blank and text cells; 0 when nothing is left (as spreadsheets do)."""
+
     fn = "MIN"
 
     def eval(self, env):
-        return np.minimum.reduce([_num(a.eval(env)) for a in self.args])
+        return np.nan_to_num(np.fmin.reduce(_ref_args(env, self.args)), nan=0.0)
 
 
 class Sum(_Fn):

@@ -32,3 +32,35 @@ def add_commands(sub) -> None:
     sb.add_argument("-o", "--output", required=True, help="the .xlsx to write")
     sb.add_argument("--force", action="store_true", help="overwrite an existing file")
     sb.set_defaults(func=cmd_build)
+    add_sample_command(sub)
+
+
+def cmd_samples(args) -> int:
+    """Evaluate every bundled sample case and (re)build its workbook into --out."""
+    from pathlib import Path
+
+    from ..case import load_case
+    from ..evaluator import evaluate
+    from ..report import render_table
+    from .writer import build_workbook
+
+    src = Path(args.dir)
+    cases = sorted(src.glob("*.yaml"))
+    if not cases:
+        raise XlmodelError(f"no sample cases (*.yaml) in {src}")
+    out = Path(args.out)
+    for path in cases:
+        case = load_case(path)
+        rep = evaluate(case)
+        target = out / f"{path.stem}.xlsx"
+        build_workbook(target, case=case, force=True)
+        print(render_table(rep))
+        print(f"-> {target}\n")
+    return 0
+
+
+def add_sample_command(sub) -> None:
+    ss = sub.add_parser("samples", help="evaluate the bundled sample cases and build their workbooks")
+    ss.add_argument("--dir", default="samples", help="folder of sample cases (default: samples)")
+    ss.add_argument("--out", default="samples", help="folder for the workbooks (default: samples; overwrites them)")
+    ss.set_defaults(func=cmd_samples)

@@ -248,7 +248,11 @@ class WorkbookBuilder:
                 ws.write(row, 3, f.unit_zh, st.text)
                 for off in L.offsets:
                     self._write_input(ws, row, L.year_col(off), fid, self._input_value(fid, self.year + off))
-                ws.write_blank(row, L.notes_col, None, st.inp["text"])
+                note = self.case.notes.get(fid) if self.case else None
+                if note:
+                    ws.write_string(row, L.notes_col, note, st.inp["text"])
+                else:
+                    ws.write_blank(row, L.notes_col, None, st.inp["text"])
                 self.wb.define_name(f"in_{fid}", f"={q(SHEETS['inputs'])}!${_c(FIRST_YEAR_COL)}${row + 1}:${_c(L.t_col)}${row + 1}")
                 r = row + 1
         ws.write(min(L.company.values()) - 1, 0, "公司信息  Company", st.section)

@@ -1,0 +1,47 @@
+"""Shared test helpers.
+
+`case(policy, year, years, attestations=None, company=None)` builds a Case from
+a dict {fiscal_year: {field: value}} so that tests read like the plan text.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from xlmodel.case import parse_case
+from xlmodel.evaluator import evaluate
+from xlmodel.workbook.recalc import soffice
+
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def case(policy: str, year: int, years: dict, attestations: dict | None = None, company: dict | None = None):
+    data = {
+        "policy": policy,
+        "evaluation_year": year,
+        "years": [{"fiscal_year": y, **vals} for y, vals in sorted(years.items())],
+    }
+    if attestations:
+        data["attestations"] = attestations
+    if company:
+        data["company"] = company
+    return parse_case(data, "<test>")
+
+
+def run(policy: str, year: int, years: dict, attestations: dict | None = None):
+    """Evaluate and return the report."""
+    return evaluate(case(policy, year, years, attestations))
+
+
+@pytest.fixture(scope="session")
+def libreoffice():
+    """The soffice path; fails (not skips) in CI when LibreOffice is missing."""
+    exe = soffice()
+    if exe is None:
+        if IN_CI:
+            pytest.fail("LibreOffice is required in CI (install libreoffice-calc-nogui)")
+        pytest.skip("LibreOffice not installed")
+    return exe

@@ -1,0 +1,140 @@
+"""Synthetic cases for parity tests and benchmarks (randomised and boundary).
+
+Nothing here is reported data. Cases are drawn from a seeded generator so a
+failing parity case can be rebuilt from its seed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import numpy as np
+
+from .case import Case, parse_case
+from .evaluator import case_getter, evaluate_arrays, model_for
+from .expr import _edate, from_serial, to_serial
+from .policy import load_policy
+
+OPINIONS = ("standard_unqualified", "unqualified_with_emphasis", "qualified", "adverse", "disclaimer")
+STAGES = ("mature", "growth", "indeterminate")
+BOUNDARIES = ("min_exact", "min_short", "outlay_exact", "outlay_below", "half_fen", "vote_exact",
+              "payout_deadline", "payout_late", "cap_exact", "zero_profit")
+
+
+def _fen(x: float) -> float:
+    return round(float(x), 2)
+
+
+def random_year(rng: np.random.Generator, p_missing: float = 0.0) -> dict:
+    scale = 10 ** rng.uniform(5, 10)
+    npa = _fen(scale * (1 if rng.random() > 0.2 else -0.5) * rng.uniform(0.2, 1.5))
+    assets = _fen(scale * rng.uniform(5, 40))
+    net_assets = _fen(assets * rng.uniform(0.2, 0.7))
+    y = {
+        "net_profit_attributable": npa,
+        "distributable_profit": _fen(npa * rng.uniform(0.8, 1.0)) if rng.random() > 0.1 else _fen(-abs(npa) * 0.1),
+        "retained_earnings_consolidated": _fen(scale * rng.uniform(-0.5, 5)),
+        "retained_earnings_parent": _fen(scale * rng.uniform(-0.5, 4)),
+        "total_assets": assets,
+        "net_assets": net_assets,
+        "total_liabilities": _fen(assets - net_assets * rng.uniform(0.8, 1.2)),
+        "operating_cash_flow": _fen(scale * rng.uniform(-0.5, 1.5)),
+        "revenue": _fen(scale * rng.uniform(3, 20)),
+        "rd_expense": _fen(scale * rng.uniform(0.1, 2)),
+        "share_count": float(int(10 ** rng.uniform(8, 10))),
+        "audit_opinion": str(rng.choice(OPINIONS, p=[0.75, 0.1, 0.07, 0.04, 0.04])),
+        "planned_major_outlay": _fen(rng.choice([net_assets, assets]) * rng.uniform(0.0, 0.6)),
+        "major_outlay_planned": bool(rng.random() < 0.4),
+        "development_stage": str(rng.choice(STAGES)),
+        "going_concern_unaffected": bool(rng.random() < 0.9),
+        "cash_flow_sufficient": bool(rng.random() < 0.85),
+        "cash_dividend": _fen(max(npa, 0) * rng.uniform(0, 0.7)) if rng.random() < 0.8 else 0.0,
+        "buyback_amount": _fen(scale * rng.uniform(0, 0.1)) if rng.random() < 0.2 else 0.0,
+        "buyback_cancelled": 0.0,
+        "stock_dividend": _fen(scale * rng.uniform(0, 0.3)) if rng.random() < 0.25 else 0.0,
+        "capital_reserve_conversion": _fen(scale * rng.uniform(0, 0.3)) if rng.random() < 0.1 else 0.0,
+        "vote_for_ratio": float(rng.choice([0.5, 2 / 3, round(rng.uniform(0.3, 1), 4)])),
+        "online_voting_offered": bool(rng.random() < 0.8),
+        "independent_directors_opinion": bool(rng.random() < 0.95),
+    }
+    if p_missing:
+        for k in list(y):
+            if rng.random() < p_missing:
+                del y[k]
+    return y
+
+
+def random_case_data(rng: np.random.Generator, policy_id: str, year: int = 2024, n_years: int = 5,
+                     p_missing: float = 0.02) -> dict:
+    model = model_for(policy_id)
+    years = []
+    for fy in range(year - n_years + 1, year + 1):
+        y = {"fiscal_year": fy, **random_year(rng, p_missing if fy == year else p_missing / 2)}
+        if fy == year:
+            agm = dt.date(fy + 1, int(rng.integers(3, 7)), int(rng.integers(1, 29)))
+            if rng.random() > p_missing:
+                y["agm_date"] = agm.isoformat()
+            if rng.random() > p_missing:
+                y["payout_date"] = (agm + dt.timedelta(days=int(rng.integers(10, 75)))).isoformat()
+        years.append(y)
+    att = {rid: bool(rng.random() < 0.9) for rid in model.attestation_ids() if rng.random() > p_missing}
+    return {"policy": policy_id, "evaluation_year": year, "years": years, "attestations": att,
+            "company": {"company_name": "示例公司 Synthetic Co.", "stock_code": f"{int(rng.integers(0, 999999)):06d}",
+                        "board": "sse_main"}}
+
+
+def _scalar(case: Case, name: str):
+    env = evaluate_arrays(model_for(case.policy), 1, case_getter(case))
+    return env.calc(name, None)[0]
+
+
+def apply_boundary(data: dict, kind: str, rng: np.random.Generator) -> dict:
+    """Move a random case onto an exact boundary of its rules (DOMAIN.md §4)."""
+    t = data["years"][-1]
+    case = parse_case(data)
+    if kind in ("min_exact", "min_short"):
+        need = _scalar(case, "min_cash_dividend")
+        if isinstance(need, float):
+            bb = t.get("buyback_amount", 0.0) if load_policy(data["policy"]).settings.cash_includes_buybacks else 0.0
+            t["cash_dividend"] = _fen(need - bb - (0.01 if kind == "min_short" else 0.0))
+    elif kind in ("outlay_exact", "outlay_below"):
+        m = model_for(data["policy"])
+        if "major_outlay_threshold" in m.scalars:
+            thr = _scalar(case, "major_outlay_threshold")
+            if isinstance(thr, float):
+                t["planned_major_outlay"] = _fen(thr - (0.01 if kind == "outlay_below" else 0.0))
+    elif kind == "half_fen":
+        # 10% and 30%/3 of amounts ending in .05 land on a half fen; S/4 for S ending in .02
+        for y in data["years"][-3:]:
+            y["distributable_profit"] = float(int(abs(y.get("distributable_profit", 1e6)))) + 0.05
+        t["stock_dividend"] = float(int(rng.uniform(1e4, 1e7))) + 0.02
+        t["total_assets"] = float(int(t.get("total_assets", 1e9))) + 0.05
+        t["net_assets"] = float(int(t.get("net_assets", 1e9))) + 0.05
+    elif kind == "vote_exact":
+        t["vote_for_ratio"] = float(rng.choice([0.5, 2 / 3]))
+        t["stock_dividend"] = t.get("stock_dividend") or 1000.0
+    elif kind in ("payout_deadline", "payout_late"):
+        agm = dt.date(t["fiscal_year"] + 1, int(rng.choice([1, 3, 8, 10, 12])), 31)
+        deadline = from_serial(_edate(to_serial(agm), 2))
+        t["agm_date"] = agm.isoformat()
+        t["payout_date"] = (deadline + dt.timedelta(days=1 if kind == "payout_late" else 0)).isoformat()
+    elif kind == "cap_exact":
+        lower = min(t.get("retained_earnings_consolidated", 0.0), t.get("retained_earnings_parent", 0.0))
+        if lower > 0:
+            t["cash_dividend"] = _fen(lower - t.get("stock_dividend", 0.0))
+    elif kind == "zero_profit":
+        t["distributable_profit"] = 0.0
+        t["net_profit_attributable"] = 0.0
+    return data
+
+
+def parity_cases(policy_id: str, n: int, seed: int = 20261201, year: int = 2024) -> list[Case]:
+    """``n`` cases: a third on exact boundaries, the rest random (some with missing inputs)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        data = random_case_data(rng, policy_id, year, p_missing=0.03 if i % 5 == 0 else 0.0)
+        if i % 3 == 0:
+            data = apply_boundary(data, BOUNDARIES[(i // 3) % len(BOUNDARIES)], rng)
+        out.append(parse_case(data, f"synthetic:{policy_id}:{seed}:{i}"))
+    return out
