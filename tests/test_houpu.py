@@ -528,3 +528,39 @@ def test_unknown_attestation_is_a_case_error():
     with pytest.raises(CaseError) as e:
         evaluate(case(POLICY, YEAR, BASE_YEARS, {**BASE_ATTEST, "no_such_rule": True}))
     assert "attestations.no_such_rule" in str(e.value)
+
+
+# ---- workbook parity at the fen boundaries (LibreOffice recalculation) ---------------------
+
+@pytest.mark.libreoffice
+def test_workbook_recalculated_at_fen_boundaries(tmp_path, libreoffice):
+    import openpyxl
+
+    from xlmodel.workbook.recalc import recalculate
+    from xlmodel.workbook.writer import build_workbook
+
+    def years(**y2024):
+        ys = copy.deepcopy(BASE_YEARS)
+        ys[YEAR].update(y2024)
+        return ys
+
+    cases = {
+        # threshold ROUND(0.3 × 1,000,000.15 = 300,000.045) = 300,000.05; .04 → not major → conditions met;
+        # stock 1,000,000.02 → 1,000,000.02 × 0.2/0.8 = 250,000.005 → 250,000.01; cash 250,000.00 → fail
+        "half": (years(net_assets=1_000_000.15, planned_major_outlay=300_000.04, stock_dividend=1_000_000.02,
+                       cash_dividend=250_000.00), 250_000.01, "不通过"),
+        # outlay .05 >= .05 → major → conditions not met → the share does not apply → 0
+        "major": (years(net_assets=1_000_000.15, planned_major_outlay=300_000.05, stock_dividend=1_000_000.02,
+                        cash_dividend=250_000.00), 0.0, "通过"),
+    }
+    files = [build_workbook(tmp_path / f"{k}.xlsx", policy=POLICY, case=case(POLICY, YEAR, ys, BASE_ATTEST))
+             for k, (ys, _, _) in cases.items()]
+    for path, (ys, min_cash, overall) in zip(recalculate(files, tmp_path / "lo"), cases.values()):
+        wb = openpyxl.load_workbook(path, data_only=True)
+
+        def out(name):
+            (sheet, coord), = wb.defined_names[name].destinations
+            return wb[sheet][coord].value
+
+        assert out("out_min_cash_dividend") == pytest.approx(min_cash, abs=0.001)
+        assert out("out_overall_status") == overall

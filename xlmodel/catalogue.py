@@ -53,6 +53,7 @@ class Check:
     shortfall: Callable[[Node, Node], Node] | None = None  # (actual, required) -> amount short/over
     min_cash: Node | None = None  # cash this year needs for this rule (minimum rules)
     applies: Node | None = None  # kind-specific applicability on top of ``when``
+    relevant: Node | None = None  # inputs are needed only where this holds (else the rule passes without them)
     unit: str = "元"
 
 
@@ -211,16 +212,16 @@ class _Builder:
         fail = Lbl("warn" if spec.severity == "warn" else "fail")
         status: Node = If(ck.passes, Lbl("pass"), fail)
         if rd.check_fields:
-            status = If(Missing(tuple(rd.check_fields)), Lbl("missing_input"), status)
+            status = If(self._missing(rd.check_fields, ck.relevant), Lbl("missing_input"), status)
         if applies is not None:
             sc[f"{rid}.applies"] = applies
             status = If(C(f"{rid}.applies"), status, Lbl("not_applicable"))
         gate: list[Node] = ([Missing(tuple(app_cells))] if app_cells else []) + ([unknown] if unknown is not None else [])
         if gate:
             status = If(gate[0] if len(gate) == 1 else Or(*gate), Lbl("missing_input"), status)
-        sc[f"{rid}.actual"] = self._blank_if_missing(ck.actual)
+        sc[f"{rid}.actual"] = self._blank_if_missing(ck.actual, ck.relevant)
         if ck.required is not None:
-            sc[f"{rid}.required"] = self._blank_if_missing(ck.required)
+            sc[f"{rid}.required"] = self._blank_if_missing(ck.required, ck.relevant)
         sc[f"{rid}.status"] = status
         if ck.shortfall is not None:
             st = C(f"{rid}.status")
@@ -231,9 +232,14 @@ class _Builder:
             when_only, _ = self.when(spec)
             sc[f"{rid}.min_cash"] = ck.min_cash if when_only is None else If(when_only, ck.min_cash, Num(0))
 
-    def _blank_if_missing(self, node: Node) -> Node:
+    @staticmethod
+    def _missing(cells, relevant: Node | None = None) -> Node:
+        m: Node = Missing(tuple(cells))
+        return m if relevant is None else And(relevant, m)
+
+    def _blank_if_missing(self, node: Node, relevant: Node | None = None) -> Node:
         cells = self.expand(node)
-        return If(Missing(tuple(cells)), Blank(), node) if cells else node
+        return If(self._missing(cells, relevant), Blank(), node) if cells else node
 
     # -- aggregates ----------------------------------------------------------
     def build_aggregates(self):
@@ -365,7 +371,9 @@ def k_cash_share(b: _Builder, s: pol.CashShare) -> Check:
     act = Round2(C("cash", 0))
     return Check(actual=act, required=req, passes=act >= C(f"{s.id}.required"), op=">=",
                  shortfall=_amount_short, min_cash=C(f"{s.id}.required"),
-                 applies=Round2(C("distribution", 0)) > Num(0))
+                 applies=Round2(C("distribution", 0)) > Num(0),
+                 # with no stock dividend the share is 100%: stage and outlay inputs are not needed
+                 relevant=stock > Num(0) if s.table is not None else None)
 
 
 _STAGE_ZH = {
