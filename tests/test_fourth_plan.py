@@ -362,11 +362,25 @@ def test_rolling_window_binds(policy):
 
 
 def test_rolling_window_is_three_years(policy):
-    # 2022 (1bn profit) would raise the requirement if it were read: 0.3 × 1.45bn / 4 ≠ 45m
+    # ROLLING_YEARS has 2022 with 1bn profit: had it been read, 0.3 × 1,450m / 4 = 108.75m ≠ 45m.
+    # Without 2022 at all the rule is still decidable and gives the same 45,000,000.00.
     years = copy.deepcopy(ROLLING_YEARS)
     del years[2022]
     rep = demo(policy, years=years, cash_dividend=35_000_000)
     assert rep.rule("min_rolling").required == 45_000_000.00
+    assert rep.rule("min_rolling").status == "pass"
+
+
+def test_rolling_mode_any_equals_last_for_one_evaluation_year(tmp_path, policy):
+    # “任意连续三个会计年度”: each evaluation year checks the window ending in it, so `any`
+    # and `last` give the same result for one year; evaluating every year covers every window.
+    data = yaml.safe_load(PATH.read_text(encoding="utf-8"))
+    _rule(data, "min_rolling")["mode"] = "last"
+    p = tmp_path / "demo-last.yaml"
+    p.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    rep_last = evaluate(case(str(p), YEAR, ROLLING_YEARS), load_policy(p))
+    rep_any = demo(policy, years=ROLLING_YEARS)
+    assert rep_last.rule("min_rolling") == rep_any.rule("min_rolling")
 
 
 def test_rolling_requirement_rounded_half_up(policy):

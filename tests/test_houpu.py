@@ -18,7 +18,7 @@ import pytest
 
 from conftest import case, run
 from xlmodel.errors import CaseError
-from xlmodel.evaluator import evaluate
+from xlmodel.evaluator import evaluate, model_for
 from xlmodel.policy import load_policy
 
 POLICY = "houpu-2024-2026"
@@ -391,12 +391,7 @@ def test_going_concern_reads_the_canonical_field():
     assert r.status == "missing_input"
     assert any("going_concern_unaffected" in m for m in r.missing_inputs)
     # it is a field, not an attestation of the case
-    assert "going_concern" not in load_policy_attestations()
-
-
-def load_policy_attestations():
-    from xlmodel.evaluator import model_for
-    return model_for(load_policy(POLICY)).attestation_ids()
+    assert "going_concern" not in model_for(load_policy(POLICY)).attestation_ids()
 
 
 # ---- 三、(四) stock dividend basis (attestation) --------------------------------------

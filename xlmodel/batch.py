@@ -178,7 +178,7 @@ def _col(a: np.ndarray) -> np.ndarray:
     """Blank ("") results -> None/NaN for a DataFrame column."""
     if a.dtype == object:
         vals = [None if isinstance(v, str) and v == "" else v for v in a]
-        if all(v is None or isinstance(v, (bool, np.bool_)) for v in vals):
-            return np.array(vals, dtype=object)
+        if all(v is None or isinstance(v, (bool, np.bool_, str)) for v in vals):
+            return np.array([v if not isinstance(v, np.bool_) else bool(v) for v in vals], dtype=object)
         return np.array([np.nan if v is None else float(v) for v in vals], dtype=float)
     return a

@@ -22,9 +22,11 @@ def _round_fen_decimal(x: float) -> float:
 _slow = np.frompyfunc(_round_fen_decimal, 1, 1)
 
 
-def round_fen(x: np.ndarray | float) -> np.ndarray:
+def round_fen(x):
     """ROUND(x, 2) as Excel and LibreOffice compute it, elementwise."""
     x = np.asarray(x, dtype=float)
+    if x.ndim == 0:
+        return round_fen(x.reshape(1))[0]
     y = np.abs(x) * 100.0
     whole = np.floor(y)
     frac = y - whole

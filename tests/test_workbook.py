@@ -1,0 +1,186 @@
+"""Workbook structure and modelling conventions (without a spreadsheet engine)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import openpyxl
+import pytest
+from openpyxl.utils import column_index_from_string
+
+from xlmodel.case import load_case
+from xlmodel.errors import OutputExistsError
+from xlmodel.evaluator import evaluate, model_for
+from xlmodel.fields import COMPANY_FIELDS, YEAR_FIELDS
+from xlmodel.policy import load_policy
+from xlmodel.workbook.layout import OUTPUTS, SHEETS, Layout, pname
+from xlmodel.workbook.writer import build_workbook
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = sorted((ROOT / "samples").glob("*.yaml"))
+REF = re.compile(r"('[^']+'|[A-Za-z_]\w*)?!?\$?[A-Z]{1,3}\$?\d+")
+
+
+@pytest.fixture(scope="module")
+def gcl(tmp_path_factory):
+    case = load_case(ROOT / "samples" / "gcl-energy-2022-2024.yaml")
+    path = build_workbook(tmp_path_factory.mktemp("wb") / "gcl.xlsx", case=case)
+    return case, openpyxl.load_workbook(path), openpyxl.load_workbook(path, data_only=True)
+
+
+def _formulas(wb):
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                if isinstance(c.value, str) and c.value.startswith("="):
+                    yield ws.title, c
+
+
+def test_sheets_in_order(gcl):
+    _, wb, _ = gcl
+    assert wb.sheetnames == list(SHEETS.values())
+
+
+def test_no_constants_inside_formulas(gcl):
+    """Thresholds live on the parameter sheet: a formula's only numbers are 0, 1 and ROUND's 2 digits."""
+    _, wb, _ = gcl
+    offenders = []
+    for sheet, c in _formulas(wb):
+        f = c.value[1:]
+        f = re.sub(r'"[^"]*"', "", f)  # strings
+        f = REF.sub("", f)  # cell references (with sheet names) and names
+        f = re.sub(r"[A-Za-z_][\w.]*", "", f)  # function and defined names
+        f = f.replace(",2)", ")")  # ROUND(x,2)
+        nums = [n for n in re.findall(r"\d+(?:\.\d+)?", f) if n not in ("0", "1")]
+        if nums:
+            offenders.append(f"{sheet}!{c.coordinate}: {c.value}")
+    assert not offenders, offenders[:10]
+
+
+def test_one_consistent_formula_per_row(gcl):
+    """Per-year rows hold the same formula in R1C1 terms across the year columns."""
+    case, wb, _ = gcl
+    layout = Layout(model_for(case.policy), case.evaluation_year)
+    ws = wb[SHEETS["calc"]]
+
+    def r1c1(formula: str, col: int) -> str:
+        return re.sub(r"(?<![$A-Z])([A-Z]{1,3})(\$?\d+)",
+                      lambda m: f"C[{column_index_from_string(m.group(1)) - col}]{m.group(2)}", formula)
+
+    for name, row in layout.series.items():
+        shapes = {r1c1(ws.cell(row + 1, layout.year_col(o) + 1).value, layout.year_col(o) + 1) for o in layout.offsets}
+        assert len(shapes) == 1, (name, shapes)
+
+
+def test_public_names(gcl):
+    case, wb, _ = gcl
+    names = set(wb.defined_names)
+    for f in YEAR_FIELDS:
+        assert f"in_{f.id}" in names
+        dest = wb.defined_names[f"in_{f.id}"].attr_text
+        assert re.fullmatch(r"'?输入'?!\$E\$\d+:\$I\$\d+", dest), dest  # five years E..I, chronological
+    for f in COMPANY_FIELDS:
+        assert f"in_{f.id}" in names
+    for _, out, *_ in OUTPUTS:
+        assert out in names
+    model = model_for(case.policy)
+    for rd in model.rules:
+        assert f"chk_{rd.id}" in names
+    for p in model.params:
+        assert pname(p) in names
+
+
+def test_cached_values_equal_the_evaluator(gcl):
+    case, wb, values = gcl
+    rep = evaluate(case)
+    def named(name):
+        sheet, ref = wb.defined_names[name].attr_text.split("!")
+        return values[sheet.strip("'")][ref.replace("$", "")].value
+    assert named("out_min_cash_dividend") == rep.min_cash_dividend == 85509212.89  # 10% × 855,092,128.94
+    assert named("out_max_distribution") == rep.max_distribution == 1095152827.27  # lower of the two retained
+    assert named("out_overall_status") == "通过"
+    assert named("out_cash_conditions_met") is True
+    for r in rep.rules:
+        assert named(f"chk_{r.id}") == {"pass": "通过", "not_applicable": "不适用"}[r.status]
+
+
+def test_every_formula_cell_has_a_cached_value(gcl):
+    _, wb, values = gcl
+    empty = [f"{s}!{c.coordinate}" for s, c in _formulas(wb) if values[s][c.coordinate].value is None
+             and not (s == SHEETS["checks"] and c.column_letter in "EFG")]  # blank actual/required only when n.a.
+    assert not empty, empty[:10]
+
+
+def test_inputs_unlocked_formulas_locked_and_protected(gcl):
+    case, wb, _ = gcl
+    layout = Layout(model_for(case.policy), case.evaluation_year)
+    ws = wb[SHEETS["inputs"]]
+    cell = ws.cell(layout.inputs["cash_dividend"] + 1, layout.t_col + 1)
+    assert cell.protection.locked is False
+    for sheet, c in _formulas(wb):
+        assert c.protection.locked is not False, f"{sheet}!{c.coordinate}"
+    for name in (SHEETS["inputs"], SHEETS["calc"], SHEETS["checks"], SHEETS["summary"]):
+        assert wb[name].protection.sheet is True
+
+
+def test_validation_lists_on_enumerations(gcl):
+    case, wb, _ = gcl
+    layout = Layout(model_for(case.policy), case.evaluation_year)
+    ws = wb[SHEETS["inputs"]]
+    sources = {dv.formula1 for dv in ws.data_validations.dataValidation if dv.type == "list"}
+    assert {"list_audit_opinion", "list_development_stage", "list_board", "list_bool"} <= {s.lstrip("=") for s in sources}
+    covered = " ".join(str(dv.sqref) for dv in ws.data_validations.dataValidation if dv.formula1 in ("list_audit_opinion", "=list_audit_opinion"))
+    assert f"I{layout.inputs['audit_opinion'] + 1}" in covered
+
+
+def test_text_inputs_are_stored_as_text_never_formulas(tmp_path):
+    case = load_case(ROOT / "samples" / "gcl-energy-2022-2024.yaml")
+    case.company["company_name"] = "=HYPERLINK(\"http://x\")"
+    path = build_workbook(tmp_path / "x.xlsx", case=case)
+    ws = openpyxl.load_workbook(path)[SHEETS["inputs"]]
+    layout = Layout(model_for(case.policy), case.evaluation_year)
+    c = ws.cell(layout.company["company_name"] + 1, 5)
+    assert c.data_type == "s" and c.value == "=HYPERLINK(\"http://x\")"
+
+
+def test_refuses_to_overwrite_and_writes_atomically(tmp_path):
+    target = tmp_path / "book.xlsx"
+    target.write_bytes(b"user's file")
+    with pytest.raises(OutputExistsError):
+        build_workbook(target, policy="houpu-2024-2026")
+    assert target.read_bytes() == b"user's file"
+    build_workbook(target, policy="houpu-2024-2026", force=True)
+    assert openpyxl.load_workbook(target).sheetnames[0] == SHEETS["cover"]
+    assert [p.name for p in tmp_path.iterdir()] == ["book.xlsx"]
+
+
+def test_empty_model_has_blank_inputs_and_missing_statuses(tmp_path):
+    path = build_workbook(tmp_path / "empty.xlsx", policy="far-east-2022-2024", evaluation_year=2023)
+    values = openpyxl.load_workbook(path, data_only=True)
+    assert values[SHEETS["inputs"]]["I3"].value == 2023
+    layout = Layout(model_for(load_policy("far-east-2022-2024")), 2023)
+    status = values[SHEETS["summary"]].cell(layout.output_rows["overall_status"] + 1, 3).value
+    assert status == "缺少输入"
+
+
+def _content(path: Path) -> dict:
+    wb = openpyxl.load_workbook(path)
+    vals = openpyxl.load_workbook(path, data_only=True)
+    out = {"names": {n: wb.defined_names[n].attr_text for n in wb.defined_names}}
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                if c.value is not None:
+                    out[(ws.title, c.coordinate)] = (c.value, vals[ws.title][c.coordinate].value)
+    return out
+
+
+@pytest.mark.parametrize("case_path", SAMPLES, ids=[p.stem for p in SAMPLES])
+def test_sample_workbooks_are_current(case_path, tmp_path):
+    """samples/*.xlsx are what the current generator builds from samples/*.yaml.
+    Regenerate with: xlmodel samples --out samples"""
+    committed = case_path.with_suffix(".xlsx")
+    assert committed.exists(), f"{committed} missing: run `xlmodel samples --out samples`"
+    fresh = build_workbook(tmp_path / committed.name, case=load_case(case_path))
+    assert _content(fresh) == _content(committed), f"{committed.name} is stale: run `xlmodel samples --out samples`"
