@@ -319,11 +319,6 @@ def test_version(capsys):
     assert out.strip() == f"xlmodel {xlmodel.__version__}"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: `evaluate --json` dumps Report.company, which holds the case's company fields as loaded; "
-    "a listing_date is a datetime.date and cli.py calls json.dumps without default=..., so a case "
-    "with company.listing_date crashes with 'TypeError: Object of type date is not JSON serializable' "
-    "(a traceback, exit 1) instead of printing the JSON"))
 def test_evaluate_json_with_a_listing_date(capsys, tmp_path):
     data = sample_data()
     data["company"]["listing_date"] = dt.date(2010, 2, 5)
@@ -334,10 +329,6 @@ def test_evaluate_json_with_a_listing_date(capsys, tmp_path):
     assert doc["company"]["listing_date"] == "2010-02-05"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: an unquoted invalid date in a YAML case (agm_date: 2024-13-20) raises ValueError inside "
-    "yaml.safe_load; load_case only catches YAMLError/JSONDecodeError, so `xlmodel evaluate` prints "
-    "a traceback and exits 1 (the code for 'a rule fails') instead of 2 with a message"))
 def test_evaluate_unquoted_bad_date_exits_2(capsys, tmp_path):
     text = GCL_SAMPLE.read_text(encoding="utf-8").replace("agm_date: 2024-05-20", "agm_date: 2024-13-20")
     path = tmp_path / "bad-date.yaml"
@@ -457,13 +448,6 @@ def assert_batch_matches_api(df: pd.DataFrame, rows: list[dict]):
             assert got[f"{rr.id}.status"] == rr.status, (r["stock_code"], r["fiscal_year"], rr.id)
 
 
-BATCH_BUG = ("BUG: evaluate_batch always crashes: batch._col() is applied to the overall_status column "
-             "(an object array of labels such as 'pass'/'missing_input') and calls float() on them -> "
-             "ValueError: could not convert string to float (a traceback, exit 1, no output), for every "
-             "input, from the CLI (`evaluate --batch`) and from xlmodel.evaluate_batch")
-
-
-@pytest.mark.xfail(strict=True, reason=BATCH_BUG)
 def test_batch_csv_writes_one_row_per_input_row(capsys, tmp_path):
     rows = batch_rows()
     src = write_batch_csv(tmp_path / "company_years.csv", rows)
@@ -483,7 +467,6 @@ def test_batch_csv_writes_one_row_per_input_row(capsys, tmp_path):
     assert not list(tmp_path.glob(".results.*"))  # no temporary file left
 
 
-@pytest.mark.xfail(strict=True, reason=BATCH_BUG)
 def test_batch_python_api(tmp_path):
     rows = batch_rows()
     src = write_batch_csv(tmp_path / "company_years.csv", rows)
@@ -502,7 +485,6 @@ def test_batch_refuses_to_overwrite_without_force(capsys, tmp_path):
     assert out.read_bytes() == b"keep me\n"
 
 
-@pytest.mark.xfail(strict=True, reason=BATCH_BUG)
 def test_batch_overwrites_with_force(capsys, tmp_path):
     rows = batch_rows()
     src = write_batch_csv(tmp_path / "company_years.csv", rows)
@@ -515,7 +497,6 @@ def test_batch_overwrites_with_force(capsys, tmp_path):
     assert "overall_status" in df.columns
 
 
-@pytest.mark.xfail(strict=True, reason=BATCH_BUG)
 def test_batch_xlsx_in_and_out(capsys, tmp_path):
     rows = batch_rows()
     src = tmp_path / "company_years.xlsx"
@@ -566,18 +547,19 @@ def test_batch_bad_tables_exit_2(capsys, tmp_path, mutate, words):
     assert not (tmp_path / "out.csv").exists()
 
 
-@pytest.mark.parametrize("extra, words", [
-    ([], ["--batch needs -o"]),
-    (["-o", "results.txt"], [".csv or .xlsx"]),
+@pytest.mark.parametrize("output, words", [
+    (None, ["--batch needs -o"]),
+    ("results.txt", [".csv or .xlsx"]),
 ])
-def test_batch_usage_errors(capsys, tmp_path, extra, words):
+def test_batch_usage_errors(capsys, tmp_path, output, words):
     src = write_batch_csv(tmp_path / "in.csv", batch_rows())
-    code, stdout, err = cli(capsys, "evaluate", "--batch", src, *[str(tmp_path / e) if e.endswith(".txt") else e
-                                                                     for e in extra])
+    extra = ["-o", tmp_path / output] if output else []
+    code, stdout, err = cli(capsys, "evaluate", "--batch", src, *extra)
     assert code == 2
     assert_clean_error(err)
     for w in words:
         assert w in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv"]
 
 
 def test_batch_missing_input_file_exits_2(capsys, tmp_path):
@@ -682,10 +664,6 @@ def test_build_failing_while_writing_leaves_no_file_and_keeps_the_old_one(capsys
     assert [p.name for p in tmp_path.iterdir()] == ["book.xlsx"]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: `build --policy ID --year N` does not validate N: --year 0 (or -5, 1800) writes a workbook "
-    "for fiscal year 0 and exits 0, while a case's evaluation_year must be 1990–2100; bad input "
-    "should exit 2 and write nothing"))
 def test_build_rejects_a_nonsense_year(capsys, tmp_path):
     out = tmp_path / "y0.xlsx"
     code, stdout, err = cli(capsys, "build", "--policy", HOUPU, "--year", 0, "-o", out)

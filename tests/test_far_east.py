@@ -613,20 +613,11 @@ def test_online_voting_missing_profit_when_no_cash():
     assert rep.rule("online_voting").status == "missing_input"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "DOMAIN §4: missing_input means a named field is missing. online_voting reports missing_input "
-    "with an empty missing_inputs list and the explanation 'missing input: 现金分红条件 / cash dividend "
-    "conditions', although the rule does not depend on the cash conditions; the missing field is "
-    "net_profit_attributable (2023), read by its applicability test."))
 def test_online_voting_missing_profit_is_named():
     r = far_east(cash_dividend=0.0, drop=["net_profit_attributable"]).rule("online_voting")
     assert any("net_profit_attributable" in m and "2023" in m for m in r.missing_inputs)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "四、5、(2) applies only 'when profitable AND no cash proposal'; with a cash dividend "
-    "proposed the premise is false whatever the profit, so the rule is not applicable. "
-    "The code gates applicability on net_profit_attributable being present and reports missing_input."))
 def test_online_voting_not_applicable_with_cash_even_if_profit_missing():
     rep = far_east(drop=["net_profit_attributable"])
     assert rep.rule("online_voting").status == "not_applicable"

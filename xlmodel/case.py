@@ -19,6 +19,15 @@ import yaml
 from .errors import CaseError, Problem
 from .fields import BOOL_LABELS, COMPANY_FIELDS, ENUMS, FIELDS, YEAR_FIELDS, Field, Kind
 
+class _Loader(yaml.SafeLoader):
+    """YAML without implicit dates: a date stays text and is checked (and named) like any field."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:timestamp"]
+    for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
 MAX_AMOUNT = 1e15  # 元; beyond this 15-digit spreadsheet arithmetic loses the fen
 _YES = {True, "是", "yes", "true", "TRUE", "True", "Y", "y"}
 _NO = {False, "否", "no", "false", "FALSE", "False", "N", "n"}
@@ -122,11 +131,14 @@ def parse_case(data: Any, source: str = "<case>") -> Case:
         comp = {}
     company_ids = {f.id for f in COMPANY_FIELDS}
     for k, v in comp.items():
+        if v is None or (isinstance(v, str) and not v.strip()):
+            continue  # blank: absent
         if k not in company_ids:
             probs.append(Problem(f"company.{k}", "unknown company field" + (" (it is a per-year field)" if k in FIELDS else "")))
             continue
         if k == "stock_code" and isinstance(v, int):
-            probs.append(Problem("company.stock_code", f"expected text with leading zeros, e.g. \"{v:06d}\" (quote it), got {v!r}"))
+            probs.append(Problem("company.stock_code", "expected the 6-digit code as quoted text, e.g. \"002015\" "
+                                 f"(unquoted, leading zeros are lost), got the number {v!r}"))
             continue
         val, err = coerce(FIELDS[k], v)
         if err:
@@ -149,9 +161,9 @@ def parse_case(data: Any, source: str = "<case>") -> Case:
         if isinstance(fy, bool) or not isinstance(fy, int):
             probs.append(Problem(f"years[{i}].fiscal_year", f"required: a fiscal year, got {fy!r}"))
             continue
-        if fy in years:
+        duplicate = fy in years
+        if duplicate:
             probs.append(Problem(f"years[{i}].fiscal_year", f"{fy} appears more than once"))
-            continue
         vals: dict[str, Any] = {}
         for k, v in row.items():
             if k == "fiscal_year":
@@ -167,7 +179,8 @@ def parse_case(data: Any, source: str = "<case>") -> Case:
                 probs.append(Problem(where, err))
             else:
                 vals[k] = val
-        years[fy] = vals
+        if not duplicate:
+            years[fy] = vals
     if ey is not None and rows and ey not in years:
         probs.append(Problem("years", f"no entry for the evaluation year {ey}"))
     att: dict[str, bool] = {}
@@ -176,6 +189,8 @@ def parse_case(data: Any, source: str = "<case>") -> Case:
         probs.append(Problem("attestations", "expected a mapping of rule id: yes/no"))
         raw_att = {}
     for k, v in raw_att.items():
+        if v is None or (isinstance(v, str) and not v.strip()):
+            continue  # blank: the attestation rule reports missing_input
         val, err = coerce(Field(k, k, k, Kind.BOOL), v)
         if err:
             probs.append(Problem(f"attestations.{k}", err))
@@ -209,8 +224,8 @@ def load_case(path: str | Path) -> Case:
     except (OSError, UnicodeDecodeError) as e:
         raise CaseError(str(path), [Problem("(file)", str(e))]) from None
     try:
-        data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
-    except (yaml.YAMLError, json.JSONDecodeError) as e:
+        data = json.loads(text) if path.suffix.lower() == ".json" else yaml.load(text, Loader=_Loader)  # noqa: S506
+    except (yaml.YAMLError, json.JSONDecodeError, ValueError) as e:
         raise CaseError(str(path), [Problem("(file)", "not valid YAML/JSON: " + str(e).splitlines()[0])]) from None
     return parse_case(data, str(path))
 

@@ -63,6 +63,7 @@ class RuleDef:
     role: str  # "condition" | "requirement"
     check: Check
     check_fields: list[tuple[str, int]]
+    app_fields: list[tuple[str, int]] = field(default_factory=list)
 
     @property
     def id(self) -> str:
@@ -163,31 +164,41 @@ class _Builder:
         self.m.scalars["major_outlay"] = test
 
     # -- applicability -----------------------------------------------------
-    def when(self, spec) -> tuple[Node | None, Node | None]:
-        """(applies, unknown) for the rule's ``when`` list; None means always / never unknown."""
+    def when(self, spec) -> list[tuple[Node, Node | None, list]]:
+        """The rule's ``when`` list as parts (test, unknown-test or None, input cells read).
+
+        A rule applies when every part holds. Three-valued: a part that is known
+        to be false makes the rule not applicable even where another part lacks
+        its inputs; only then does a missing input make the rule missing_input.
+        """
+        profitable = Round2(In("net_profit_attributable")) > Num(0)
         parts: list[Node] = []
-        unknown: Node | None = None
+        gated: list[tuple[Node, Node | None, list]] = []
         for w in spec.when:
-            if w == "always":
-                continue
             if w == "conditions_met":
-                parts.append(C("cond_met"))
-                unknown = C("cond_unknown")
+                gated.append((C("cond_met"), C("cond_unknown"), []))
             elif w == "conditions_not_met":
-                parts.append(And(Not(C("cond_met")), Not(C("cond_unknown"))))
-                unknown = C("cond_unknown")
+                gated.append((And(Not(C("cond_met")), Not(C("cond_unknown"))), C("cond_unknown"), []))
             elif w == "distribution_made":
                 parts.append(Round2(C("distribution", 0)) > Num(0))
             elif w == "profitable":
-                parts.append(Round2(In("net_profit_attributable")) > Num(0))
+                parts.append(profitable)
             elif w == "profitable_no_cash":
-                parts.append(And(Round2(In("net_profit_attributable")) > Num(0),
-                                 Round2(In("cash_dividend")).eq(Num(0))))
+                parts += [profitable, Round2(In("cash_dividend")).eq(Num(0))]
             elif w == "stock_or_conversion":
                 parts.append(Round2(In("stock_dividend") + In("capital_reserve_conversion")) > Num(0))
-        if not parts:
-            return None, unknown
-        return (parts[0] if len(parts) == 1 else And(*parts)), unknown
+        for node in parts:
+            cells = self.expand(node)
+            gated.append((node, Missing(tuple(cells)) if cells else None, cells))
+        return gated
+
+    @staticmethod
+    def _all(nodes: list[Node]) -> Node | None:
+        return None if not nodes else nodes[0] if len(nodes) == 1 else And(*nodes)
+
+    @staticmethod
+    def _any(nodes: list[Node]) -> Node | None:
+        return None if not nodes else nodes[0] if len(nodes) == 1 else Or(*nodes)
 
     # -- the rules ---------------------------------------------------------
     def compile_rule(self, spec) -> RuleDef:
@@ -205,20 +216,22 @@ class _Builder:
     def emit_rule(self, rd: RuleDef):
         spec, ck, sc = rd.spec, rd.check, self.m.scalars
         rid = spec.id
-        applies, unknown = self.when(spec)
+        parts = self.when(spec)
         if ck.applies is not None:
-            applies = ck.applies if applies is None else And(applies, ck.applies)
-        app_cells = self.expand(applies) if applies is not None else []
+            cells = self.expand(ck.applies)
+            parts.append((ck.applies, Missing(tuple(cells)) if cells else None, cells))
+        rd.app_fields = [c for _, _, cells in parts for c in cells]
         fail = Lbl("warn" if spec.severity == "warn" else "fail")
         status: Node = If(ck.passes, Lbl("pass"), fail)
         if rd.check_fields:
             status = If(self._missing(rd.check_fields, ck.relevant), Lbl("missing_input"), status)
-        if applies is not None:
-            sc[f"{rid}.applies"] = applies
-            status = If(C(f"{rid}.applies"), status, Lbl("not_applicable"))
-        gate: list[Node] = ([Missing(tuple(app_cells))] if app_cells else []) + ([unknown] if unknown is not None else [])
-        if gate:
-            status = If(gate[0] if len(gate) == 1 else Or(*gate), Lbl("missing_input"), status)
+        unknown = self._any([u for _, u, _ in parts if u is not None])
+        if unknown is not None:
+            status = If(unknown, Lbl("missing_input"), status)
+        if parts:
+            sc[f"{rid}.applies"] = self._all([n for n, _, _ in parts])
+            known_false = [Not(n) if u is None else And(Not(u), Not(n)) for n, u, _ in parts]
+            status = If(self._any(known_false), Lbl("not_applicable"), status)
         sc[f"{rid}.actual"] = self._blank_if_missing(ck.actual, ck.relevant)
         if ck.required is not None:
             sc[f"{rid}.required"] = self._blank_if_missing(ck.required, ck.relevant)
@@ -229,7 +242,7 @@ class _Builder:
                                         ck.shortfall(C(f"{rid}.actual"), C(f"{rid}.required")),
                                         If(Or(st.eq(Lbl("pass")), st.eq(Lbl("not_applicable"))), Num(0), Blank()))
         if ck.min_cash is not None:
-            when_only, _ = self.when(spec)
+            when_only = self._all([n for n, _, _ in self.when(spec)])
             sc[f"{rid}.min_cash"] = ck.min_cash if when_only is None else If(when_only, ck.min_cash, Num(0))
 
     @staticmethod

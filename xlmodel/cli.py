@@ -102,7 +102,7 @@ def cmd_evaluate(args) -> int:
         worst = max(worst, rep.exit_code)
     if args.json:
         payload = [_json(r) for r in reports]
-        print(json.dumps(payload[0] if len(payload) == 1 else payload, ensure_ascii=False, indent=2))
+        print(json.dumps(payload[0] if len(payload) == 1 else payload, ensure_ascii=False, indent=2, default=str))
     else:
         print("\n\n".join(render_table(r) for r in reports))
     return worst
@@ -153,6 +153,11 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INPUT
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # output piped into `head` and closed early
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
 
 
 if __name__ == "__main__":  # pragma: no cover

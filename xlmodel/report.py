@@ -119,7 +119,7 @@ def _explain(rd: cat.RuleDef, status: str, a, r, sf, missing: list[str]) -> tupl
 
 def _missing(rd: cat.RuleDef, env: ArrayEnv, i: int, year: int) -> list[str]:
     out = []
-    for fid, off in rd.check_fields:
+    for fid, off in dict.fromkeys(rd.app_fields + rd.check_fields):
         if env.missing(fid, off)[i]:
             label = FIELDS[fid].zh if fid in FIELDS else "声明确认"
             out.append(f"{fid} {label} ({year + off})")

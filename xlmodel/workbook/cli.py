@@ -15,6 +15,10 @@ def cmd_build(args) -> int:
 
     if bool(args.case) == bool(args.policy):
         raise XlmodelError("build needs either a CASE file or --policy ID")
+    if args.year is not None and not 1990 <= args.year <= 2100:
+        raise XlmodelError(f"--year: expected a fiscal year between 1990 and 2100, got {args.year}")
+    if not args.output.lower().endswith(".xlsx"):
+        raise XlmodelError(f"{args.output}: the workbook must be an .xlsx file")
     case = None
     if args.case:
         case = load_case(args.case)
