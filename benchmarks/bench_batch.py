@@ -14,14 +14,13 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from xlmodel.batch import evaluate_batch  # noqa: E402
 from xlmodel.case import Case  # noqa: E402
 from xlmodel.evaluator import evaluate  # noqa: E402
-from xlmodel.synth import random_case_data  # noqa: E402
+from xlmodel.synth import cases_frame, random_case_data  # noqa: E402
 from xlmodel.case import parse_case  # noqa: E402
 
 POLICIES = ("far-east-2022-2024", "gcl-energy-2022-2024", "houpu-2024-2026")
@@ -36,14 +35,7 @@ def main() -> None:
     rng = np.random.default_rng(1)
     cases = [parse_case(random_case_data(rng, POLICIES[i % 3], 2024, args.years, p_missing=0.01))
              for i in range(args.companies)]
-    rows = []
-    for i, c in enumerate(cases):
-        for y, vals in c.years.items():
-            row = {"policy": c.policy, "stock_code": f"{i:06d}", "fiscal_year": y, **vals}
-            if y == c.evaluation_year:
-                row.update({f"attest_{k}": v for k, v in c.attestations.items()})
-            rows.append(row)
-    df = pd.DataFrame(rows)
+    df = cases_frame(cases)
     n = len(df)
     evaluate_batch(df.head(50))  # warm up: policies loaded and compiled
 

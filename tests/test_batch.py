@@ -12,20 +12,9 @@ from xlmodel.batch import evaluate_batch
 from xlmodel.case import Case
 from xlmodel.errors import CaseError
 from xlmodel.evaluator import evaluate
-from xlmodel.synth import parity_cases
+from xlmodel.synth import cases_frame as frame, parity_cases
 
 POLICIES = ("far-east-2022-2024", "gcl-energy-2022-2024", "houpu-2024-2026")
-
-
-def frame(cases: list[Case]) -> pd.DataFrame:
-    rows = []
-    for i, c in enumerate(cases):
-        for y, vals in c.years.items():
-            row = {"policy": c.policy, "stock_code": f"{i:06d}", "fiscal_year": y, **vals}
-            if y == c.evaluation_year:
-                row.update({f"attest_{k}": v for k, v in c.attestations.items()})
-            rows.append(row)
-    return pd.DataFrame(rows)
 
 
 def _eq(a, b) -> bool:

@@ -243,7 +243,8 @@ class _Builder:
                                         If(Or(st.eq(Lbl("pass")), st.eq(Lbl("not_applicable"))), Num(0), Blank()))
         if ck.min_cash is not None:
             when_only = self._all([n for n, _, _ in self.when(spec)])
-            sc[f"{rid}.min_cash"] = ck.min_cash if when_only is None else If(when_only, ck.min_cash, Num(0))
+            contrib = ck.min_cash if when_only is None else If(when_only, ck.min_cash, Num(0))
+            sc[f"{rid}.min_cash"] = If(C(f"{rid}.status").eq(Lbl("missing_input")), Blank(), contrib)
 
     @staticmethod
     def _missing(cells, relevant: Node | None = None) -> Node:

@@ -308,33 +308,41 @@ class Not(_Fn):
         return ~self.args[0].eval(env).astype(bool)
 
 
-def _ref_args(env: Env, args: Sequence[Node]) -> list[np.ndarray]:
-    """Arguments as MIN/MAX see them: a blank input cell or a text result is ignored (NaN)."""
-    out = []
+def _extreme(env: Env, args: Sequence[Node], ignoring_nan, strict) -> np.ndarray:
+    """MIN/MAX as spreadsheets compute them: a blank input cell or a text value in a
+    referenced cell is ignored (0 when nothing is left); an error in a computed
+    argument (NaN here, #VALUE! there) propagates."""
+    refs, computed = [], []
     for a in args:
         v = _num(a.eval(env))
         if isinstance(a, In):
-            v = np.where(env.missing(a.fid, a.offset), np.nan, v)
-        out.append(v)
+            refs.append(np.where(env.missing(a.fid, a.offset), np.nan, v))
+        elif isinstance(a, C):
+            refs.append(v)
+        else:
+            computed.append(v)
+    out = np.nan_to_num(ignoring_nan.reduce(refs), nan=0.0) if refs else None
+    for v in computed:
+        out = v if out is None else strict(out, v)
     return out
 
 
 class Max(_Fn):
-    """MAX: ignores blank and text cells; 0 when nothing is left (as spreadsheets do)."""
+    """MAX over references (blanks and text ignored) and computed values."""
 
     fn = "MAX"
 
     def eval(self, env):
-        return np.nan_to_num(np.fmax.reduce(_ref_args(env, self.args)), nan=0.0)
+        return _extreme(env, self.args, np.fmax, np.maximum)
 
 
 class Min(_Fn):
-    """MIN: ignores blank and text cells; 0 when nothing is left (as spreadsheets do)."""
+    """MIN over references (blanks and text ignored) and computed values."""
 
     fn = "MIN"
 
     def eval(self, env):
-        return np.nan_to_num(np.fmin.reduce(_ref_args(env, self.args)), nan=0.0)
+        return _extreme(env, self.args, np.fmin, np.minimum)
 
 
 class Sum(_Fn):

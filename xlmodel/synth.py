@@ -138,3 +138,17 @@ def parity_cases(policy_id: str, n: int, seed: int = 20261201, year: int = 2024)
             data = apply_boundary(data, BOUNDARIES[(i // 3) % len(BOUNDARIES)], rng)
         out.append(parse_case(data, f"synthetic:{policy_id}:{seed}:{i}"))
     return out
+
+
+def cases_frame(cases: list[Case]):
+    """Cases as a batch DataFrame: one row per company-year, attestations on the evaluation year."""
+    import pandas as pd
+
+    rows = []
+    for i, c in enumerate(cases):
+        for y, vals in c.years.items():
+            row = {"policy": c.policy, "stock_code": f"{i:06d}", "fiscal_year": y, **vals}
+            if y == c.evaluation_year:
+                row.update({f"attest_{k}": v for k, v in c.attestations.items()})
+            rows.append(row)
+    return pd.DataFrame(rows)

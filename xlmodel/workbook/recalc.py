@@ -42,15 +42,25 @@ def recalculate(paths: list[Path], outdir: Path, timeout: float = 900) -> list[P
         raise XlmodelError("LibreOffice (soffice) not found; install libreoffice-calc-nogui")
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
+    out = [outdir / Path(p).name for p in paths]
+    for o in out:  # never mistake an earlier run's file for this one's
+        o.unlink(missing_ok=True)
+    proc = _run(exe, paths, outdir, timeout)
+    missing = [p for p, o in zip(paths, out) if not o.exists()]
+    if missing:  # a soffice start-up can fail under load: one more try for what is missing
+        proc = _run(exe, missing, outdir, timeout)
+        missing = [p for p, o in zip(paths, out) if not o.exists()]
+    if missing:
+        raise XlmodelError(f"LibreOffice failed ({proc.returncode}): {proc.stderr.strip()[:500]}; "
+                           f"not converted: {', '.join(str(p) for p in missing[:3])}")
+    return out
+
+
+def _run(exe: str, paths: list[Path], outdir: Path, timeout: float) -> subprocess.CompletedProcess:
     with tempfile.TemporaryDirectory(prefix="xlmodel-lo-") as prof:
         user = Path(prof) / "user"
         user.mkdir()
         (user / "registrymodifications.xcu").write_text(_XCU, encoding="utf-8")
         cmd = [exe, f"-env:UserInstallation=file://{prof}", "--headless", "--norestore", "--nologo",
                "--convert-to", "xlsx:Calc MS Excel 2007 XML", "--outdir", str(outdir), *map(str, paths)]
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    out = [outdir / Path(p).name for p in paths]
-    missing = [p for p in out if not p.exists()]
-    if proc.returncode != 0 or missing:
-        raise XlmodelError(f"LibreOffice failed ({proc.returncode}): {proc.stderr.strip()[:500]} missing: {missing[:3]}")
-    return out
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)

@@ -117,6 +117,8 @@ class WorkbookBuilder:
             return self.L.labels[value][0] if value in self.L.labels else value
         if isinstance(value, bool):
             return value
+        if not np.isfinite(value):  # a spreadsheet would show #VALUE!: a model bug, never written
+            raise ValueError(f"the model computed a non-finite value ({value}); this is a bug in xlmodel")
         return float(value) + 0.0
 
     def scalar(self, name: str):
