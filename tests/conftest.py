@@ -31,9 +31,14 @@ def case(policy: str, year: int, years: dict, attestations: dict | None = None, 
     return parse_case(data, "<test>")
 
 
-def run(policy: str, year: int, years: dict, attestations: dict | None = None):
-    """Evaluate and return the report."""
-    return evaluate(case(policy, year, years, attestations))
+def run(policy: str, year: int, years: dict, attestations: dict | None = None, baseline: bool = False):
+    """Evaluate and return the report.
+
+    The per-plan tests check a plan's own rules, so by default the regulatory
+    baseline (tested in test_regulatory.py) is left out of the report.
+    """
+    c = case(policy, year, years, attestations)
+    return evaluate(c, baseline=baseline)
 
 
 @pytest.fixture(scope="session")

@@ -154,7 +154,7 @@ def evaluate_batch(df: pd.DataFrame, policy: str | None = None, source: str = "<
                 vals[~found] = "" if vals.dtype == object else 0
             return vals, miss
 
-        env = evaluate_arrays(model, n, getter)
+        env = evaluate_arrays(model, n, getter, y[sel])
         res = {
             "policy": pid,
             key_col: keys.to_numpy()[sel],

@@ -18,16 +18,17 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from . import policy as pol
-from .expr import (Blank, C, Cmp, CountIf, EDate, If, In, InList, Lbl, Max, Min, Missing, Node, Not,
-                   Num, Or, And, P, Round2, Sum)
+from .expr import (FY, And, Blank, C, Cmp, CountIf, EDate, If, In, InList, Lbl, Max, Min, Missing, Node, Not,
+                   Num, Or, P, Round2, Sum, YearOf)
 from .fields import FIELDS
 
 STATUSES = ("pass", "fail", "warn", "not_applicable", "missing_input")
 STATUS_ZH = {"pass": "通过", "fail": "不通过", "warn": "警告", "not_applicable": "不适用", "missing_input": "缺少输入"}
 STATUS_EN = {"pass": "pass", "fail": "fail", "warn": "warning", "not_applicable": "not applicable", "missing_input": "missing input"}
-SERIES = ("cash", "distribution", "retained")
+SERIES = ("cash", "distribution", "retained", "cash_st")
 SERIES_ZH = {
     "cash": ("现金分红（含计入的回购）", "Cash dividend incl. counted buybacks"),
+    "cash_st": ("现金分红（含回购注销，风险警示口径）", "Cash dividend incl. cancelled buybacks (ST test)"),
     "distribution": ("利润分配总额（现金+股票股利）", "Profit distribution (cash + stock)"),
     "retained": ("累计可分配利润（计算口径）", "Cumulative distributable profit (basis)"),
 }
@@ -52,7 +53,8 @@ class Check:
     required: Node | None = None
     shortfall: Callable[[Node, Node], Node] | None = None  # (actual, required) -> amount short/over
     min_cash: Node | None = None  # cash this year needs for this rule (minimum rules)
-    applies: Node | None = None  # kind-specific applicability on top of ``when``
+    applies: Node | list | None = None  # kind-specific applicability on top of ``when`` (or parts: (test, unknown, cells))
+    missing: Node | None = None  # overrides "any input cell blank" where only some cells matter
     relevant: Node | None = None  # inputs are needed only where this holds (else the rule passes without them)
     unit: str = "元"
 
@@ -77,6 +79,7 @@ class RuleDef:
 @dataclass
 class Model:
     policy: pol.Policy
+    baseline: pol.Baseline | None = None
     params: dict[str, Param] = field(default_factory=dict)
     series: dict[str, Node] = field(default_factory=dict)
     scalars: dict[str, Node] = field(default_factory=dict)
@@ -90,6 +93,18 @@ class Model:
     @property
     def requirements(self) -> list[RuleDef]:
         return [r for r in self.rules if r.role == "requirement"]
+
+    @property
+    def regulatory(self) -> list[RuleDef]:
+        return [r for r in self.rules if r.role == "regulatory"]
+
+    @property
+    def obligations(self) -> list[RuleDef]:
+        """The rules whose statuses make the overall result: the plan's and the regulatory ones."""
+        return [r for r in self.rules if r.role != "condition"]
+
+    def spec(self, rule_id: str):
+        return next(r.spec for r in self.rules if r.id == rule_id)
 
     def attestation_ids(self) -> list[str]:
         return [r.id for r in self.rules if r.spec.kind == "attestation" and r.spec.field is None]
@@ -140,7 +155,8 @@ class _Builder:
             "consolidated": In("retained_earnings_consolidated") + Num(0),
             "parent": In("retained_earnings_parent") + Num(0),
         }[s.retained_earnings_basis]
-        self.m.series.update(cash=cash, distribution=dist, retained=retained)
+        self.m.series.update(cash=cash, distribution=dist, retained=retained,
+                             cash_st=In("cash_dividend") + In("buyback_cancelled"))
         self.transparent = {"major_outlay", "major_outlay_threshold"}
 
     def build_major_outlay(self):
@@ -187,6 +203,8 @@ class _Builder:
                 parts += [profitable, Round2(In("cash_dividend")).eq(Num(0))]
             elif w == "stock_or_conversion":
                 parts.append(Round2(In("stock_dividend") + In("capital_reserve_conversion")) > Num(0))
+            elif w == "low_payout":
+                parts.append(C("low_payout"))
         for node in parts:
             cells = self.expand(node)
             gated.append((node, Missing(tuple(cells)) if cells else None, cells))
@@ -201,9 +219,9 @@ class _Builder:
         return None if not nodes else nodes[0] if len(nodes) == 1 else Or(*nodes)
 
     # -- the rules ---------------------------------------------------------
-    def compile_rule(self, spec) -> RuleDef:
+    def compile_rule(self, spec, role: str | None = None) -> RuleDef:
         check = KINDS[spec.kind](self, spec)
-        role = "condition" if spec.kind in pol.CONDITION_KINDS else "requirement"
+        role = role or ("condition" if spec.kind in pol.CONDITION_KINDS else "requirement")
         nodes = [check.actual, check.passes] + ([check.required] if check.required is not None else [])
         cells: dict[tuple[str, int], None] = {}
         for n in nodes:
@@ -217,13 +235,17 @@ class _Builder:
         spec, ck, sc = rd.spec, rd.check, self.m.scalars
         rid = spec.id
         parts = self.when(spec)
-        if ck.applies is not None:
+        if isinstance(ck.applies, list):
+            parts += list(ck.applies)
+        elif ck.applies is not None:
             cells = self.expand(ck.applies)
             parts.append((ck.applies, Missing(tuple(cells)) if cells else None, cells))
         rd.app_fields = [c for _, _, cells in parts for c in cells]
         fail = Lbl("warn" if spec.severity == "warn" else "fail")
         status: Node = If(ck.passes, Lbl("pass"), fail)
-        if rd.check_fields:
+        if ck.missing is not None:
+            status = If(ck.missing, Lbl("missing_input"), status)
+        elif rd.check_fields:
             status = If(self._missing(rd.check_fields, ck.relevant), Lbl("missing_input"), status)
         unknown = self._any([u for _, u, _ in parts if u is not None])
         if unknown is not None:
@@ -232,9 +254,11 @@ class _Builder:
             sc[f"{rid}.applies"] = self._all([n for n, _, _ in parts])
             known_false = [Not(n) if u is None else And(Not(u), Not(n)) for n, u, _ in parts]
             status = If(self._any(known_false), Lbl("not_applicable"), status)
-        sc[f"{rid}.actual"] = self._blank_if_missing(ck.actual, ck.relevant)
+        blank = (lambda n: If(ck.missing, Blank(), n)) if ck.missing is not None else \
+            (lambda n: self._blank_if_missing(n, ck.relevant))
+        sc[f"{rid}.actual"] = blank(ck.actual)
         if ck.required is not None:
-            sc[f"{rid}.required"] = self._blank_if_missing(ck.required, ck.relevant)
+            sc[f"{rid}.required"] = blank(ck.required)
         sc[f"{rid}.status"] = status
         if ck.shortfall is not None:
             st = C(f"{rid}.status")
@@ -268,9 +292,22 @@ class _Builder:
             sc["cond_met"] = Num(1) > Num(0)
             sc["cond_unknown"] = Num(0) > Num(1)
 
+    def build_low_payout(self, b: pol.Baseline):
+        lp = b.low_payout
+        ratio = self.param("low_payout", "ratio", lp.ratio, lp.clause, "低分红披露：现金分红占净利润比例低于",
+                           "Low payout: cash below this share of net profit", "%")
+        first = self.param("low_payout", "first_year", lp.first_fiscal_year, lp.clause, "低分红披露：首次适用会计年度",
+                           "Low payout: first fiscal year", "年")
+        npa = Round2(In("net_profit_attributable"))
+        self.m.scalars["low_payout"] = And(
+            FY(0) >= first, npa > Num(0),
+            Round2(In("retained_earnings_consolidated")) > Num(0), Round2(In("retained_earnings_parent")) > Num(0),
+            Round2(C("cash", 0)) < Round2(ratio * In("net_profit_attributable")))
+        self.transparent.add("low_payout")
+
     def build_outputs(self):
         sc, m = self.m.scalars, self.m
-        reqs = [C(f"{r.id}.status") for r in m.requirements]
+        reqs = [C(f"{r.id}.status") for r in m.obligations]
         for code in ("fail", "warn", "missing_input"):
             sc[f"{code}_count"] = CountIf(Lbl(code), *reqs)
         sc["overall_status"] = If(C("fail_count") > Num(0), Lbl("fail"),
@@ -284,6 +321,17 @@ class _Builder:
             best = If(CountIf(Lbl("missing_input"), *[C(f"{r.id}.status") for r in mins]) > Num(0), Blank(), best)
         sc["min_cash_dividend"] = best
         sc["max_distribution"] = self._blank_if_missing(Max(Num(0), Round2(C("retained", 0))))
+        st = [r for r in m.rules if r.spec.kind == "st_low_dividend"]
+        if st:
+            rid = st[0].id
+            status = C(f"{rid}.status")
+            sc["st_risk_warning"] = If(Or(status.eq(Lbl("missing_input")), Not(C(f"{rid}.in_scope"))), Blank(),
+                                       status.eq(Lbl("fail")))
+            sc["cash_needed_to_avoid_st"] = If(status.eq(Lbl("missing_input")), Blank(),
+                                               If(status.eq(Lbl("not_applicable")), Num(0), C(f"{rid}.needed")))
+        else:
+            sc["st_risk_warning"] = Blank()
+            sc["cash_needed_to_avoid_st"] = Num(0)
         # model integrity flag: every rule could be evaluated
         sc["check_flag"] = If(Or(C("missing_input_count") > Num(0), C("cond_unknown")), Lbl("check"), Lbl("ok"))
 
@@ -426,12 +474,77 @@ def k_attestation(b: _Builder, s: pol.Attestation) -> Check:
     return Check(actual=In(fid), passes=In(fid), op="true", unit="是/否")
 
 
+def k_st_low_dividend(b: _Builder, s: pol.StLowDividend) -> Check:
+    """Exchange low-dividend risk warning (DOMAIN.md §5); see also the outputs it feeds."""
+    def prm(key, value, zh, en, unit):
+        return b.param(s.id, key, value, s.clause, zh, en, unit)
+
+    first = prm("first_year", s.first_fiscal_year, "首次适用会计年度", "First fiscal year tested", "年")
+    ratio = prm("ratio", s.ratio, "累计现金分红占年均净利润比例", "Cumulative cash as a share of average net profit", "%")
+    f_main = prm("floor_main", s.floor_main, "累计现金分红金额标准（主板）", "Cumulative cash floor (main boards)", "元")
+    f_growth = prm("floor_growth", s.floor_growth, "累计现金分红金额标准（创业板、科创板）", "Cumulative cash floor (ChiNext, STAR)", "元")
+    mains = prm("main_boards", tuple(s.main_boards), "适用主板标准的板块", "Boards with the main-board floor", "选项")
+    growths = prm("growth_boards", tuple(s.growth_boards), "适用创业板/科创板标准的板块", "Boards with the ChiNext/STAR floor", "选项")
+    rd_ratio = prm("rd_ratio", s.rd_ratio, "研发投入占营业收入比例（豁免）", "R&D share of revenue (exemption)", "%")
+    rd_amount = prm("rd_amount", s.rd_amount, "累计研发投入金额（豁免）", "Cumulative R&D (exemption)", "元")
+    offs = list(range(-(s.window - 1), 1))
+    b.m.history = min(b.m.history, offs[0])
+    sc, rid = b.m.scalars, s.id
+    # a company listed for fewer full fiscal years counts the full years since listing
+    sc[f"{rid}.first_full_year"] = If(Missing((("listing_date", 0),)), Blank(), YearOf(In("listing_date") - Num(1)) + Num(1))
+    inc = {o: FY(o) >= C(f"{rid}.first_full_year") for o in offs}
+    sc[f"{rid}.years"] = Sum(*inc.values())
+    n = C(f"{rid}.years")
+    board = In("board")
+    is_main, is_growth = InList(board, mains), InList(board, growths)
+
+    def window(node_at) -> Node:
+        return Round2(Sum(*[If(inc[o], node_at(o), Num(0)) for o in offs]))
+
+    sc[f"{rid}.cash"] = window(lambda o: C("cash_st", o))
+    sc[f"{rid}.prior_cash"] = Round2(Sum(*[If(inc[o], C("cash_st", o), Num(0)) for o in offs[:-1]]))
+    sc[f"{rid}.profit_required"] = If(n > Num(0), Round2(Max(Num(0), ratio * window(lambda o: In("net_profit_attributable", o)) / n)), Num(0))
+    sc[f"{rid}.floor"] = If(is_main, f_main, f_growth)
+    sc[f"{rid}.in_scope"] = And(FY(0) >= first, Or(is_main, is_growth), n > Num(0))
+    sc[f"{rid}.needed"] = Max(Num(0), Round2(Min(C(f"{rid}.profit_required"), C(f"{rid}.floor")) - C(f"{rid}.prior_cash")))
+    exempt = And(is_growth, Or(window(lambda o: In("rd_expense", o)) >= Round2(rd_ratio * window(lambda o: In("revenue", o))),
+                               window(lambda o: In("rd_expense", o)) >= rd_amount))
+    preconditions = And(Round2(In("net_profit_attributable")) > Num(0),
+                        Round2(In("retained_earnings_consolidated")) > Num(0),
+                        Round2(In("retained_earnings_parent")) > Num(0))
+    blank = lambda fid, o=0: Missing(((fid, o),))  # noqa: E731
+    pre_unknown = Or(blank("net_profit_attributable"), blank("retained_earnings_consolidated"), blank("retained_earnings_parent"))
+    rd_unknown = And(is_growth, Or(*[And(inc[o], Or(blank("rd_expense", o), blank("revenue", o))) for o in offs]))
+    history_unknown = Or(*[And(inc[o], blank("net_profit_attributable", o)) for o in offs])
+    act = C(f"{rid}.cash")
+    return Check(
+        actual=act, required=Min(C(f"{rid}.profit_required"), C(f"{rid}.floor")),
+        passes=Or(act >= C(f"{rid}.profit_required"), act >= C(f"{rid}.floor")), op=">=", shortfall=_amount_short,
+        applies=[(FY(0) >= first, None, []), (Or(is_main, is_growth), blank("board"), [("board", 0)]),
+                 (n > Num(0), blank("listing_date"), [("listing_date", 0)]),
+                 (preconditions, pre_unknown, [(f, 0) for f in ("net_profit_attributable", "retained_earnings_consolidated",
+                                                                "retained_earnings_parent")]),
+                 (Not(exempt), rd_unknown, [])],
+        missing=history_unknown)
+
+
+def k_sale_restriction(b: _Builder, s: pol.SaleRestriction) -> Check:
+    ratio = b.param(s.id, "ratio", s.ratio, s.clause, "累计现金分红占年均净利润比例", "Cumulative cash as a share of average net profit", "%")
+    years = b.param(s.id, "window", s.window, s.clause, "计算年数", "Window (years)", "年")
+    offs = list(range(-(s.window - 1), 1))
+    b.m.history = min(b.m.history, offs[0])
+    act = Round2(Sum(*[C("cash", o) for o in offs]))
+    req = Round2(Max(Num(0), ratio * Sum(*[In("net_profit_attributable", o) for o in offs]) / years))
+    restricted = Or(C(f"{s.id}.actual").eq(Num(0)), C(f"{s.id}.actual") < C(f"{s.id}.required"))
+    return Check(actual=act, required=req, passes=Not(restricted), op=">=", shortfall=_amount_short)
+
+
 KINDS: dict[str, Callable[[_Builder, object], Check]] = {
     "positive": k_positive, "audit_opinion": k_audit, "judgment": k_judgment,
     "no_major_outlay": k_no_major_outlay, "compare": k_compare, "min_cash": k_min_cash,
     "min_cash_rolling": k_min_cash_rolling, "cash_share": k_cash_share, "cash_paid": k_cash_paid,
     "distribution_cap": k_cap, "vote": k_vote, "within_months": k_within_months,
-    "attestation": k_attestation,
+    "attestation": k_attestation, "st_low_dividend": k_st_low_dividend, "sale_restriction": k_sale_restriction,
 }
 
 
@@ -445,5 +558,13 @@ def compile_policy(policy: pol.Policy) -> Model:
     b.build_aggregates()
     for spec in policy.requirements:
         b.m.rules.append(b.compile_rule(spec))
+    if policy.settings.regulatory_baseline:
+        base = b.m.baseline = pol.load_baseline(policy.settings.regulatory_baseline)
+        clash = {r.id for r in base.rules} & {r.id for r in policy.rules}
+        if clash:
+            raise ValueError(f"rule ids {sorted(clash)} are used by both {policy.id} and {base.id}")
+        b.build_low_payout(base)
+        for spec in base.rules:
+            b.m.rules.append(b.compile_rule(spec, "regulatory"))
     b.build_outputs()
     return b.m

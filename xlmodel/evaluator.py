@@ -22,8 +22,9 @@ Getter = Callable[[str, int], tuple[np.ndarray, np.ndarray]]
 
 
 class ArrayEnv:
-    def __init__(self, model: cat.Model, n: int, getter: Getter):
+    def __init__(self, model: cat.Model, n: int, getter: Getter, years=None):
         self.model, self.n, self._get = model, n, getter
+        self.years = np.broadcast_to(np.asarray(years if years is not None else 0, dtype=float), (n,))
         self._inputs: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}
         self._calcs: dict[tuple[str, int | None], np.ndarray] = {}
 
@@ -41,6 +42,9 @@ class ArrayEnv:
 
     def param(self, name):
         return self.model.params[name].value
+
+    def fy(self, offset):
+        return self.years + offset
 
     def calc(self, name, offset):
         key = (name, offset)
@@ -64,6 +68,9 @@ class _Shifted:
 
     def param(self, name):
         return self.base.param(name)
+
+    def fy(self, offset):
+        return self.base.fy(offset + self.shift)
 
     def calc(self, name, offset):
         return self.base.calc(name, (offset or 0) + self.shift if name in self.base.model.series else offset)
@@ -112,8 +119,8 @@ def case_getter(case: Case) -> Getter:
     return get
 
 
-def evaluate_arrays(model: cat.Model, n: int, getter: Getter) -> ArrayEnv:
-    env = ArrayEnv(model, n, getter)
+def evaluate_arrays(model: cat.Model, n: int, getter: Getter, years=None) -> ArrayEnv:
+    env = ArrayEnv(model, n, getter, years)
     for name in model.scalars:
         env.calc(name, None)
     return env
@@ -135,13 +142,28 @@ def py(v, unit: str | None = None):
     return v
 
 
-def evaluate(case: Case, policy: Policy | None = None):
+_PLAN_ONLY: dict[int, tuple[Policy, Policy]] = {}
+
+
+def plan_only(policy: Policy) -> Policy:
+    """The policy without the regulatory baseline (its own rules only)."""
+    hit = _PLAN_ONLY.get(id(policy))
+    if hit is None or hit[0] is not policy:
+        settings = policy.settings.model_copy(update={"regulatory_baseline": None})
+        hit = _PLAN_ONLY[id(policy)] = (policy, policy.model_copy(update={"settings": settings}))
+    return hit[1]
+
+
+def evaluate(case: Case, policy: Policy | None = None, *, baseline: bool = True):
+    """Evaluate a case: the plan's rules and, unless ``baseline=False``, the regulatory baseline."""
     from .report import build_report
 
     policy = policy or load_policy(case.policy)
+    if not baseline:
+        policy = plan_only(policy)
     model = model_for(policy)
     check_attestations(case, model.attestation_ids())
-    env = evaluate_arrays(model, 1, case_getter(case))
+    env = evaluate_arrays(model, 1, case_getter(case), case.evaluation_year)
     return build_report(model, env, 0, case)
 
 

@@ -29,6 +29,7 @@ class Env(Protocol):
     def missing(self, fid: str, offset: int) -> np.ndarray: ...
     def param(self, name: str): ...
     def calc(self, name: str, offset: int | None) -> np.ndarray: ...
+    def fy(self, offset: int) -> np.ndarray: ...
 
 
 class Renderer(Protocol):
@@ -37,6 +38,7 @@ class Renderer(Protocol):
     def param(self, name: str) -> str: ...
     def calc(self, name: str, offset: int | None) -> str: ...
     def label(self, code: str) -> str: ...
+    def fy(self, offset: int) -> str: ...
 
 
 class Node:
@@ -472,3 +474,37 @@ def to_serial(d: dt.date) -> float:
 
 def from_serial(s: float) -> dt.date:
     return EXCEL_EPOCH + dt.timedelta(days=int(s))
+
+
+@dataclass(frozen=True, eq=False)
+class FY(Node):
+    """The fiscal year t+offset (the year header of that column)."""
+
+    offset: int = 0
+
+    def eval(self, env):
+        return env.fy(self.offset)
+
+    def render(self, r):
+        return r.fy(self.offset)
+
+
+def _year_of(serial: float) -> float:
+    return float(from_serial(serial).year)
+
+
+_year_of_v = np.frompyfunc(_year_of, 1, 1)
+
+
+class YearOf(_Fn):
+    """YEAR(date serial)."""
+
+    fn = "YEAR"
+
+    def eval(self, env):
+        d = _num(self.args[0].eval(env))
+        out = np.zeros(env.n, dtype=float)
+        ok = np.isfinite(d) & (d >= 1)
+        if ok.any():
+            out[ok] = _year_of_v(d[ok]).astype(float)
+        return out

@@ -33,7 +33,7 @@ BoolField = Literal[tuple(f.id for f in FIELDS.values() if f.kind == Kind.BOOL)]
 
 When = Literal[
     "always", "conditions_met", "conditions_not_met", "distribution_made",
-    "profitable", "profitable_no_cash", "stock_or_conversion",
+    "profitable", "profitable_no_cash", "stock_or_conversion", "low_payout",
 ]
 
 
@@ -208,9 +208,41 @@ class Attestation(RuleBase):
     field: BoolField | None = None
 
 
+Board = Literal[tuple(BOARDS)]  # type: ignore[valid-type]
+
+
+class StLowDividend(RuleBase):
+    """Exchange risk warning for low dividends (main board 9.8.1; ChiNext 9.4), DOMAIN.md §5.
+
+    Triggered when, over the last ``window`` fiscal years (fewer for a company listed
+    fewer full years), cumulative cash (cash dividends + cancelled buybacks) is both
+    below ``ratio`` × average net profit attributable and below the board's floor.
+    """
+
+    kind: Literal["st_low_dividend"]
+    first_fiscal_year: int = Field(ge=2000, le=2100)
+    window: int = Field(default=3, ge=1, le=5)
+    ratio: Ratio
+    floor_main: float = Field(ge=0)
+    floor_growth: float = Field(ge=0)
+    main_boards: list[Board] = Field(min_length=1)
+    growth_boards: list[Board] = Field(min_length=1)
+    rd_ratio: Ratio
+    rd_amount: float = Field(ge=0)
+
+
+class SaleRestriction(RuleBase):
+    """Controlling shareholders may not sell on the market after no or low cash dividends."""
+
+    kind: Literal["sale_restriction"]
+    window: int = Field(default=3, ge=1, le=5)
+    ratio: Ratio
+
+
 RuleSpec = Annotated[
     Union[Positive, AuditOpinion, Judgment, NoMajorOutlay, Compare, MinCash, MinCashRolling,
-          CashShare, CashPaid, DistributionCap, Vote, WithinMonths, Attestation],
+          CashShare, CashPaid, DistributionCap, Vote, WithinMonths, Attestation, StLowDividend,
+          SaleRestriction],
     Field(discriminator="kind"),
 ]
 CONDITION_KINDS = ("positive", "audit_opinion", "judgment", "no_major_outlay", "compare")
@@ -235,6 +267,7 @@ class MajorOutlay(_Base):
 
 
 class Settings(_Base):
+    regulatory_baseline: str | None = "cn-regulatory-baseline-2024"  # templates/baseline/<id>.yaml, or null
     cash_includes_buybacks: bool = True
     retained_earnings_basis: Literal["lower", "consolidated", "parent"] = "lower"
     distribution_includes_stock: bool = True
@@ -278,6 +311,31 @@ class Policy(_Base):
         return [r for r in self.rules if r.kind not in CONDITION_KINDS]
 
 
+class LowPayout(_Base):
+    """When a payout counts as low for the disclosure duties (DOMAIN.md §5)."""
+
+    ratio: Ratio
+    first_fiscal_year: int = Field(ge=2000, le=2100)
+    clause: str
+    quote: str
+
+
+class Baseline(_Base):
+    """The regulatory layer applied to every plan: rules with their regulation citations."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    version: str
+    title_zh: str
+    title_en: str
+    sources: list[str] = Field(min_length=1)
+    low_payout: LowPayout
+    clauses: dict[str, ClauseEntry]
+    rules: list[RuleSpec] = Field(min_length=1)
+
+    def rule(self, rule_id: str):
+        return next(r for r in self.rules if r.id == rule_id)
+
+
 # ---- loading ------------------------------------------------------------
 
 def _loc(err: dict, data: dict) -> str:
@@ -307,7 +365,7 @@ def _cross_check(policy: Policy, base: Path) -> list[Problem]:
             probs.append(Problem(f"rule '{r.id}', field 'clause'", f"clause {r.clause!r} is not listed under 'clauses'"))
         cited.setdefault(r.clause, set()).add(r.kind)
     needs_outlay = any(r.kind == "no_major_outlay" or (r.kind == "cash_share" and r.table) for r in policy.rules)
-    if needs_outlay and policy.major_outlay is None:
+    if needs_outlay and getattr(policy, "major_outlay", None) is None:
         probs.append(Problem("field 'major_outlay'", "a rule needs the plan's definition of a major outlay"))
     for cid, entry in policy.clauses.items():
         kinds = set().union(*[k for c, k in cited.items() if c == cid or c.startswith(cid + "、")] or [set()])
@@ -322,7 +380,7 @@ def _cross_check(policy: Policy, base: Path) -> list[Problem]:
             probs.append(Problem(f"clause {cid}", "marked 'attestation' but no attestation rule cites it"))
         if entry.treatment == "informational" and not entry.note:
             probs.append(Problem(f"clause {cid}", "an informational clause needs a 'note' saying why nothing is checked"))
-    if policy.text is None:
+    if getattr(policy, "text", None) is None:
         return probs
     path = (base / policy.text).resolve()
     if not path.is_file():
@@ -343,7 +401,8 @@ def _cross_check(policy: Policy, base: Path) -> list[Problem]:
     return probs
 
 
-def load_policy_file(path: str | Path) -> Policy:
+def load_policy_file(path: str | Path, schema=None) -> Policy:
+    schema = schema or Policy
     path = Path(path)
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -352,7 +411,7 @@ def load_policy_file(path: str | Path) -> Policy:
     if not isinstance(data, dict):
         raise PolicyError(str(path), [Problem("(file)", "expected a mapping at the top level")])
     try:
-        policy = Policy.model_validate(data)
+        policy = schema.model_validate(data)
     except ValidationError as e:
         raise PolicyError(str(path), [Problem(_loc(err, data), err["msg"]) for err in e.errors()]) from None
     probs = _cross_check(policy, path.parent)
@@ -385,6 +444,21 @@ def load_policy(ref: str | Path) -> Policy:
     if policy.id != path.stem:
         raise PolicyError(str(path), [Problem("field 'id'", f"{policy.id!r} does not match the file name {path.stem!r}")])
     return policy
+
+
+BASELINES = TEMPLATES / "baseline"
+
+
+def load_baseline(baseline_id: str) -> Baseline:
+    path = BASELINES / f"{baseline_id}.yaml"
+    if not path.is_file():
+        raise UnknownPolicyError(f"unknown regulatory baseline {baseline_id!r} (no {path})")
+    return _load_baseline_cached(path, path.stat().st_mtime)
+
+
+@lru_cache(maxsize=8)
+def _load_baseline_cached(path: Path, mtime: float) -> Baseline:
+    return load_policy_file(path, Baseline)
 
 
 def list_policies() -> list[Policy]:

@@ -16,7 +16,11 @@ _WHEN_ZH = {
     "profitable": ("本年度未盈利", "not profitable this year"),
     "profitable_no_cash": ("非“盈利但未提出现金分红”情形", "not a profitable year without a cash proposal"),
     "stock_or_conversion": ("未发放股票股利或资本公积转增", "no stock dividend or capital reserve conversion"),
+    "low_payout": ("非“盈利、未分配利润为正且现金分红低于净利润30%”情形（或会计年度早于适用年度）",
+                   "not a profitable year with positive retained earnings and a payout below 30% (or before the first year)"),
 }
+_NOT_OP_ZH = {">=": "低于", ">": "不大于", "<=": "超过", "<": "不低于"}
+_NOT_OP_EN = {">=": "<", ">": "<=", "<=": ">", "<": ">="}
 _OP_ZH = {">=": "不低于", ">": "大于", "<=": "不超过", "<": "低于"}
 
 
@@ -87,6 +91,11 @@ def _explain(rd: cat.RuleDef, status: str, a, r, sf, missing: list[str]) -> tupl
     if status == "missing_input":
         names = ", ".join(missing) or "现金分红条件 / cash dividend conditions"
         return f"缺少输入：{names}", f"missing input: {names}"
+    if status == "not_applicable" and s.kind == "st_low_dividend":
+        return ("不适用：不在适用范围（会计年度早于首次适用年度、非沪深主板/创业板/科创板或上市未满一个完整会计年度），"
+                "或前提不满足（最近一年净利润、合并或母公司未分配利润非正），或符合研发投入豁免",
+                "not applicable: out of scope (year before the first tested, board not covered, or no full fiscal year "
+                "since listing), preconditions not met (net profit or retained earnings not positive), or R&D exemption")
     if status == "not_applicable":
         reasons = [_WHEN_ZH[w] for w in s.when if w in _WHEN_ZH]
         if ck.applies is not None and not reasons:
@@ -97,10 +106,16 @@ def _explain(rd: cat.RuleDef, status: str, a, r, sf, missing: list[str]) -> tupl
     u = ck.unit
     fa, fr = _fmt(a, u), _fmt(r, u)
     ok = status == "pass"
+    if s.kind == "sale_restriction":
+        if ok:
+            return (f"最近三年累计现金分红 {fa} 不低于要求 {fr}：控股股东可减持",
+                    f"cash over three years {fa} >= required {fr}: controlling shareholders may sell")
+        return (f"最近三年累计现金分红 {fa}（要求 {fr}，且不得为零）：控股股东、实际控制人不得在二级市场减持",
+                f"cash over three years {fa} (required {fr}, and not nil): controlling shareholders may not sell on the market")
     if ck.op in _OP_ZH:
-        rel = _OP_ZH[ck.op] if ok else "未" + _OP_ZH[ck.op]
+        rel = _OP_ZH[ck.op] if ok else _NOT_OP_ZH[ck.op]
         zh = f"实际 {fa} {rel} 要求 {fr}"
-        en = f"actual {fa} {'is' if ok else 'is not'} {ck.op} required {fr}"
+        en = f"actual {fa} {ck.op if ok else _NOT_OP_EN[ck.op]} required {fr}"
         if sf:
             zh += f"，差额 {_fmt(sf, u)}"
             en += f", short/over by {_fmt(sf, u)}"
@@ -144,7 +159,8 @@ def build_report(model: cat.Model, env: ArrayEnv, i: int, case) -> Report:
                                   status, a, r, sf, u, zh, en, miss))
     p = model.policy
     return Report(
-        policy=p.id, policy_version=p.version, evaluation_year=ey, company=dict(case.company),
+        policy=p.id, policy_version=p.version, evaluation_year=ey,
+        company={k: v.isoformat() if hasattr(v, "isoformat") else v for k, v in case.company.items()},
         overall_status=val("overall_status"), cash_conditions_met=val("cash_conditions_met"),
         min_cash_dividend=val("min_cash_dividend"), max_distribution=val("max_distribution"),
         fail_count=int(val("fail_count")), warn_count=int(val("warn_count")),

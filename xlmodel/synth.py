@@ -84,7 +84,7 @@ def random_case_data(rng: np.random.Generator, policy_id: str, year: int = 2024,
 
 
 def _scalar(case: Case, name: str):
-    env = evaluate_arrays(model_for(case.policy), 1, case_getter(case))
+    env = evaluate_arrays(model_for(case.policy), 1, case_getter(case), case.evaluation_year)
     return env.calc(name, None)[0]
 
 

@@ -53,6 +53,8 @@ OUTPUTS = (
     ("fail_count", "out_fail_count", "不通过规则数", "Rules failed"),
     ("warn_count", "out_warn_count", "警告规则数", "Warnings"),
     ("missing_input_count", "out_missing_input_count", "缺少输入规则数", "Rules missing input"),
+    ("st_risk_warning", "out_st_risk_warning", "触发交易所低分红风险警示（空白=不适用）", "Exchange low-dividend risk warning (blank = out of scope)"),
+    ("cash_needed_to_avoid_st", "out_cash_needed_to_avoid_st", "避免风险警示所需本年现金分红（元）", "Cash needed this year to avoid the warning (元)"),
 )
 CHECK_COLS = ("actual", "required", "shortfall", "status")
 
@@ -135,7 +137,7 @@ class Layout:
                 self.calc_rows[name] = r
                 r += 1
         r = HEADER_ROW + 2
-        for role in ("condition", "requirement"):
+        for role in ("condition", "requirement", "regulatory"):
             for rd in self.model.rules:
                 if rd.role == role:
                     self.check_rows[rd.id] = r
@@ -154,8 +156,7 @@ class Layout:
                 (k, v) for k, v in ENUM_LISTS.items()):
             self.enum_ranges[enum_id] = (r, r + len(choices) - 1)
             for code, text in choices.items():
-                if enum_id != "board":
-                    self.labels[code] = (text, r)
+                self.labels[code] = (text, r)
                 r += 1
             r += 1
 
@@ -235,6 +236,10 @@ class CellRenderer:
 
     def label(self, code):
         return f"lbl_{code}"
+
+    def fy(self, offset):
+        col = self.L.year_col(offset + (self.column or 0))
+        return self._ref(SHEETS["inputs"], HEADER_ROW, col)
 
     def range(self, refs: list[str]) -> str | None:
         """Join references to adjacent cells of one row or column into A1:B1."""

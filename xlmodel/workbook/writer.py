@@ -104,7 +104,7 @@ class WorkbookBuilder:
         self.year = case.evaluation_year if case else (evaluation_year or policy.plan_years[1])
         self.L = Layout(self.model, self.year)
         blank = Case(policy.id, self.year)
-        self.env = evaluate_arrays(self.model, 1, case_getter(case or blank))
+        self.env = evaluate_arrays(self.model, 1, case_getter(case or blank), self.year)
 
     # -- values --------------------------------------------------------------
     def cached(self, value):
@@ -269,7 +269,7 @@ class WorkbookBuilder:
         if L.attest:
             ws.write(min(L.attest.values()) - 1, 0, "声明确认（评估年度） Attestations (evaluation year)", st.section)
         for rid, row in L.attest.items():
-            spec = self.policy.rule(rid)
+            spec = self.model.spec(rid)
             ws.write(row, 0, rid, st.key)
             ws.write(row, 1, spec.title_zh, st.text)
             ws.write(row, 2, spec.title_en, st.text)
@@ -308,7 +308,8 @@ class WorkbookBuilder:
             for row, v in zip(range(r0, r1 + 1), values):
                 if isinstance(v, str):
                     ws.write_string(row, 3, self.L.labels.get(v, (v,))[0], st.inp["gen"])
-                    ws.data_validation(row, 3, row, 3, {"validate": "list", "source": "=list_audit_opinion"})
+                    enum_id = next(k for k, choices in ENUMS.items() if v in choices)
+                    ws.data_validation(row, 3, row, 3, {"validate": "list", "source": f"=list_{enum_id}"})
                 else:
                     ws.write_number(row, 3, float(v), st.inp[_fmt_key(prm.unit)])
             self.wb.define_name(pname(name), f"={q(SHEETS['params'])}!$D${r0 + 1}" + (f":$D${r1 + 1}" if r1 > r0 else ""))
@@ -356,7 +357,8 @@ class WorkbookBuilder:
                      [("规则 Rule", 30), ("条款 Clause", 16), ("描述", 46), ("Description", 46),
                       ("实际 Actual", 18), ("要求 Required", 18), ("差额 Shortfall", 16), ("状态 Status", 12), ("单位 Unit", 8)])
         ws.write(3, 0, "状态：通过/不通过/警告/不适用/缺少输入。条件行“通过”即条件满足。Status: pass/fail/warning/n.a./missing input; for conditions, pass = met.", st.note)
-        for role, zh, en in (("condition", "现金分红条件", "Cash dividend conditions"), ("requirement", "规则要求", "Requirements")):
+        for role, zh, en in (("condition", "现金分红条件", "Cash dividend conditions"), ("requirement", "规划要求", "Plan requirements"),
+                             ("regulatory", "监管底线（适用于所有公司）", "Regulatory baseline (every company)")):
             rows = [L.check_rows[r.id] for r in self.model.rules if r.role == role]
             if not rows:
                 continue
@@ -392,7 +394,7 @@ class WorkbookBuilder:
             ws.write(row, 0, out, st.key)
             ws.write(row, 1, zh, st.text)
             ws.write(row, 3, en, st.text)
-            fmt = st.out["amount"] if name in ("min_cash_dividend", "max_distribution") else st.out["count" if name.endswith("_count") else "gen"]
+            fmt = st.out["amount"] if name in ("min_cash_dividend", "max_distribution", "cash_needed_to_avoid_st") else st.out["count" if name.endswith("_count") else "gen"]
             ws.write_formula(row, 2, self.formula(self.model.scalars[name]), fmt, self.scalar(name))
             self.wb.define_name(out, f"={q(SHEETS['summary'])}!$C${row + 1}")
         r0 = max(L.output_rows.values())
