@@ -40,8 +40,10 @@ def test_every_row_equals_the_single_case_path(mixed):
             row = out[(out.stock_code == f"{i:06d}") & (out.fiscal_year == y)].iloc[0]
             assert row.policy == c.policy
             for k in ("overall_status", "min_cash_dividend", "max_distribution", "fail_count", "warn_count",
-                      "missing_input_count"):
+                      "missing_input_count", "cash_needed_to_avoid_st"):
                 assert _eq(single.to_dict()[k], None if pd.isna(row[k]) else row[k]), (c.source, y, k)
+            st = row["st_risk_warning"]
+            assert single.st_risk_warning == (None if st is None or (isinstance(st, float) and math.isnan(st)) else bool(st))
             cond = row["cash_conditions_met"]
             assert single.cash_conditions_met == (None if cond is None or (isinstance(cond, float) and math.isnan(cond)) else bool(cond))
             for r in single.rules:

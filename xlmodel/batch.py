@@ -110,7 +110,7 @@ def evaluate_batch(df: pd.DataFrame, policy: str | None = None, source: str = "<
     pol_col = df["policy"].astype(str).str.strip() if "policy" in df.columns and policy is None else pd.Series([policy] * len(df))
     encoded: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for c in df.columns:
-        if c in FIELDS and FIELDS[c].per_year:
+        if c in FIELDS and c not in ("company_name", "stock_code"):
             encoded[c] = _encode_column(c, df[c], problems, rows)
         elif c in attest_cols:
             encoded[c] = _encode_column(c, df[c], problems, rows)
@@ -161,7 +161,7 @@ def evaluate_batch(df: pd.DataFrame, policy: str | None = None, source: str = "<
             "fiscal_year": y[sel],
         }
         for name in ("overall_status", "cash_conditions_met", "min_cash_dividend", "max_distribution",
-                     "fail_count", "warn_count", "missing_input_count"):
+                     "fail_count", "warn_count", "missing_input_count", "st_risk_warning", "cash_needed_to_avoid_st"):
             res[name] = _col(env.calc(name, None))
         for rd in model.rules:
             res[f"{rd.id}.status"] = env.calc(f"{rd.id}.status", None)

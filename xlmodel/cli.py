@@ -89,7 +89,11 @@ def cmd_evaluate(args) -> int:
             else:
                 df.to_excel(tmp, index=False, engine="xlsxwriter")
         counts = df["overall_status"].value_counts().to_dict()
+        at_risk = df.loc[df["st_risk_warning"].eq(True), "stock_code" if "stock_code" in df else "company_name"]
         print(f"{len(df)} company-years evaluated -> {out}  ({', '.join(f'{k}: {v}' for k, v in sorted(counts.items()))})",
+              file=sys.stderr)
+        print(f"交易所低分红风险警示 at risk of the ST warning: {len(at_risk)} company-years"
+              + (f" ({', '.join(sorted(set(map(str, at_risk)))[:20])}{' …' if at_risk.nunique() > 20 else ''})" if len(at_risk) else ""),
               file=sys.stderr)
         return EXIT_FAIL if (df["overall_status"].isin(["fail", "missing_input"])).any() else EXIT_OK
     if not args.cases:
@@ -111,7 +115,7 @@ def cmd_evaluate(args) -> int:
 def _json(rep) -> dict:
     d = rep.to_dict()
     keys = ["policy", "evaluation_year", "overall_status", "cash_conditions_met", "min_cash_dividend",
-            "max_distribution", "rules"]
+            "max_distribution", "rules", "st_risk_warning", "cash_needed_to_avoid_st"]
     return {**{k: d[k] for k in keys}, **{k: v for k, v in d.items() if k not in keys}}
 
 

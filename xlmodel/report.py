@@ -19,6 +19,7 @@ _WHEN_ZH = {
     "low_payout": ("非“盈利、未分配利润为正且现金分红低于净利润30%”情形（或会计年度早于适用年度）",
                    "not a profitable year with positive retained earnings and a payout below 30% (or before the first year)"),
 }
+_ROLE_TAG = {"condition": "[条件] ", "regulatory": "[监管] "}
 _NOT_OP_ZH = {">=": "低于", ">": "不大于", "<=": "超过", "<": "不低于"}
 _NOT_OP_EN = {">=": "<", ">": "<=", "<=": ">", "<": ">="}
 _OP_ZH = {">=": "不低于", ">": "大于", "<=": "不超过", "<": "低于"}
@@ -56,6 +57,8 @@ class Report:
     fail_count: int
     warn_count: int
     missing_input_count: int
+    st_risk_warning: bool | None  # exchange low-dividend risk warning; None when out of scope or undetermined
+    cash_needed_to_avoid_st: float | None
     rules: list[RuleResult]
 
     def to_dict(self) -> dict:
@@ -164,7 +167,8 @@ def build_report(model: cat.Model, env: ArrayEnv, i: int, case) -> Report:
         overall_status=val("overall_status"), cash_conditions_met=val("cash_conditions_met"),
         min_cash_dividend=val("min_cash_dividend"), max_distribution=val("max_distribution"),
         fail_count=int(val("fail_count")), warn_count=int(val("warn_count")),
-        missing_input_count=int(val("missing_input_count")), rules=results)
+        missing_input_count=int(val("missing_input_count")),
+        st_risk_warning=val("st_risk_warning"), cash_needed_to_avoid_st=val("cash_needed_to_avoid_st"), rules=results)
 
 
 # ---- text rendering ----------------------------------------------------------
@@ -189,13 +193,15 @@ def render_table(rep: Report) -> str:
         f"现金分红条件 Cash conditions met: {'—' if cond is None else ('是 yes' if cond else '否 no')}",
         f"最低现金分红 Minimum cash dividend: {_fmt(rep.min_cash_dividend, '元')} 元",
         f"利润分配上限 Maximum distribution: {_fmt(rep.max_distribution, '元')} 元",
+        f"交易所低分红风险警示 ST risk warning: {'— (不适用 out of scope)' if rep.st_risk_warning is None else ('是 YES' if rep.st_risk_warning else '否 no')}"
+        f"    避免所需现金 Cash needed to avoid it: {_fmt(rep.cash_needed_to_avoid_st, '元')} 元",
         "",
     ]
     head = ["规则 Rule", "条款 Clause", "状态 Status", "实际 Actual", "要求 Required", "差额 Shortfall"]
     rows = []
     for r in rep.rules:
         rows.append([
-            f"{'[条件] ' if r.role == 'condition' else ''}{r.title_zh}",
+            f"{_ROLE_TAG.get(r.role, '')}{r.title_zh}",
             r.clause, f"{st[r.status]} {r.status}",
             _fmt(r.actual, r.unit), _fmt(r.required, r.unit), _fmt(r.shortfall, r.unit) if r.shortfall else "",
         ])

@@ -18,7 +18,7 @@ from .policy import load_policy
 OPINIONS = ("standard_unqualified", "unqualified_with_emphasis", "qualified", "adverse", "disclaimer")
 STAGES = ("mature", "growth", "indeterminate")
 BOUNDARIES = ("min_exact", "min_short", "outlay_exact", "outlay_below", "half_fen", "vote_exact",
-              "payout_deadline", "payout_late", "cap_exact", "zero_profit")
+              "payout_deadline", "payout_late", "cap_exact", "zero_profit", "st_exact", "st_short", "rd_exact")
 
 
 def _fen(x: float) -> float:
@@ -50,7 +50,7 @@ def random_year(rng: np.random.Generator, p_missing: float = 0.0) -> dict:
         "cash_flow_sufficient": bool(rng.random() < 0.85),
         "cash_dividend": _fen(max(npa, 0) * rng.uniform(0, 0.7)) if rng.random() < 0.8 else 0.0,
         "buyback_amount": _fen(scale * rng.uniform(0, 0.1)) if rng.random() < 0.2 else 0.0,
-        "buyback_cancelled": 0.0,
+        "buyback_cancelled": _fen(scale * rng.uniform(0, 0.05)) if rng.random() < 0.15 else 0.0,
         "stock_dividend": _fen(scale * rng.uniform(0, 0.3)) if rng.random() < 0.25 else 0.0,
         "capital_reserve_conversion": _fen(scale * rng.uniform(0, 0.3)) if rng.random() < 0.1 else 0.0,
         "vote_for_ratio": float(rng.choice([0.5, 2 / 3, round(rng.uniform(0.3, 1), 4)])),
@@ -78,9 +78,13 @@ def random_case_data(rng: np.random.Generator, policy_id: str, year: int = 2024,
                 y["payout_date"] = (agm + dt.timedelta(days=int(rng.integers(10, 75)))).isoformat()
         years.append(y)
     att = {rid: bool(rng.random() < 0.9) for rid in model.attestation_ids() if rng.random() > p_missing}
-    return {"policy": policy_id, "evaluation_year": year, "years": years, "attestations": att,
-            "company": {"company_name": "示例公司 Synthetic Co.", "stock_code": f"{int(rng.integers(0, 999999)):06d}",
-                        "board": "sse_main"}}
+    company = {"company_name": "示例公司 Synthetic Co.", "stock_code": f"{int(rng.integers(0, 999999)):06d}",
+               "board": str(rng.choice(["sse_main", "szse_main", "chinext", "star", "bse"], p=[0.3, 0.3, 0.2, 0.15, 0.05]))}
+    if rng.random() > p_missing:
+        listed = dt.date(int(rng.choice([1995, 2010, 2018, year - 2, year - 1, year])), int(rng.integers(1, 13)),
+                         int(rng.choice([1, 15, 28])))
+        company["listing_date"] = listed.isoformat()
+    return {"policy": policy_id, "evaluation_year": year, "years": years, "attestations": att, "company": company}
 
 
 def _scalar(case: Case, name: str):
@@ -122,6 +126,16 @@ def apply_boundary(data: dict, kind: str, rng: np.random.Generator) -> dict:
         lower = min(t.get("retained_earnings_consolidated", 0.0), t.get("retained_earnings_parent", 0.0))
         if lower > 0:
             t["cash_dividend"] = _fen(lower - t.get("stock_dividend", 0.0))
+    elif kind in ("st_exact", "st_short"):
+        need = _scalar(case, "reg_st_low_dividend.needed") if "reg_st_low_dividend.needed" in model_for(data["policy"]).scalars else ""
+        if isinstance(need, float):
+            t["cash_dividend"] = _fen(need - t.get("buyback_cancelled", 0.0) - (0.01 if kind == "st_short" else 0.0))
+            data["company"]["board"] = str(rng.choice(["sse_main", "chinext"]))
+    elif kind == "rd_exact":
+        data["company"]["board"] = "star"
+        for y in data["years"][-3:]:
+            y["revenue"], y["rd_expense"] = 1000000.0, 150000.0  # exactly 15%
+        data["years"][-1]["rd_expense"] = 149999.99 if rng.random() < 0.5 else 150000.0
     elif kind == "zero_profit":
         t["distributable_profit"] = 0.0
         t["net_profit_attributable"] = 0.0
@@ -147,7 +161,8 @@ def cases_frame(cases: list[Case]):
     rows = []
     for i, c in enumerate(cases):
         for y, vals in c.years.items():
-            row = {"policy": c.policy, "stock_code": f"{i:06d}", "fiscal_year": y, **vals}
+            row = {"policy": c.policy, "stock_code": f"{i:06d}", "fiscal_year": y,
+                   **{k: v for k, v in c.company.items() if k in ("board", "listing_date")}, **vals}
             if y == c.evaluation_year:
                 row.update({f"attest_{k}": v for k, v in c.attestations.items()})
             rows.append(row)
