@@ -213,3 +213,29 @@ def render_table(rep: Report) -> str:
         if r.status not in ("pass",):
             lines.append(f"    ↳ {r.explanation_zh} | {r.explanation_en}")
     return "\n".join(lines)
+
+
+def render_markdown(rep: Report) -> str:
+    """The report as Markdown, for pasting into a board memo."""
+    st = cat.STATUS_ZH
+    cond = rep.cash_conditions_met
+    name = f"{rep.company.get('company_name', '')} {rep.company.get('stock_code', '')}".strip()
+    lines = [
+        f"### {name} — {rep.evaluation_year} 年度股东分红回报规划合规检查" if name else f"### {rep.evaluation_year} 年度股东分红回报规划合规检查",
+        "",
+        f"- 规划 Policy: `{rep.policy}` v{rep.policy_version}",
+        f"- 总体结论 Overall: **{st[rep.overall_status]}** ({rep.overall_status}); 不通过 {rep.fail_count}, 警告 {rep.warn_count}, 缺少输入 {rep.missing_input_count}",
+        f"- 现金分红条件 Cash conditions met: {'—' if cond is None else ('是' if cond else '否')}",
+        f"- 最低现金分红 Minimum cash dividend: {_fmt(rep.min_cash_dividend, '元')} 元",
+        f"- 利润分配上限 Maximum distribution: {_fmt(rep.max_distribution, '元')} 元",
+        f"- 交易所低分红风险警示 ST risk warning: {'不适用' if rep.st_risk_warning is None else ('是' if rep.st_risk_warning else '否')};"
+        f" 避免所需现金 {_fmt(rep.cash_needed_to_avoid_st, '元')} 元",
+        "",
+        "| 条款 Clause | 规则 Rule | 状态 Status | 实际 Actual | 要求 Required | 差额 Shortfall | 说明 |",
+        "|---|---|---|---:|---:|---:|---|",
+    ]
+    for r in rep.rules:
+        cells = [r.clause, f"{_ROLE_TAG.get(r.role, '')}{r.title_zh}", st[r.status], _fmt(r.actual, r.unit),
+                 _fmt(r.required, r.unit), _fmt(r.shortfall, r.unit) if r.shortfall else "", r.explanation_zh]
+        lines.append("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines)

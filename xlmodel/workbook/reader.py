@@ -1,0 +1,302 @@
+"""Read a filled-in xlmodel workbook back: inputs, cached results, formula integrity.
+
+Workbooks come back from email and from other people's hands, so the file is
+treated as untrusted: the zip is inspected before any XML is parsed (size,
+entry count, compression ratio), XML is parsed with defusedxml (no entity
+expansion), macros are never loaded or run, and every problem with an input is
+reported at once with its sheet!cell and what was expected.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import tempfile
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..case import Case, coerce
+from ..errors import Problem, ProblemsError, XlmodelError
+from ..evaluator import model_for
+from ..expr import from_serial
+from ..fields import COMPANY_FIELDS, FIELDS, YEAR_FIELDS, Kind
+from ..policy import Policy, load_policy
+from .layout import OUTPUTS, SHEETS
+
+MAX_FILE = 50 * 2**20  # bytes on disk
+MAX_UNPACKED = 200 * 2**20  # bytes, all entries
+MAX_ENTRY = 60 * 2**20  # bytes, one entry
+MAX_RATIO = 200  # uncompressed / compressed, for entries over 1 MiB
+MAX_ENTRIES = 5000
+_AMOUNT_TEXT = re.compile(r"^[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$")
+FORMULA_SHEETS = (SHEETS["calc"], SHEETS["checks"], SHEETS["summary"])
+
+
+class WorkbookError(ProblemsError):
+    title = "cannot use this workbook"
+
+
+@dataclass
+class WorkbookRead:
+    path: Path
+    case: Case
+    policy: Policy
+    built_with: dict[str, str]  # xlmodel_version, xlmodel_policy, xlmodel_policy_version
+    cached: dict[str, object]  # out_* / chk_* as the file shows them
+    notes: list[str] = field(default_factory=list)  # things the user should know (macros ignored, …)
+    tampered: list[str] = field(default_factory=list)  # sheet!cell: what changed
+
+
+def _inspect_zip(path: Path) -> list[str]:
+    """Refuse what is not a sane xlsx before parsing any XML; return notes."""
+    notes = []
+    if not path.is_file():
+        raise XlmodelError(f"{path}: no such file")
+    size = path.stat().st_size
+    if size > MAX_FILE:
+        raise XlmodelError(f"{path}: {size / 2**20:.0f} MB is larger than an xlmodel workbook can be ({MAX_FILE // 2**20} MB)")
+    if not zipfile.is_zipfile(path):
+        raise XlmodelError(f"{path}: not an Excel workbook (.xlsx is a zip file; this is not one)")
+    try:
+        with zipfile.ZipFile(path) as z:
+            infos = z.infolist()
+            if len(infos) > MAX_ENTRIES:
+                raise XlmodelError(f"{path}: {len(infos)} parts in the file; refusing to read")
+            total = 0
+            for i in infos:
+                total += i.file_size
+                if i.file_size > MAX_ENTRY or total > MAX_UNPACKED:
+                    raise XlmodelError(f"{path}: part {i.filename} unpacks to {i.file_size / 2**20:.0f} MB; refusing to read")
+                if i.file_size > 2**20 and i.compress_size and i.file_size / i.compress_size > MAX_RATIO:
+                    raise XlmodelError(f"{path}: part {i.filename} is compressed {i.file_size // i.compress_size}:1 "
+                                       "(a zip bomb?); refusing to read")
+            names = {i.filename for i in infos}
+            if "xl/workbook.xml" not in names:
+                raise XlmodelError(f"{path}: not an Excel workbook (no xl/workbook.xml)")
+            if "xl/vbaProject.bin" in names:
+                notes.append("the file contains macros (VBA); they were ignored and never run")
+            bad = z.testzip()
+            if bad:
+                raise XlmodelError(f"{path}: the file is damaged (part {bad} fails its checksum)")
+    except zipfile.BadZipFile as e:
+        raise XlmodelError(f"{path}: damaged zip file ({e})") from None
+    return notes
+
+
+def _load(path: Path, data_only: bool):
+    import openpyxl
+    from openpyxl.xml import DEFUSEDXML
+
+    if not DEFUSEDXML:  # pragma: no cover - defusedxml is a dependency
+        raise XlmodelError("defusedxml is required to read workbooks safely")
+    try:
+        return openpyxl.load_workbook(path, data_only=data_only, keep_vba=False, keep_links=False)
+    except XlmodelError:
+        raise
+    except Exception as e:  # openpyxl and defusedxml raise many types for hostile or broken files
+        raise XlmodelError(f"{path}: cannot read the workbook ({type(e).__name__}: {str(e)[:200]})") from None
+
+
+def _cell(wb, name: str):
+    """The (sheet, cells) a workbook-scoped defined name points to, or None."""
+    if name not in wb.defined_names:
+        return None
+    dests = list(wb.defined_names[name].destinations)
+    if len(dests) != 1 or dests[0][0] not in wb.sheetnames:
+        return None
+    sheet, ref = dests[0]
+    ws = wb[sheet]
+    cells = ws[ref.replace("$", "")]
+    if not isinstance(cells, tuple):
+        return sheet, [cells]
+    flat = [c for row in cells for c in (row if isinstance(row, tuple) else (row,))]
+    return sheet, flat
+
+
+def read_value(f_kind: Kind, fid: str, raw, where: str) -> tuple[object, Problem | None]:
+    """A cell value -> (value or None when blank, problem). Never guesses."""
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return None, None
+    v = raw
+    if isinstance(v, str):
+        v = v.strip()
+    if f_kind in (Kind.AMOUNT, Kind.COUNT, Kind.RATIO) and isinstance(v, str):
+        if f_kind == Kind.RATIO and v.endswith("%") and _AMOUNT_TEXT.match(v[:-1].strip()):
+            v = float(v[:-1].replace(",", "")) / 100
+        elif _AMOUNT_TEXT.match(v):
+            v = float(v.replace(",", ""))
+    if f_kind == Kind.DATE:
+        if isinstance(v, dt.datetime):
+            v = v.date()
+        elif isinstance(v, (int, float)) and not isinstance(v, bool) and 1 <= v < 2958466:
+            v = from_serial(float(v))
+    if f_kind == Kind.TEXT and isinstance(v, (int, float)) and not isinstance(v, bool):
+        return None, Problem(where, f"expected text, got the number {raw!r} (enter it as text, keeping leading zeros)")
+    spec = FIELDS.get(fid) or FIELDS["online_voting_offered"]
+    val, err = coerce(spec, v)
+    if err:
+        unit = {Kind.AMOUNT: "an amount in 元", Kind.RATIO: "a ratio between 0 and 1 (or a percentage)",
+                Kind.COUNT: "a whole number of shares", Kind.BOOL: "是 or 否", Kind.DATE: "a date",
+                Kind.ENUM: "a choice from the list", Kind.TEXT: "text"}[f_kind]
+        return None, Problem(where, f"{fid}: expected {unit}, got {raw!r}")
+    return val, None
+
+
+def read_workbook(path: str | Path, check_formulas: bool = True) -> WorkbookRead:
+    path = Path(path)
+    notes = _inspect_zip(path)
+    wb = _load(path, data_only=False)
+    values = _load(path, data_only=True)
+    props = {p.name: str(p.value) for p in getattr(wb, "custom_doc_props", [])}
+    pid = props.get("xlmodel_policy")
+    if not pid or "in_evaluation_year" not in wb.defined_names:
+        raise XlmodelError(f"{path}: not an xlmodel workbook (no xlmodel properties or in_* names); "
+                           "build one with `xlmodel build`")
+    try:
+        policy = load_policy(pid)
+    except XlmodelError as e:
+        raise XlmodelError(f"{path}: built for policy {pid!r}, which this xlmodel does not know ({e})") from None
+    problems: list[Problem] = []
+    ysheet, ycells = _cell(wb, "in_evaluation_year")
+    yraw = ycells[0].value
+    if isinstance(yraw, bool) or not isinstance(yraw, (int, float)) or yraw != int(yraw) or not 1990 <= yraw <= 2100:
+        raise WorkbookError(str(path), [Problem(f"{ysheet}!{ycells[0].coordinate}", f"evaluation year: expected a year such as 2024, got {yraw!r}")])
+    year = int(yraw)
+    years: dict[int, dict] = {}
+    for f in YEAR_FIELDS:
+        loc = _cell(wb, f"in_{f.id}")
+        if loc is None:
+            problems.append(Problem(f"in_{f.id}", "the defined name is missing (workbook from another tool or edited)"))
+            continue
+        sheet, cells = loc
+        n = len(cells)
+        for i, c in enumerate(cells):
+            fy = year - (n - 1 - i)
+            val, prob = read_value(f.kind, f.id, c.value, f"{sheet}!{c.coordinate}")
+            if prob:
+                problems.append(Problem(prob.where, f"{prob.message} ({fy})"))
+            elif val is not None:
+                years.setdefault(fy, {})[f.id] = val
+    years.setdefault(year, {})
+    company = {}
+    for f in COMPANY_FIELDS:
+        loc = _cell(wb, f"in_{f.id}")
+        if loc is None:
+            continue
+        sheet, cells = loc
+        val, prob = read_value(f.kind, f.id, cells[0].value, f"{sheet}!{cells[0].coordinate}")
+        if prob:
+            problems.append(prob)
+        elif val is not None:
+            company[f.id] = val
+    attestations = {}
+    for name in wb.defined_names:
+        if name.startswith("att_"):
+            sheet, cells = _cell(wb, name) or (None, [None])
+            if cells[0] is None:
+                continue
+            val, prob = read_value(Kind.BOOL, name[4:], cells[0].value, f"{sheet}!{cells[0].coordinate}")
+            if prob:
+                problems.append(prob)
+            elif val is not None:
+                attestations[name[4:]] = val
+    notes_by_field = _notes(wb)
+    if problems:
+        raise WorkbookError(str(path), problems)
+    case = Case(policy.id, year, company, {y: years[y] for y in sorted(years)}, attestations, str(path), notes_by_field)
+    cached = {}
+    for name in list(wb.defined_names):
+        if name.startswith(("out_", "chk_")):
+            loc = _cell(values, name)
+            if loc:
+                v = loc[1][0].value
+                cached[name] = None if v == "" else v
+    built = {k: props.get(k, "") for k in ("xlmodel_version", "xlmodel_policy", "xlmodel_policy_version")}
+    result = WorkbookRead(path, case, policy, built, cached, notes)
+    if built["xlmodel_policy_version"] != policy.version:
+        result.notes.append(f"built with policy {pid} v{built['xlmodel_policy_version']}; the current version is "
+                            f"v{policy.version}: run `xlmodel refresh` to rebuild it")
+    elif check_formulas:
+        result.tampered = compare_formulas(wb, policy, case)
+    return result
+
+
+def _notes(wb) -> dict[str, str]:
+    """The source/notes column beside each input row (the column after the last year)."""
+    out = {}
+    for f in YEAR_FIELDS:
+        loc = _cell(wb, f"in_{f.id}")
+        if loc:
+            sheet, cells = loc
+            last = cells[-1]
+            note = wb[sheet].cell(last.row, last.column + 1).value
+            if isinstance(note, str) and note.strip():
+                out[f.id] = note.strip()
+    return out
+
+
+def _norm(formula) -> str:
+    """Formula text as both Excel and LibreOffice write it back (quotes, case, spaces)."""
+    s = str(formula).lstrip("=")
+    s = re.sub(r"'([^'!]+)'!", r"\1!", s)
+    s = s.replace("_xlfn.", "").replace(" ", "")
+    return s.upper()
+
+
+def compare_formulas(wb, policy: Policy, case: Case) -> list[str]:
+    """Cells whose formula differs from what this xlmodel generates for the plan and year."""
+    from .writer import WorkbookBuilder
+
+    with tempfile.TemporaryDirectory(prefix="xlmodel-ref-") as d:
+        ref_path = Path(d) / "reference.xlsx"
+        WorkbookBuilder(policy, Case(policy.id, case.evaluation_year)).write(ref_path)
+        ref = _load(ref_path, data_only=False)
+    changed = []
+    for name in FORMULA_SHEETS:
+        if name not in wb.sheetnames:
+            changed.append(f"{name}: sheet missing")
+            continue
+        ws, rs = wb[name], ref[name]
+        for row in rs.iter_rows():
+            for c in row:
+                want = c.value
+                if not (isinstance(want, str) and want.startswith("=")):
+                    continue
+                got = ws[c.coordinate].value
+                if not (isinstance(got, str) and got.startswith("=")):
+                    changed.append(f"{name}!{c.coordinate}: formula replaced by {got!r}")
+                elif _norm(got) != _norm(want):
+                    changed.append(f"{name}!{c.coordinate}: {got} (expected {want})")
+    return changed
+
+
+def cached_differences(read: WorkbookRead, report) -> list[str]:
+    """Where the workbook's own cached results differ from the evaluator's."""
+    from ..catalogue import STATUS_ZH
+
+    want = {
+        "out_overall_status": STATUS_ZH[report.overall_status],
+        "out_cash_conditions_met": report.cash_conditions_met,
+        "out_min_cash_dividend": report.min_cash_dividend,
+        "out_max_distribution": report.max_distribution,
+        "out_fail_count": report.fail_count,
+        "out_warn_count": report.warn_count,
+        "out_st_risk_warning": report.st_risk_warning,
+        "out_cash_needed_to_avoid_st": report.cash_needed_to_avoid_st,
+    }
+    for r in report.rules:
+        want[f"chk_{r.id}"] = STATUS_ZH[r.status]
+    diffs = []
+    for name, v in want.items():
+        if name not in read.cached:
+            continue
+        got = read.cached[name]
+        same = got == v or (isinstance(got, (int, float)) and isinstance(v, (int, float))
+                            and not isinstance(got, bool) and abs(got - v) < 0.005)
+        if not same:
+            diffs.append(f"{name}: workbook shows {got!r}, evaluator gives {v!r}")
+    return diffs
+
+
+OUTPUT_NAMES = tuple(o[1] for o in OUTPUTS)
