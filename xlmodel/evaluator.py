@@ -7,7 +7,6 @@ computes the model's calculations lazily, once each.
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Callable
 
 import numpy as np
@@ -165,7 +164,3 @@ def evaluate(case: Case, policy: Policy | None = None, *, baseline: bool = True)
     check_attestations(case, model.attestation_ids())
     env = evaluate_arrays(model, 1, case_getter(case), case.evaluation_year)
     return build_report(model, env, 0, case)
-
-
-def today() -> dt.date:
-    return dt.date.today()

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell
 
 from .. import catalogue as cat
-from ..fields import COMPANY_FIELDS, FIELDS, YEAR_FIELDS, Kind
+from ..fields import AUDIT_OPINIONS, BOARDS, COMPANY_FIELDS, FIELDS, STAGES, YEAR_FIELDS, Kind
 
 SHEETS = {
     "cover": "封面",
@@ -177,8 +177,6 @@ class Layout:
             return SHEETS["summary"], self.output_rows[name], 2
         return SHEETS["calc"], self.calc_rows[name], self.t_col
 
-
-from ..fields import AUDIT_OPINIONS, BOARDS, STAGES  # noqa: E402
 
 ENUM_LISTS = {"audit_opinion": AUDIT_OPINIONS, "development_stage": STAGES, "board": BOARDS}
 LABEL_TEXT = {**cat.STATUS_ZH, "ok": "正常", "check": "请检查"}

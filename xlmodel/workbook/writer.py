@@ -98,8 +98,10 @@ def _calc_fmt(name: str) -> str:
 
 
 class WorkbookBuilder:
-    def __init__(self, policy: Policy, case: Case | None = None, evaluation_year: int | None = None):
+    def __init__(self, policy: Policy, case: Case | None = None, evaluation_year: int | None = None,
+                 udf: bool = False):
         self.policy, self.case = policy, case
+        self.udf = udf  # also write the UDF and xlwings.conf sheets (udf_sheet.py)
         self.model = model_for(policy)
         self.year = case.evaluation_year if case else (evaluation_year or policy.plan_years[1])
         self.L = Layout(self.model, self.year)
@@ -142,6 +144,10 @@ class WorkbookBuilder:
         self._text()
         self._cover()
         self._properties()
+        if self.udf:
+            from .udf_sheet import add_udf_sheets
+
+            add_udf_sheets(self)
         for key, ws in self.ws.items():
             ws.set_paper(9)
             ws.fit_to_pages(1, 0)
@@ -449,6 +455,19 @@ class WorkbookBuilder:
             if entry.note:
                 text = f"{text}\n【说明】{entry.note}" if text else f"【说明】{entry.note}"
             ws.write_string(row, 3, text, st.wrap)
+        base = self.model.baseline
+        if base is not None:
+            row = HEADER_ROW + 2 + len(p.clauses)
+            ws.write(row, 0, "监管底线 Regulatory baseline", st.section)
+            ws.write(row, 3, f"{base.title_zh}（{base.id} v{base.version}）", st.wrap)
+            for i, src in enumerate(base.sources):
+                ws.write_string(row + 1 + i, 3, src, st.wrap)
+            for j, (cid, entry) in enumerate(base.clauses.items()):
+                r = row + 2 + len(base.sources) + j
+                ws.write(r, 0, cid, st.text)
+                ws.write(r, 1, treat_zh[entry.treatment], st.text)
+                ws.write(r, 2, ", ".join(x.id for x in base.rules if x.clause == cid), st.wrap)
+                ws.write_string(r, 3, "；".join(x.quote for x in base.rules if x.clause == cid) or (entry.note or ""), st.wrap)
         ws.freeze_panes(HEADER_ROW + 1, 1)
 
     # -- cover ---------------------------------------------------------------
@@ -554,15 +573,15 @@ def _calc_label(model: cat.Model, name: str) -> tuple[str, str]:
 
 
 def build_workbook(out: Path, policy: Policy | str | None = None, case: Case | None = None,
-                   evaluation_year: int | None = None, force: bool = False) -> Path:
-    """Write the workbook atomically; refuse to overwrite unless ``force``."""
+                   evaluation_year: int | None = None, force: bool = False, udf: bool = False) -> Path:
+    """Write the workbook atomically; refuse to overwrite unless ``force``. ``udf``: add the UDF sheets."""
     from ..errors import OutputExistsError
 
     out = Path(out)
     if out.exists() and not force:
         raise OutputExistsError(f"{out} exists; pass --force to overwrite it")
     pol = load_policy(policy or case.policy) if not isinstance(policy, Policy) else policy
-    builder = WorkbookBuilder(pol, case, evaluation_year)
+    builder = WorkbookBuilder(pol, case, evaluation_year, udf=udf)
     with atomic_write(out) as tmp:
         builder.write(tmp)
     return out
