@@ -7,7 +7,6 @@ a dict {fiscal_year: {field: value}} so that tests read like the plan text.
 from __future__ import annotations
 
 import os
-import shutil
 
 import pytest
 

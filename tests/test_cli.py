@@ -12,7 +12,6 @@ Python API (``xlmodel.evaluate``) on the same input.
 
 from __future__ import annotations
 
-import copy
 import csv
 import datetime as dt
 import json

@@ -28,6 +28,7 @@ _Loader.yaml_implicit_resolvers = {
     for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # not allowed in spreadsheet text
 MAX_AMOUNT = 1e15  # 元; beyond this 15-digit spreadsheet arithmetic loses the fen
 _YES = {True, "是", "yes", "true", "TRUE", "True", "Y", "y"}
 _NO = {False, "否", "no", "false", "FALSE", "False", "N", "n"}
@@ -75,7 +76,8 @@ def coerce(f: Field, v: Any) -> tuple[Any, str | None]:
             return None, f"expected a ratio between 0 and 1 (e.g. 0.67 for 67%), got {v!r}"
         if k == Kind.COUNT and (x < 0 or x != int(x)):
             return None, f"expected a whole, non-negative number of shares, got {v!r}"
-        return x, None
+        # a spreadsheet keeps 15 significant digits: 0.1 + 0.2 is 0.3 there, and so here
+        return float(f"{x:.15g}"), None
     if k == Kind.BOOL:
         if isinstance(v, str):
             v = v.strip()
@@ -106,8 +108,37 @@ def coerce(f: Field, v: Any) -> tuple[Any, str | None]:
                 pass
         return None, f"expected a date (YYYY-MM-DD), got {v!r}"
     if isinstance(v, str) and v.strip():
+        if _CONTROL.search(v):
+            return None, f"text contains a control character: {v!r}"
         return v.strip(), None
     return None, f"expected text, got {v!r}"
+
+
+_AMOUNT_TEXT = re.compile(r"^[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$")
+MAX_SERIAL = 2958465  # 9999-12-31
+
+
+def from_cell(kind: Kind, v: Any) -> Any:
+    """What a spreadsheet cell holds -> a value :func:`coerce` understands.
+
+    Text is stripped; numbers stored as text with thousands separators and
+    percentages are read (``"1,234,567.89"``, ``"67%"``); date cells and date
+    serials become dates. Anything ambiguous (``"1.234,56"``, ``"1.2亿"``) is
+    left as it is, so that :func:`coerce` reports it: never a guess."""
+    if isinstance(v, str):
+        v = v.strip()
+        if kind == Kind.RATIO and v.endswith("%") and _AMOUNT_TEXT.match(v[:-1].strip()):
+            return float(v[:-1].replace(",", "")) / 100
+        if kind in (Kind.AMOUNT, Kind.COUNT, Kind.RATIO) and _AMOUNT_TEXT.match(v):
+            return float(v.replace(",", ""))
+    if kind == Kind.DATE:
+        if isinstance(v, dt.datetime):
+            return v.date()
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and 1 <= v <= MAX_SERIAL:
+            from .expr import from_serial
+
+            return from_serial(float(v))
+    return v
 
 
 def parse_case(data: Any, source: str = "<case>") -> Case:
@@ -204,6 +235,8 @@ def parse_case(data: Any, source: str = "<case>") -> Case:
     for k, v in raw_notes.items():
         if k not in FIELDS and k not in raw_att:
             probs.append(Problem(f"notes.{k}", "unknown field id"))
+        elif _CONTROL.search(str(v)):
+            probs.append(Problem(f"notes.{k}", f"text contains a control character: {v!r}"))
         else:
             notes[str(k)] = str(v)
     if probs:

@@ -72,24 +72,17 @@ def cmd_check(args) -> int:
 
 def cmd_refresh(args) -> int:
     """Rebuild a workbook with the current plan files and generator, carrying every input over."""
-    from ..evaluator import model_for
     from .reader import read_workbook
     from .writer import build_workbook
 
     read = read_workbook(args.workbook, check_formulas=False)
     case = read.case
-    known = set(model_for(read.policy).attestation_ids())
-    dropped = sorted(k for k in case.attestations if k not in known)
-    for k in dropped:
-        del case.attestations[k]
     out = build_workbook(args.output, case=case, force=args.force)
     n_inputs = sum(len(v) for v in case.years.values()) + len(case.company)
     print(f"wrote {out}: carried {n_inputs} inputs, {len(case.attestations)} attestations, {len(case.notes)} notes "
           f"(policy {read.policy.id} v{read.policy.version}; built before with "
           f"v{read.built_with.get('xlmodel_policy_version') or '?'}, xlmodel {read.built_with.get('xlmodel_version') or '?'})",
           file=sys.stderr)
-    for k in dropped:
-        print(f"not carried: attestation {k} (no longer a rule of {read.policy.id})", file=sys.stderr)
     for note in read.notes:
         print(f"注意 Note: {note}", file=sys.stderr)
     return 0

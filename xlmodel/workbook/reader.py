@@ -9,28 +9,29 @@ reported at once with its sheet!cell and what was expected.
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..case import Case, coerce
+from openpyxl.utils.escape import unescape
+
+from ..case import Case, coerce, from_cell
 from ..errors import Problem, ProblemsError, XlmodelError
 from ..evaluator import model_for
-from ..expr import from_serial
 from ..fields import COMPANY_FIELDS, FIELDS, YEAR_FIELDS, Kind
 from ..policy import Policy, load_policy
-from .layout import OUTPUTS, SHEETS
+from .layout import OUTPUTS
 
-MAX_FILE = 50 * 2**20  # bytes on disk
-MAX_UNPACKED = 200 * 2**20  # bytes, all entries
-MAX_ENTRY = 60 * 2**20  # bytes, one entry
+# xlmodel's own workbooks are well under 1 MB unpacked; these bound what a hostile file can cost
+MAX_FILE = 20 * 2**20  # bytes on disk
+MAX_UNPACKED = 40 * 2**20  # bytes, all entries
+MAX_ENTRY = 8 * 2**20  # bytes, one entry (a sheet of an xlmodel workbook is ~0.2 MB)
+MAX_NAME_CELLS = 64  # cells one defined name of ours may span
 MAX_RATIO = 200  # uncompressed / compressed, for entries over 1 MiB
 MAX_ENTRIES = 5000
-_AMOUNT_TEXT = re.compile(r"^[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$")
-FORMULA_SHEETS = (SHEETS["calc"], SHEETS["checks"], SHEETS["summary"])
+
 
 
 class WorkbookError(ProblemsError):
@@ -76,7 +77,10 @@ def _inspect_zip(path: Path) -> list[str]:
                 raise XlmodelError(f"{path}: not an Excel workbook (no xl/workbook.xml)")
             if "xl/vbaProject.bin" in names:
                 notes.append("the file contains macros (VBA); they were ignored and never run")
-            bad = z.testzip()
+            try:
+                bad = z.testzip()
+            except Exception as e:  # zlib.error, EOFError, … on corrupt compressed data
+                raise XlmodelError(f"{path}: the file is damaged ({type(e).__name__}: {e})") from None
             if bad:
                 raise XlmodelError(f"{path}: the file is damaged (part {bad} fails its checksum)")
     except zipfile.BadZipFile as e:
@@ -99,13 +103,27 @@ def _load(path: Path, data_only: bool):
 
 
 def _cell(wb, name: str):
-    """The (sheet, cells) a workbook-scoped defined name points to, or None."""
+    """The (sheet, cells) a workbook-scoped defined name points to, or None.
+
+    Only a single row of a few cells is accepted: a name stretched over a whole
+    sheet would otherwise make openpyxl create billions of cells."""
+    from openpyxl.utils.cell import range_boundaries
+
     if name not in wb.defined_names:
         return None
-    dests = list(wb.defined_names[name].destinations)
+    try:
+        dests = list(wb.defined_names[name].destinations)
+    except Exception:  # a constant or an expression, not a cell reference
+        return None
     if len(dests) != 1 or dests[0][0] not in wb.sheetnames:
         return None
     sheet, ref = dests[0]
+    try:
+        c0, r0, c1, r1 = range_boundaries(ref.replace("$", ""))
+    except (ValueError, TypeError):
+        return None
+    if r1 != r0 or (c1 - c0 + 1) > MAX_NAME_CELLS:
+        return None
     ws = wb[sheet]
     cells = ws[ref.replace("$", "")]
     if not isinstance(cells, tuple):
@@ -118,21 +136,11 @@ def read_value(f_kind: Kind, fid: str, raw, where: str) -> tuple[object, Problem
     """A cell value -> (value or None when blank, problem). Never guesses."""
     if raw is None or (isinstance(raw, str) and not raw.strip()):
         return None, None
-    v = raw
-    if isinstance(v, str):
-        v = v.strip()
-    if f_kind in (Kind.AMOUNT, Kind.COUNT, Kind.RATIO) and isinstance(v, str):
-        if f_kind == Kind.RATIO and v.endswith("%") and _AMOUNT_TEXT.match(v[:-1].strip()):
-            v = float(v[:-1].replace(",", "")) / 100
-        elif _AMOUNT_TEXT.match(v):
-            v = float(v.replace(",", ""))
-    if f_kind == Kind.DATE:
-        if isinstance(v, dt.datetime):
-            v = v.date()
-        elif isinstance(v, (int, float)) and not isinstance(v, bool) and 1 <= v < 2958466:
-            v = from_serial(float(v))
+    v = from_cell(f_kind, raw)
     if f_kind == Kind.TEXT and isinstance(v, (int, float)) and not isinstance(v, bool):
-        return None, Problem(where, f"expected text, got the number {raw!r} (enter it as text, keeping leading zeros)")
+        return None, Problem(where, f"{fid}: expected text, got the number {raw!r} (enter it as text, keeping leading zeros)")
+    if isinstance(v, str):
+        v = unescape(v)
     spec = FIELDS.get(fid) or FIELDS["online_voting_offered"]
     val, err = coerce(spec, v)
     if err:
@@ -158,7 +166,11 @@ def read_workbook(path: str | Path, check_formulas: bool = True) -> WorkbookRead
     except XlmodelError as e:
         raise XlmodelError(f"{path}: built for policy {pid!r}, which this xlmodel does not know ({e})") from None
     problems: list[Problem] = []
-    ysheet, ycells = _cell(wb, "in_evaluation_year")
+    loc = _cell(wb, "in_evaluation_year")
+    if loc is None:
+        raise XlmodelError(f"{path}: the name in_evaluation_year does not point to a cell of the input sheet "
+                           "(sheet deleted or name edited); rebuild the workbook with `xlmodel build`")
+    ysheet, ycells = loc
     yraw = ycells[0].value
     if isinstance(yraw, bool) or not isinstance(yraw, (int, float)) or yraw != int(yraw) or not 1990 <= yraw <= 2100:
         raise WorkbookError(str(path), [Problem(f"{ysheet}!{ycells[0].coordinate}", f"evaluation year: expected a year such as 2024, got {yraw!r}")])
@@ -204,6 +216,11 @@ def read_workbook(path: str | Path, check_formulas: bool = True) -> WorkbookRead
     notes_by_field = _notes(wb)
     if problems:
         raise WorkbookError(str(path), problems)
+    known = set(model_for(policy).attestation_ids())
+    dropped = sorted(k for k in attestations if k not in known)
+    for k in dropped:
+        del attestations[k]
+        notes_by_field.pop(k, None)
     case = Case(policy.id, year, company, {y: years[y] for y in sorted(years)}, attestations, str(path), notes_by_field)
     cached = {}
     for name in list(wb.defined_names):
@@ -214,6 +231,7 @@ def read_workbook(path: str | Path, check_formulas: bool = True) -> WorkbookRead
                 cached[name] = None if v == "" else v
     built = {k: props.get(k, "") for k in ("xlmodel_version", "xlmodel_policy", "xlmodel_policy_version")}
     result = WorkbookRead(path, case, policy, built, cached, notes)
+    result.notes += [f"not carried: attestation {k} (no longer a rule of {policy.id})" for k in dropped]
     if built["xlmodel_policy_version"] != policy.version:
         result.notes.append(f"built with policy {pid} v{built['xlmodel_policy_version']}; the current version is "
                             f"v{policy.version}: run `xlmodel refresh` to rebuild it")
@@ -225,14 +243,18 @@ def read_workbook(path: str | Path, check_formulas: bool = True) -> WorkbookRead
 def _notes(wb) -> dict[str, str]:
     """The source/notes column beside each input row (the column after the last year)."""
     out = {}
-    for f in YEAR_FIELDS:
-        loc = _cell(wb, f"in_{f.id}")
-        if loc:
+    names = [(f.id, f"in_{f.id}") for f in YEAR_FIELDS + COMPANY_FIELDS]
+    names += [(n[4:], n) for n in wb.defined_names if n.startswith("att_")]
+    notes_col = None
+    if (loc := _cell(wb, "in_cash_dividend")) is not None:
+        notes_col = loc[1][-1].column + 1
+    for key, name in names:
+        loc = _cell(wb, name)
+        if loc and notes_col:
             sheet, cells = loc
-            last = cells[-1]
-            note = wb[sheet].cell(last.row, last.column + 1).value
+            note = wb[sheet].cell(cells[0].row, notes_col).value
             if isinstance(note, str) and note.strip():
-                out[f.id] = note.strip()
+                out[key] = unescape(note.strip())
     return out
 
 
@@ -253,7 +275,7 @@ def compare_formulas(wb, policy: Policy, case: Case) -> list[str]:
         WorkbookBuilder(policy, Case(policy.id, case.evaluation_year)).write(ref_path)
         ref = _load(ref_path, data_only=False)
     changed = []
-    for name in FORMULA_SHEETS:
+    for name in ref.sheetnames:  # every sheet xlmodel writes formulas on (cover, inputs' year headers, …)
         if name not in wb.sheetnames:
             changed.append(f"{name}: sheet missing")
             continue

@@ -19,7 +19,6 @@ from .. import catalogue as cat
 from .. import plantext
 from ..case import Case
 from ..evaluator import case_getter, evaluate_arrays, model_for
-from ..expr import from_serial
 from ..fields import BOOL_LABELS, COMPANY_FIELDS, ENUMS, FIELDS, Kind
 from ..io import atomic_write
 from ..policy import Policy, load_policy
@@ -256,11 +255,7 @@ class WorkbookBuilder:
                 ws.write(row, 3, f.unit_zh, st.text)
                 for off in L.offsets:
                     self._write_input(ws, row, L.year_col(off), fid, self._input_value(fid, self.year + off))
-                note = self.case.notes.get(fid) if self.case else None
-                if note:
-                    ws.write_string(row, L.notes_col, note, st.inp["text"])
-                else:
-                    ws.write_blank(row, L.notes_col, None, st.inp["text"])
+                self._write_note(ws, row, fid)
                 self.wb.define_name(f"in_{fid}", f"={q(SHEETS['inputs'])}!${_c(FIRST_YEAR_COL)}${row + 1}:${_c(L.t_col)}${row + 1}")
                 r = row + 1
         ws.write(min(L.company.values()) - 1, 0, "公司信息  Company", st.section)
@@ -271,20 +266,29 @@ class WorkbookBuilder:
             ws.write(row, 2, f.en, st.text)
             ws.write(row, 3, f.unit_zh, st.text)
             self._write_input(ws, row, FIRST_YEAR_COL, f.id, self._input_value(f.id, None))
+            self._write_note(ws, row, f.id)
             self.wb.define_name(f"in_{f.id}", f"={q(SHEETS['inputs'])}!${_c(FIRST_YEAR_COL)}${row + 1}")
         if L.attest:
             ws.write(min(L.attest.values()) - 1, 0, "声明确认（评估年度） Attestations (evaluation year)", st.section)
         for rid, row in L.attest.items():
             spec = self.model.spec(rid)
             ws.write(row, 0, rid, st.key)
-            ws.write(row, 1, spec.title_zh, st.text)
+            ws.write(row, 1, f"{spec.title_zh}（条款 {spec.clause}）", st.text)
             ws.write(row, 2, spec.title_en, st.text)
             ws.write(row, 3, "是/否", st.text)
             self._write_input(ws, row, L.t_col, cat.ATTEST + rid, self._input_value(cat.ATTEST + rid, None))
-            ws.write(row, L.notes_col, f"条款 {spec.clause}", st.note)
+            self._write_note(ws, row, rid)
             self.wb.define_name(f"att_{rid}", f"={q(SHEETS['inputs'])}!${_c(L.t_col)}${row + 1}")
         ws.freeze_panes(HEADER_ROW + 1, FIRST_YEAR_COL)
         ws.repeat_rows(HEADER_ROW)
+
+    def _write_note(self, ws, row: int, key: str):
+        """The source/notes cell of an input row (editable text, never a formula)."""
+        note = self.case.notes.get(key) if self.case else None
+        if note:
+            ws.write_string(row, self.L.notes_col, note, self.st.inp["text"])
+        else:
+            ws.write_blank(row, self.L.notes_col, None, self.st.inp["text"])
 
     def _year_header(self, ws):
         """Year labels: the evaluation year is the input; earlier years count back from it."""
