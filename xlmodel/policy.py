@@ -23,7 +23,13 @@ from . import plantext
 from .errors import PolicyError, Problem, UnknownPolicyError
 from .fields import AUDIT_OPINIONS, BOARDS, FIELDS, Kind
 
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+def _templates() -> Path:
+    """templates/ of the source tree, or the copy an installed wheel carries as package data."""
+    source = Path(__file__).resolve().parent.parent / "templates"
+    return source if source.is_dir() else Path(__file__).resolve().parent / "templates"
+
+
+TEMPLATES = _templates()
 
 #: amounts a rule may take as its basis or measure (DOMAIN.md §3 ids, plus derived ones)
 AMOUNT_FIELDS = tuple(f.id for f in FIELDS.values() if f.kind == Kind.AMOUNT and f.per_year)
