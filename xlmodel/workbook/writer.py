@@ -29,6 +29,7 @@ FONT = "Microsoft YaHei"
 MONEY = "#,##0.00;[Red]-#,##0.00"
 PCT = "0.00%"
 DATE = "yyyy-mm-dd"
+BOOL = '[=1]"TRUE";[=0]"FALSE";General'  # Excel shows booleans as such; LibreOffice stores them as 1/0
 
 
 class _EmptyResult(str):
@@ -63,9 +64,10 @@ class _Styles:
         self.inp = {k: wb.add_format({**inp, "num_format": v}) for k, v in
                     (("amount", MONEY), ("ratio", PCT), ("count", "#,##0"), ("date", DATE), ("text", "@"), ("gen", "General"))}
         self.calc = {k: wb.add_format({**calc, "num_format": v}) for k, v in
-                     (("amount", MONEY), ("ratio", PCT), ("count", "#,##0"), ("date", DATE), ("gen", "General"), ("year", "0"))}
+                     (("amount", MONEY), ("ratio", PCT), ("count", "#,##0"), ("date", DATE), ("gen", "General"), ("year", "0"),
+                      ("bool", BOOL))}
         self.out = {k: wb.add_format({**calc, "bold": True, "num_format": v, "bg_color": "#E2EFDA", "border": 1})
-                    for k, v in (("amount", MONEY), ("gen", "General"), ("count", "0"))}
+                    for k, v in (("amount", MONEY), ("gen", "General"), ("count", "0"), ("bool", BOOL))}
         self.year = wb.add_format({**base, "bold": True, "bg_color": "#1F4E79", "font_color": "#FFFFFF", "num_format": "0", "align": "center"})
         self.year_in = wb.add_format({**inp, "bold": True, "num_format": "0"})
         self.status = {
@@ -357,7 +359,9 @@ class WorkbookBuilder:
             zh, en = _calc_label(self.model, name)
             ws.write(row, 1, zh, st.text)
             ws.write(row, 2, en, st.text)
-            ws.write_formula(row, L.t_col, self.formula(self.model.scalars[name]), st.calc[_calc_fmt(name)], self.scalar(name))
+            value = self.scalar(name)
+            ws.write_formula(row, L.t_col, self.formula(self.model.scalars[name]),
+                             st.calc["bool" if isinstance(value, bool) else _calc_fmt(name)], value)
         ws.freeze_panes(HEADER_ROW + 1, FIRST_YEAR_COL)
 
     # -- checks --------------------------------------------------------------
@@ -380,13 +384,15 @@ class WorkbookBuilder:
             ws.write(row, 2, s.title_zh, st.wrap)
             ws.write(row, 3, s.title_en, st.wrap)
             ws.write(row, 8, rd.check.unit, st.text)
+            ws.set_row(row, 30)  # two lines of the wrapped descriptions
             fk = _fmt_key(rd.check.unit)
             for col in ("actual", "required", "shortfall", "status"):
                 name = f"{s.id}.{col}"
                 if name not in self.model.scalars:
                     continue
-                fmt = st.calc["gen"] if col == "status" else st.calc[fk]
-                ws.write_formula(row, CHECK_COL_INDEX[col], self.formula(self.model.scalars[name]), fmt, self.scalar(name))
+                value = self.scalar(name)
+                fmt = st.calc["gen"] if col == "status" else st.calc["bool" if isinstance(value, bool) else fk]
+                ws.write_formula(row, CHECK_COL_INDEX[col], self.formula(self.model.scalars[name]), fmt, value)
             self.wb.define_name(f"chk_{s.id}", f"={q(SHEETS['checks'])}!$H${row + 1}")
         rows = sorted(L.check_rows.values())
         for code, fmt in st.status.items():
@@ -404,7 +410,9 @@ class WorkbookBuilder:
             ws.write(row, 0, out, st.key)
             ws.write(row, 1, zh, st.text)
             ws.write(row, 3, en, st.text)
-            fmt = st.out["amount"] if name in ("min_cash_dividend", "max_distribution", "cash_needed_to_avoid_st") else st.out["count" if name.endswith("_count") else "gen"]
+            fmt = st.out["amount"] if name in ("min_cash_dividend", "max_distribution", "cash_needed_to_avoid_st") else \
+                st.out["bool"] if name in ("cash_conditions_met", "st_risk_warning") else \
+                st.out["count" if name.endswith("_count") else "gen"]
             ws.write_formula(row, 2, self.formula(self.model.scalars[name]), fmt, self.scalar(name))
             self.wb.define_name(out, f"={q(SHEETS['summary'])}!$C${row + 1}")
         r0 = max(L.output_rows.values())
