@@ -29,7 +29,7 @@ FONT = "Microsoft YaHei"
 MONEY = "#,##0.00;[Red]-#,##0.00"
 PCT = "0.00%"
 DATE = "yyyy-mm-dd"
-BOOL = '[=1]"TRUE";[=0]"FALSE";General'  # Excel shows booleans as such; LibreOffice stores them as 1/0
+BOOL = "General"  # a custom format would make LibreOffice save TRUE/FALSE results as 1/0
 
 
 class _EmptyResult(str):
