@@ -29,7 +29,6 @@ FONT = "Microsoft YaHei"
 MONEY = "#,##0.00;[Red]-#,##0.00"
 PCT = "0.00%"
 DATE = "yyyy-mm-dd"
-BOOL = "General"  # a custom format would make LibreOffice save TRUE/FALSE results as 1/0
 
 
 class _EmptyResult(str):
@@ -64,10 +63,10 @@ class _Styles:
         self.inp = {k: wb.add_format({**inp, "num_format": v}) for k, v in
                     (("amount", MONEY), ("ratio", PCT), ("count", "#,##0"), ("date", DATE), ("text", "@"), ("gen", "General"))}
         self.calc = {k: wb.add_format({**calc, "num_format": v}) for k, v in
-                     (("amount", MONEY), ("ratio", PCT), ("count", "#,##0"), ("date", DATE), ("gen", "General"), ("year", "0"),
-                      ("bool", BOOL))}
+                     (("amount", MONEY), ("ratio", PCT), ("count", "#,##0"), ("date", DATE), ("gen", "General"), ("year", "0")
+                      )}
         self.out = {k: wb.add_format({**calc, "bold": True, "num_format": v, "bg_color": "#E2EFDA", "border": 1})
-                    for k, v in (("amount", MONEY), ("gen", "General"), ("count", "0"), ("bool", BOOL))}
+                    for k, v in (("amount", MONEY), ("gen", "General"), ("count", "0"))}
         self.year = wb.add_format({**base, "bold": True, "bg_color": "#1F4E79", "font_color": "#FFFFFF", "num_format": "0", "align": "center"})
         self.year_in = wb.add_format({**inp, "bold": True, "num_format": "0"})
         self.status = {
@@ -359,9 +358,8 @@ class WorkbookBuilder:
             zh, en = _calc_label(self.model, name)
             ws.write(row, 1, zh, st.text)
             ws.write(row, 2, en, st.text)
-            value = self.scalar(name)
-            ws.write_formula(row, L.t_col, self.formula(self.model.scalars[name]),
-                             st.calc["bool" if isinstance(value, bool) else _calc_fmt(name)], value)
+            # booleans keep the General format: a custom one makes LibreOffice save them as 1/0
+            ws.write_formula(row, L.t_col, self.formula(self.model.scalars[name]), st.calc[_calc_fmt(name)], self.scalar(name))
         ws.freeze_panes(HEADER_ROW + 1, FIRST_YEAR_COL)
 
     # -- checks --------------------------------------------------------------
@@ -391,7 +389,7 @@ class WorkbookBuilder:
                 if name not in self.model.scalars:
                     continue
                 value = self.scalar(name)
-                fmt = st.calc["gen"] if col == "status" else st.calc["bool" if isinstance(value, bool) else fk]
+                fmt = st.calc["gen"] if col == "status" or isinstance(value, bool) else st.calc[fk]
                 ws.write_formula(row, CHECK_COL_INDEX[col], self.formula(self.model.scalars[name]), fmt, value)
             self.wb.define_name(f"chk_{s.id}", f"={q(SHEETS['checks'])}!$H${row + 1}")
         rows = sorted(L.check_rows.values())
@@ -411,7 +409,6 @@ class WorkbookBuilder:
             ws.write(row, 1, zh, st.text)
             ws.write(row, 3, en, st.text)
             fmt = st.out["amount"] if name in ("min_cash_dividend", "max_distribution", "cash_needed_to_avoid_st") else \
-                st.out["bool"] if name in ("cash_conditions_met", "st_risk_warning") else \
                 st.out["count" if name.endswith("_count") else "gen"]
             ws.write_formula(row, 2, self.formula(self.model.scalars[name]), fmt, self.scalar(name))
             self.wb.define_name(out, f"={q(SHEETS['summary'])}!$C${row + 1}")
