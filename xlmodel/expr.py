@@ -111,8 +111,12 @@ def _cmp_scalar(op, x, y) -> bool:
 
 
 def _full(env: Env, v) -> np.ndarray:
-    a = np.asarray(v)
-    return np.broadcast_to(a, (env.n,)) if a.ndim == 0 else a
+    """A scalar as a column of env.n equal values (arrays pass through)."""
+    if isinstance(v, np.ndarray) and v.ndim:
+        return v
+    if isinstance(v, str) or (isinstance(v, np.ndarray) and v.dtype == object):
+        return np.full(env.n, v if isinstance(v, str) else v.item(), dtype=object)
+    return np.full(env.n, v)
 
 
 @dataclass(frozen=True, eq=False)
