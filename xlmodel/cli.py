@@ -50,11 +50,12 @@ def cmd_policies(args) -> int:
             s = rd.spec
             tag = "条件 condition" if rd.role == "condition" else ("警告 warn" if s.severity == "warn" else "要求 requirement")
             print(f"\n[{s.clause}] {s.id}  ({s.kind}; {tag}; when: {', '.join(s.when)})")
-            print(f"  {s.title_zh}\n  {s.title_en}\n  原文: “{s.quote}”")
+            print(f"  {s.title_zh}\n  {s.title_en}\n  {'依据 Basis' if rd.role == 'regulatory' else '原文 Text'}: “{s.quote}”")
         print("\n参数 Parameters:")
         for prm in m.params.values():
             v = prm.value
-            shown = ", ".join(v) if isinstance(v, tuple) else (f"{v:.2%}" if prm.unit == "%" else f"{v:,}")
+            shown = (", ".join(v) if isinstance(v, tuple) else f"{v:.2%}" if prm.unit == "%"
+                     else f"{int(v)}" if prm.unit in ("年", "月") else f"{v:,.2f}")
             print(f"  {prm.name} = {shown} {prm.unit if prm.unit not in ('%', '选项') else ''}  [{prm.clause}] {prm.zh}")
         counts: dict[str, int] = {}
         for c in p.clauses.values():
