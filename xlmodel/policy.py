@@ -354,6 +354,8 @@ def _loc(err: dict, data: dict) -> str:
         loc = loc[2:]
         if loc and isinstance(loc[0], str) and loc[0] in _KIND_TAGS:  # pydantic's union branch
             loc = loc[1:]
+        if not loc and err.get("type") in ("union_tag_invalid", "union_tag_not_found"):
+            loc = ["kind"]
     if loc:
         parts.append("field '" + ".".join(str(x) for x in loc) + "'")
     return ", ".join(parts) or "(top level)"
