@@ -469,7 +469,7 @@ def _compare_without_of(d):
 
 
 @pytest.mark.parametrize("name, mutate, where, text", [
-    ("unknown-kind", _unknown_kind, "rule 'min_annual'", "'kind'"),
+    ("unknown-kind", _unknown_kind, "rule 'min_annual', field 'kind'", "min_cash_annual"),
     ("ratio", _ratio_over_one, "rule 'min_annual', field 'components.0.pct.ratio'", "less than or equal to 1"),
     ("rolling-ratio", _rolling_ratio_over_one, "rule 'min_rolling', field 'ratio'", "less than or equal to 1"),
     ("clause", _clause_not_listed, "rule 'distribution_cap', field 'clause'", "not listed under 'clauses'"),
