@@ -234,7 +234,8 @@ class _Builder:
     def emit_rule(self, rd: RuleDef):
         spec, ck, sc = rd.spec, rd.check, self.m.scalars
         rid = spec.id
-        parts = self.when(spec)
+        when_parts = self.when(spec)
+        parts = list(when_parts)
         if isinstance(ck.applies, list):
             parts += list(ck.applies)
         elif ck.applies is not None:
@@ -266,7 +267,7 @@ class _Builder:
                                         ck.shortfall(C(f"{rid}.actual"), C(f"{rid}.required")),
                                         If(Or(st.eq(Lbl("pass")), st.eq(Lbl("not_applicable"))), Num(0), Blank()))
         if ck.min_cash is not None:
-            when_only = self._all([n for n, _, _ in self.when(spec)])
+            when_only = self._all([n for n, _, _ in when_parts])
             contrib = ck.min_cash if when_only is None else If(when_only, ck.min_cash, Num(0))
             sc[f"{rid}.min_cash"] = If(C(f"{rid}.status").eq(Lbl("missing_input")), Blank(), contrib)
 

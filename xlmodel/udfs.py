@@ -449,36 +449,43 @@ def XLM_EVALUATE(policy, evaluation_year, field_ids, years, values, company_fiel
                                                           attestation_values).table()])
 
 
-@_udf
-def XLM_MIN_CASH(policy, evaluation_year, field_ids, years, values, company_fields=None, company_values=None,
-                 attestation_ids=None, attestation_values=None):
-    """本年度最低现金分红（元，含计入的回购）；缺少输入时为空。Minimum cash dividend this year (元, incl. counted buybacks); blank when an input is missing."""
-    return _guard(_scalar, "min_cash_dividend", policy, evaluation_year, field_ids, years, values, company_fields,
-                  company_values, attestation_ids, attestation_values)
+#: the scalar functions and the evaluator output each returns (also used by the workbook's UDF sheet)
+SCALAR_FUNCTIONS: dict[str, str] = {}
 
 
-@_udf
-def XLM_MAX_DISTRIBUTION(policy, evaluation_year, field_ids, years, values, company_fields=None,
-                         company_values=None, attestation_ids=None, attestation_values=None):
-    """利润分配上限（元）：累计可分配利润（不低于0）。Maximum distribution (元): cumulative distributable profit, floored at 0."""
-    return _guard(_scalar, "max_distribution", policy, evaluation_year, field_ids, years, values, company_fields,
-                  company_values, attestation_ids, attestation_values)
+def _scalar_udf(fn_name: str, output: str, doc: str, count: bool = False):
+    """One scalar worksheet function over the case arguments, returning evaluator output ``output``."""
+    def udf(policy, evaluation_year, field_ids, years, values, company_fields=None, company_values=None,
+            attestation_ids=None, attestation_values=None):
+        return _guard(_count if count else _scalar, output, policy, evaluation_year, field_ids, years, values,
+                      company_fields, company_values, attestation_ids, attestation_values)
+    udf.__name__ = udf.__qualname__ = fn_name
+    udf.__doc__ = doc
+    SCALAR_FUNCTIONS[fn_name] = output
+    return _udf(udf)
 
 
-@_udf
-def XLM_CONDITIONS_MET(policy, evaluation_year, field_ids, years, values, company_fields=None,
-                       company_values=None, attestation_ids=None, attestation_values=None):
-    """现金分红条件是否全部满足：TRUE/FALSE；无法判断时为空。Are all cash dividend conditions met: TRUE/FALSE; blank when undetermined."""
-    return _guard(_scalar, "cash_conditions_met", policy, evaluation_year, field_ids, years, values, company_fields,
-                  company_values, attestation_ids, attestation_values)
-
-
-@_udf
-def XLM_OVERALL_STATUS(policy, evaluation_year, field_ids, years, values, company_fields=None,
-                       company_values=None, attestation_ids=None, attestation_values=None):
-    """总体结论：通过/不通过/警告/缺少输入。Overall result: 通过 pass, 不通过 fail, 警告 warning, 缺少输入 missing input."""
-    return _guard(_scalar, "overall_status", policy, evaluation_year, field_ids, years, values, company_fields,
-                  company_values, attestation_ids, attestation_values)
+XLM_MIN_CASH = _scalar_udf(
+    "XLM_MIN_CASH", "min_cash_dividend",
+    "本年度最低现金分红（元，含计入的回购）；缺少输入时为空。Minimum cash dividend this year (元, incl. counted buybacks); blank when an input is missing.")
+XLM_MAX_DISTRIBUTION = _scalar_udf(
+    "XLM_MAX_DISTRIBUTION", "max_distribution",
+    "利润分配上限（元）：累计可分配利润（不低于0）。Maximum distribution (元): cumulative distributable profit, floored at 0.")
+XLM_CONDITIONS_MET = _scalar_udf(
+    "XLM_CONDITIONS_MET", "cash_conditions_met",
+    "现金分红条件是否全部满足：TRUE/FALSE；无法判断时为空。Are all cash dividend conditions met: TRUE/FALSE; blank when undetermined.")
+XLM_OVERALL_STATUS = _scalar_udf(
+    "XLM_OVERALL_STATUS", "overall_status",
+    "总体结论：通过/不通过/警告/缺少输入。Overall result: 通过 pass, 不通过 fail, 警告 warning, 缺少输入 missing input.")
+XLM_FAIL_COUNT = _scalar_udf(
+    "XLM_FAIL_COUNT", "fail_count", "不通过的规则数（不含条件）。Number of rules that fail (conditions not counted).",
+    count=True)
+XLM_ST_RISK = _scalar_udf(
+    "XLM_ST_RISK", "st_risk_warning",
+    "是否触发交易所低分红风险警示（ST）：TRUE/FALSE；不适用或无法判断时为空。Exchange low-dividend risk warning (ST): TRUE/FALSE; blank when out of scope or undetermined.")
+XLM_CASH_TO_AVOID_ST = _scalar_udf(
+    "XLM_CASH_TO_AVOID_ST", "cash_needed_to_avoid_st",
+    "避免低分红风险警示所需的本年现金分红（元）。Cash dividend needed this year to avoid the low-dividend risk warning (元).")
 
 
 @_udf
@@ -496,37 +503,3 @@ def XLM_RULE_STATUS(rule_id, policy, evaluation_year, field_ids, years, values, 
     return _guard(run)
 
 
-@_udf
-def XLM_FAIL_COUNT(policy, evaluation_year, field_ids, years, values, company_fields=None, company_values=None,
-                   attestation_ids=None, attestation_values=None):
-    """不通过的规则数（不含条件）。Number of rules that fail (conditions not counted)."""
-    return _guard(_count, "fail_count", policy, evaluation_year, field_ids, years, values, company_fields,
-                  company_values, attestation_ids, attestation_values)
-
-
-@_udf
-def XLM_ST_RISK(policy, evaluation_year, field_ids, years, values, company_fields=None, company_values=None,
-                attestation_ids=None, attestation_values=None):
-    """是否触发交易所低分红风险警示（ST）：TRUE/FALSE；不适用或无法判断时为空。Exchange low-dividend risk warning (ST): TRUE/FALSE; blank when out of scope or undetermined."""
-    return _guard(_scalar, "st_risk_warning", policy, evaluation_year, field_ids, years, values, company_fields,
-                  company_values, attestation_ids, attestation_values)
-
-
-@_udf
-def XLM_CASH_TO_AVOID_ST(policy, evaluation_year, field_ids, years, values, company_fields=None,
-                         company_values=None, attestation_ids=None, attestation_values=None):
-    """避免低分红风险警示所需的本年现金分红（元）。Cash dividend needed this year to avoid the low-dividend risk warning (元)."""
-    return _guard(_scalar, "cash_needed_to_avoid_st", policy, evaluation_year, field_ids, years, values,
-                  company_fields, company_values, attestation_ids, attestation_values)
-
-
-#: the scalar functions and the evaluator output each returns (also used by the workbook's UDF sheet)
-SCALAR_FUNCTIONS = {
-    "XLM_MIN_CASH": "min_cash_dividend",
-    "XLM_MAX_DISTRIBUTION": "max_distribution",
-    "XLM_CONDITIONS_MET": "cash_conditions_met",
-    "XLM_OVERALL_STATUS": "overall_status",
-    "XLM_FAIL_COUNT": "fail_count",
-    "XLM_ST_RISK": "st_risk_warning",
-    "XLM_CASH_TO_AVOID_ST": "cash_needed_to_avoid_st",
-}

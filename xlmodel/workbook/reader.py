@@ -297,16 +297,8 @@ def cached_differences(read: WorkbookRead, report) -> list[str]:
     """Where the workbook's own cached results differ from the evaluator's."""
     from ..catalogue import STATUS_ZH
 
-    want = {
-        "out_overall_status": STATUS_ZH[report.overall_status],
-        "out_cash_conditions_met": report.cash_conditions_met,
-        "out_min_cash_dividend": report.min_cash_dividend,
-        "out_max_distribution": report.max_distribution,
-        "out_fail_count": report.fail_count,
-        "out_warn_count": report.warn_count,
-        "out_st_risk_warning": report.st_risk_warning,
-        "out_cash_needed_to_avoid_st": report.cash_needed_to_avoid_st,
-    }
+    want = {out: getattr(report, name) for name, out, *_ in OUTPUTS}
+    want["out_overall_status"] = STATUS_ZH[report.overall_status]
     for r in report.rules:
         want[f"chk_{r.id}"] = STATUS_ZH[r.status]
     diffs = []
@@ -320,5 +312,3 @@ def cached_differences(read: WorkbookRead, report) -> list[str]:
             diffs.append(f"{name}: workbook shows {got!r}, evaluator gives {v!r}")
     return diffs
 
-
-OUTPUT_NAMES = tuple(o[1] for o in OUTPUTS)
