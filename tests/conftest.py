@@ -12,7 +12,7 @@ import pytest
 
 from xlmodel.case import parse_case
 from xlmodel.evaluator import evaluate
-from xlmodel.workbook.recalc import soffice
+from xlmodel.workbook.recalc import soffice, ssconvert
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
@@ -48,4 +48,15 @@ def libreoffice():
         if IN_CI:
             pytest.fail("LibreOffice is required in CI (install libreoffice-calc-nogui)")
         pytest.skip("LibreOffice not installed")
+    return exe
+
+
+@pytest.fixture(scope="session")
+def gnumeric():
+    """The ssconvert path; fails (not skips) in CI when Gnumeric is missing."""
+    exe = ssconvert()
+    if exe is None:
+        if IN_CI:
+            pytest.fail("Gnumeric is required in CI (install gnumeric)")
+        pytest.skip("Gnumeric not installed")
     return exe

@@ -76,7 +76,7 @@ def test_history_comes_from_the_same_company_only():
 
 def test_leading_zeros_and_errors_name_row_and_column():
     df = pd.DataFrame({"policy": ["houpu-2024-2026"] * 2, "stock_code": ["300471", "300471"],
-                       "fiscal_year": [2023, 2024], "cash_dividend": ["1,000", 5.0], "vote_for_ratio": [0.5, 67]})
+                       "fiscal_year": [2023, 2024], "cash_dividend": ["1.2亿", 5.0], "vote_for_ratio": [0.5, 67]})
     with pytest.raises(CaseError) as e:
         evaluate_batch(df)
     msg = str(e.value)

@@ -181,7 +181,9 @@ def test_evaluate_sample_prints_a_table_and_exits_0(capsys):
 def test_evaluate_json_top_level_keys_and_numbers_equal_the_api(capsys):
     code, out, err = cli(capsys, "evaluate", GCL_SAMPLE, "--json")
     assert code == 0
-    doc = json.loads(out)
+    docs = json.loads(out)
+    assert isinstance(docs, list) and len(docs) == 1  # one shape: a list, also for one file
+    doc = docs[0]
     assert list(doc)[:len(JSON_KEYS)] == JSON_KEYS
     assert doc == api_json(GCL_SAMPLE)
     assert doc["policy"] == GCL and doc["evaluation_year"] == 2023
@@ -211,7 +213,7 @@ def test_evaluate_exits_1_when_a_rule_fails(capsys, tmp_path):
     path = failing_case(tmp_path)
     code, out, err = cli(capsys, "evaluate", path, "--json")
     assert code == 1
-    doc = json.loads(out)
+    [doc] = json.loads(out)
     assert doc == api_json(path)
     assert doc["overall_status"] == "fail"
     assert doc["fail_count"] == 1
@@ -243,7 +245,7 @@ def test_evaluate_exits_1_for_missing_input(capsys, tmp_path):
     path = missing_case(tmp_path)
     code, out, err = cli(capsys, "evaluate", path, "--json")
     assert code == 1
-    doc = json.loads(out)
+    [doc] = json.loads(out)
     assert doc == api_json(path)
     assert doc["overall_status"] == "missing_input"
     aud = next(r for r in doc["rules"] if r["id"] == "cond_audit_opinion")
@@ -324,7 +326,7 @@ def test_evaluate_json_with_a_listing_date(capsys, tmp_path):
     path = write_case(tmp_path / "listed.yaml", data)
     code, out, err = cli(capsys, "evaluate", path, "--json")
     assert code == 0
-    doc = json.loads(out)
+    [doc] = json.loads(out)
     assert doc["company"]["listing_date"] == "2010-02-05"
 
 
@@ -351,7 +353,7 @@ def _run_module(*args, cwd=ROOT):
 def test_module_entry_point_runs_in_a_subprocess(tmp_path):
     p = _run_module("evaluate", "samples/gcl-energy-2022-2024.yaml", "--json")
     assert p.returncode == 0, p.stderr
-    doc = json.loads(p.stdout)
+    [doc] = json.loads(p.stdout)
     assert list(doc)[:len(JSON_KEYS)] == JSON_KEYS
     assert doc == api_json(GCL_SAMPLE)
 
@@ -697,3 +699,167 @@ def test_samples_without_cases_exits_2(capsys, tmp_path):
     assert_clean_error(err)
     assert "no sample cases" in err
     assert not (tmp_path / "out").exists()
+
+
+def test_samples_refuses_to_overwrite_without_force(capsys, tmp_path):
+    """Issue 14: `samples` never rewrites existing workbooks without --force; all are named at once,
+    nothing is written, and --force rewrites them."""
+    code, _, _ = cli(capsys, "samples", "--out", tmp_path)
+    assert code == 0
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    (tmp_path / f"{GCL}.xlsx").write_bytes(b"my own edits")
+    code, stdout, err = cli(capsys, "samples", "--out", tmp_path)
+    assert code == 2
+    assert_clean_error(err)
+    assert "pass --force" in err and "3 of the 3 workbooks exist" in err
+    for pid in POLICY_IDS:
+        assert str(tmp_path / f"{pid}.xlsx") in err
+    assert stdout == ""  # refused before any work
+    assert (tmp_path / f"{GCL}.xlsx").read_bytes() == b"my own edits"
+    code, stdout, err = cli(capsys, "samples", "--out", tmp_path, "--force")
+    assert code == 0
+    assert (tmp_path / f"{GCL}.xlsx").read_bytes()[:2] == b"PK"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(before)
+
+
+def test_samples_default_out_is_a_folder_in_the_current_directory(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, stdout, err = cli(capsys, "samples")
+    assert code == 0, err
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [f"{p}.xlsx" for p in POLICY_IDS]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_samples_finds_the_bundled_samples_from_another_directory(tmp_path):
+    """Run from a folder that has no samples/: the cases next to the package are found."""
+    p = _run_module("samples", "--out", "books", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert sorted(f.name for f in (tmp_path / "books").iterdir()) == [f"{pid}.xlsx" for pid in POLICY_IDS]
+    assert p.stdout.count("总体结论 Overall:") == 3
+
+
+def test_samples_without_bundled_samples_says_so(capsys, tmp_path, monkeypatch):
+    import xlmodel.workbook.cli as wcli
+
+    monkeypatch.setattr(wcli, "bundled_samples", lambda: None)
+    code, stdout, err = cli(capsys, "samples", "--out", tmp_path / "out")
+    assert code == 2
+    assert_clean_error(err)
+    assert "no bundled sample cases found" in err and "--dir" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_bundled_samples_are_the_source_trees():
+    from xlmodel.workbook.cli import bundled_samples
+
+    assert bundled_samples().resolve() == SAMPLES.resolve()
+
+
+# ---------------------------------------------------------------------------
+# help, JSON shapes, library warnings (issue 14)
+# ---------------------------------------------------------------------------
+
+def test_help_shows_the_exit_codes(capsys):
+    code, out, err = cli(capsys, "--help")
+    assert code == 0
+    tail = out[out.index("exit codes:"):]
+    for words in ["0    compliant", "1    a rule fails", "formulas were changed", "2    bad input or usage",
+                  "130", "143", "--force"]:
+        assert words in tail, words
+    assert "docs/user-guide.md" in out
+    for line in out.splitlines():
+        assert len(line) <= 100, line
+
+
+@pytest.mark.parametrize("command", ["policies", "evaluate", "check", "build", "refresh", "samples"])
+def test_every_command_help_shows_its_exit_codes(capsys, command):
+    code, out, err = cli(capsys, command, "--help")
+    assert code == 0
+    assert "exit codes:" in out
+    assert "  0 " in out and "  2 " in out
+    for line in out[out.index("exit codes:"):].splitlines():
+        assert len(line) <= 100, line
+
+
+def test_evaluate_json_is_a_list_for_one_file_and_for_several(capsys):
+    code, out, _ = cli(capsys, "evaluate", GCL_SAMPLE, "--json")
+    one = json.loads(out)
+    assert isinstance(one, list) and [d["policy"] for d in one] == [GCL]
+    code, out, _ = cli(capsys, "evaluate", GCL_SAMPLE, SAMPLES / f"{HOUPU}.yaml", "--json")
+    two = json.loads(out)
+    assert [d["policy"] for d in two] == [GCL, HOUPU]
+    assert two[0] == one[0]
+
+
+def test_evaluate_jsonl_prints_one_object_per_line(capsys, tmp_path):
+    paths = [SAMPLES / f"{p}.yaml" for p in POLICY_IDS] + [failing_case(tmp_path)]
+    code, out, err = cli(capsys, "evaluate", *paths, "--jsonl")
+    assert code == 1  # the worst of the cases
+    lines = out.splitlines()
+    assert len(lines) == len(paths)
+    for line, path in zip(lines, paths):
+        doc = json.loads(line)
+        assert isinstance(doc, dict)
+        assert list(doc)[:len(JSON_KEYS)] == JSON_KEYS
+        assert doc == api_json(path)
+    code, out, err = cli(capsys, "evaluate", GCL_SAMPLE, "--json")
+    assert json.loads(out) == [json.loads(lines[1])]
+
+
+def test_evaluate_json_and_jsonl_are_exclusive(capsys):
+    code, out, err = cli(capsys, "evaluate", GCL_SAMPLE, "--json", "--jsonl")
+    assert code == 2
+    assert_clean_error(err)
+    assert "--jsonl" in err and out == ""
+
+
+def _with_unsupported_extension(src: Path, dst: Path) -> Path:
+    """The workbook as Excel saves it with an x14 data validation on the input sheet (which
+    openpyxl does not read and warns about, naming its own file in site-packages)."""
+    import zipfile
+
+    ext = ('<extLst><ext uri="{CCE6A557-97BC-4b89-ADB6-D9C93CAAB3DF}" '
+           'xmlns:x14="http://schemas.microsoft.com/office/spreadsheetml/2009/9/main">'
+           '<x14:dataValidations count="0"/></ext></extLst></worksheet>')
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            data = zin.read(info)
+            if info.filename == "xl/worksheets/sheet2.xml":  # 输入
+                assert b"<extLst>" not in data
+                data = data.replace(b"</worksheet>", ext.encode())
+            zout.writestr(info, data)
+    return dst
+
+
+def test_check_turns_openpyxl_warnings_into_a_short_note(tmp_path):
+    book = tmp_path / "book.xlsx"
+    code = main(["build", str(GCL_SAMPLE), "-o", str(book)])
+    assert code == 0
+    edited = _with_unsupported_extension(book, tmp_path / "from-excel.xlsx")
+    p = _run_module("check", edited, cwd=tmp_path)
+    assert p.returncode in (0, 1), p.stderr
+    assert "Traceback" not in p.stderr
+    assert "site-packages" not in p.stderr and "UserWarning" not in p.stderr and "openpyxl" not in p.stderr
+    assert "warn(msg)" not in p.stderr
+    notes = [ln for ln in p.stderr.splitlines() if "Data Validation" in ln]
+    assert notes == ["注意 Note: the workbook has Excel features xlmodel does not read (Data Validation extension); "
+                     "ignored when reading; the file itself is not changed"]  # once, though the file is read twice
+
+
+def test_library_notes_map_known_messages_and_drop_housekeeping():
+    import warnings
+
+    from xlmodel.libnotes import collecting, notes
+
+    site = str(Path(openpyxl.__file__).parent / "worksheet" / "_reader.py")
+    with collecting() as caught:
+        warnings.warn_explicit("Cell D12 is marked as a date but the serial value 9999999 is outside the limits "
+                               "for dates. The cell will be treated as an error.", UserWarning, site, 1)
+        warnings.warn_explicit("Workbook contains no default style, apply openpyxl's default", UserWarning, site, 2)
+        warnings.warn_explicit("old API", DeprecationWarning, site, 3)
+        warnings.warn_explicit("something odd in /usr/lib/python3/site-packages/foo/bar.py", UserWarning,
+                               "/elsewhere/foo.py", 4)
+    assert notes(caught) == [
+        "cell D12: a date cell holds 9999999, outside the range of dates; it is read as an error (#VALUE!)",
+        "something odd in …",
+    ]

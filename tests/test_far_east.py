@@ -36,7 +36,11 @@ CONDITIONS = [
     "cond_distributable_positive", "cond_retained_positive", "cond_cash_flow",
     "cond_audit_opinion", "cond_going_concern", "cond_no_major_outlay",
 ]
+# 四、2 for an interim dividend ("该年度或半年度"): the same conditions on the half-year figures,
+# checked only when an interim cash dividend is paid (warn: 实施现金分红时应同时满足, DOMAIN.md §5)
+INTERIM_RULES = ["interim_distributable_positive", "interim_audit_opinion"]
 REQUIREMENTS = [
+    *INTERIM_RULES,
     "cash_when_distributing", "annual_cash_in_principle", "min_rolling", "cash_share",
     "minority_consulted", "vote_majority", "vote_stock_two_thirds", "online_voting",
     "independent_directors_opinion", "payout_within_two_months", "fund_occupation_withheld",
@@ -112,13 +116,14 @@ def test_policy_has_exactly_the_rules_covered_here():
 def test_baseline_is_fully_compliant():
     rep = far_east()
     assert statuses(rep) == {
-        **{c: "pass" for c in CONDITIONS},
+        **{c: "met" for c in CONDITIONS},  # conditions are met / not met, not pass / fail
+        **{r: "not_applicable" for r in INTERIM_RULES},  # no interim cash dividend
         "cash_when_distributing": "pass",
         "annual_cash_in_principle": "pass",
         "min_rolling": "pass",
         "cash_share": "pass",
         "minority_consulted": "pass",
-        "vote_majority": "pass",
+        "vote_majority": "pass",  # 90% > 1/2
         "vote_stock_two_thirds": "not_applicable",  # no stock dividend, no conversion
         "online_voting": "not_applicable",  # a cash dividend is proposed
         "independent_directors_opinion": "pass",
@@ -155,14 +160,14 @@ COND_CASES = [
 @pytest.mark.parametrize("rule", CONDITIONS)
 def test_condition_met_in_baseline(rule):
     rep = far_east()
-    assert rep.rule(rule).status == "pass"
+    assert rep.rule(rule).status == "met"
     assert rep.cash_conditions_met is True
 
 
 @pytest.mark.parametrize("rule,change,_field", COND_CASES)
 def test_condition_not_met_makes_minimums_not_applicable(rule, change, _field):
     rep = far_east(**change)
-    assert rep.rule(rule).status == "fail"
+    assert rep.rule(rule).status == "not_met"
     assert rep.cash_conditions_met is False
     for r in MINIMUM_RULES:
         assert rep.rule(r).status == "not_applicable", r
@@ -192,7 +197,7 @@ def test_condition_missing_input(rule, _change, field):
 def test_failed_condition_decides_even_when_another_is_missing():
     # all conditions are required: one that fails settles it, a missing one does not matter
     rep = far_east(cash_flow_sufficient=False, drop=["audit_opinion"])
-    assert rep.rule("cond_cash_flow").status == "fail"
+    assert rep.rule("cond_cash_flow").status == "not_met"
     assert rep.rule("cond_audit_opinion").status == "missing_input"
     assert rep.cash_conditions_met is False
     assert rep.rule("min_rolling").status == "not_applicable"
@@ -200,12 +205,12 @@ def test_failed_condition_decides_even_when_another_is_missing():
 
 
 @pytest.mark.parametrize("dp,status,actual", [
-    (140_000_000.00, "pass", 140_000_000.00),
-    (0.01, "pass", 0.01),
-    (0.005, "pass", 0.01),      # rounds half-up to 0.01 > 0
-    (0.004, "fail", 0.0),       # rounds to 0.00, not > 0 (为正值)
-    (0.0, "fail", 0.0),
-    (-5_000_000.00, "fail", -5_000_000.00),
+    (140_000_000.00, "met", 140_000_000.00),
+    (0.01, "met", 0.01),
+    (0.005, "met", 0.01),          # rounds half-up to 0.01 > 0
+    (0.004, "not_met", 0.0),       # rounds to 0.00, not > 0 (为正值)
+    (0.0, "not_met", 0.0),
+    (-5_000_000.00, "not_met", -5_000_000.00),
 ])
 def test_distributable_profit_positive(dp, status, actual):
     r = far_east(distributable_profit=dp).rule("cond_distributable_positive")
@@ -214,35 +219,93 @@ def test_distributable_profit_positive(dp, status, actual):
 
 
 @pytest.mark.parametrize("cons,parent,status,actual", [
-    (500_000_000.00, 400_000_000.00, "pass", 400_000_000.00),  # min(500M, 400M)
-    (300_000_000.00, 400_000_000.00, "pass", 300_000_000.00),  # min(300M, 400M)
-    (500_000_000.00, 0.0, "fail", 0.0),                        # consolidated > 0 but parent = 0
-    (500_000_000.00, -1.00, "fail", -1.00),                    # consolidated > 0 but parent < 0
-    (-0.01, 400_000_000.00, "fail", -0.01),                    # parent > 0 but consolidated < 0
-    (500_000_000.00, 0.004, "fail", 0.0),                      # parent rounds to 0.00
-    (500_000_000.00, 0.005, "pass", 0.01),                     # parent rounds to 0.01
+    (500_000_000.00, 400_000_000.00, "met", 400_000_000.00),      # min(500M, 400M)
+    (300_000_000.00, 400_000_000.00, "met", 300_000_000.00),      # min(300M, 400M)
+    (500_000_000.00, 0.0, "not_met", 0.0),                        # consolidated > 0 but parent = 0
+    (500_000_000.00, -1.00, "not_met", -1.00),                    # consolidated > 0 but parent < 0
+    (-0.01, 400_000_000.00, "not_met", -0.01),                    # parent > 0 but consolidated < 0
+    (500_000_000.00, 0.004, "not_met", 0.0),                      # parent rounds to 0.00
+    (500_000_000.00, 0.005, "met", 0.01),                         # parent rounds to 0.01
 ])
 def test_retained_earnings_use_lower_of_consolidated_and_parent(cons, parent, status, actual):
     rep = far_east(retained_earnings_consolidated=cons, retained_earnings_parent=parent)
     r = rep.rule("cond_retained_positive")
     assert r.status == status
     assert r.actual == actual
-    assert rep.cash_conditions_met is (status == "pass")
+    assert rep.cash_conditions_met is (status == "met")
     # max distribution = max(0, lower of the two)
     assert rep.max_distribution == max(0.0, actual)
 
 
 @pytest.mark.parametrize("opinion,status", [
-    ("standard_unqualified", "pass"),
-    ("unqualified_with_emphasis", "fail"),  # 标准无保留 only; an emphasis paragraph is not "standard"
-    ("qualified", "fail"),
-    ("adverse", "fail"),
-    ("disclaimer", "fail"),
+    ("standard_unqualified", "met"),
+    ("unqualified_with_emphasis", "not_met"),  # 标准无保留 only; an emphasis paragraph is not "standard"
+    ("qualified", "not_met"),
+    ("adverse", "not_met"),
+    ("disclaimer", "not_met"),
 ])
 def test_audit_opinion(opinion, status):
     rep = far_east(audit_opinion=opinion)
     assert rep.rule("cond_audit_opinion").status == status
-    assert rep.cash_conditions_met is (status == "pass")
+    assert rep.cash_conditions_met is (status == "met")
+
+
+# ---------------------------------------------------------------------------
+# 四、2 for an interim dividend: 该年度或半年度 … 为正值; 该年度、半年度 … 标准无保留意见
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("interim", [0.0, 0.004])  # 0.004 rounds to 0.00: no interim dividend
+def test_interim_rules_not_applicable_without_interim_dividend(interim):
+    rep = far_east(interim_cash_dividend=interim, half_year_distributable_profit=-5.0,
+                   half_year_audit_opinion="qualified")
+    for rid in INTERIM_RULES:
+        r = rep.rule(rid)
+        assert r.status == "not_applicable", rid
+        assert r.reason == "na_no_interim"
+        assert r.explanation_zh == "不适用：本年度未进行中期现金分红"
+    assert rep.overall_status == "pass"
+
+
+@pytest.mark.parametrize("hy_profit,status", [
+    (5_000_000.00, "pass"),
+    (0.005, "pass"),       # rounds half-up to 0.01 > 0
+    (0.004, "warn"),       # rounds to 0.00, not 为正值
+    (-1_000_000.00, "warn"),  # a half-year loss
+])
+def test_interim_half_year_distributable_profit(hy_profit, status):
+    # interim 5,000,000.00 paid (included in the year's 20M); the annual conditions still hold
+    rep = far_east(interim_cash_dividend=5_000_000.00, half_year_distributable_profit=hy_profit,
+                   half_year_audit_opinion="standard_unqualified")
+    r = rep.rule("interim_distributable_positive")
+    assert r.role == "requirement" and r.severity == "warn"
+    assert r.status == status
+    assert rep.rule("interim_audit_opinion").status == "pass"
+    assert rep.cash_conditions_met is True
+    assert rep.overall_status == status
+    assert rep.fail_count == 0
+    assert rep.warn_count == (1 if status == "warn" else 0)
+
+
+@pytest.mark.parametrize("opinion,status", [
+    ("standard_unqualified", "pass"),
+    ("unqualified_with_emphasis", "warn"),
+    ("qualified", "warn"),
+    ("unaudited", "warn"),  # the plan asks for an audit report on the half-year too
+])
+def test_interim_half_year_audit_opinion(opinion, status):
+    rep = far_east(interim_cash_dividend=5_000_000.00, half_year_distributable_profit=5_000_000.00,
+                   half_year_audit_opinion=opinion)
+    assert rep.rule("interim_audit_opinion").status == status
+    assert rep.overall_status == status
+
+
+def test_interim_inputs_missing_when_interim_paid():
+    rep = far_east(interim_cash_dividend=5_000_000.00)
+    for rid, fid in zip(INTERIM_RULES, ["half_year_distributable_profit", "half_year_audit_opinion"]):
+        r = rep.rule(rid)
+        assert r.status == "missing_input"
+        assert any(fid in m and "2023" in m for m in r.missing_inputs)
+    assert rep.overall_status == "missing_input"
 
 
 # ---------------------------------------------------------------------------
@@ -342,7 +405,10 @@ def test_rolling_minimum_negative_requirement_is_zero():
     r = rep.rule("min_rolling")
     assert r.required == 0.0
     assert r.status == "pass"
-    assert rep.min_cash_dividend == 0.0
+    # no quantitative minimum left, but 四、1 (应当采用现金分红) applies: conditions met and a
+    # distribution is made, so any positive cash meets it — the smallest is one fen
+    assert rep.min_cash_dividend == 0.01
+    assert "任何正数金额" in rep.min_cash_note_zh
 
 
 @pytest.mark.parametrize("drop,year", [
@@ -385,9 +451,9 @@ def test_rolling_minimum_absent_prior_cash_is_zero():
     ({2021: {"cash_dividend": 0.0}, 2022: {"cash_dividend": 0.0}},
      36_000_000.00),  # 36M − 0
     ({2021: {"cash_dividend": 20_000_000.00}, 2022: {"cash_dividend": 16_000_000.00}},
-     0.0),  # 36M − 36M
+     0.01),  # 36M − 36M = 0, but 四、1 requires cash (> 0) when distributing: one fen
     ({2021: {"cash_dividend": 30_000_000.00}, 2022: {"cash_dividend": 30_000_000.00}},
-     0.0),  # max(0, 36M − 60M)
+     0.01),  # max(0, 36M − 60M) = 0; 四、1: one fen
     ({2021: {"cash_dividend": 5_000_000.00, "buyback_amount": 5_000_000.00},
       2022: {"cash_dividend": 0.0, "buyback_amount": 0.01}},
      25_999_999.99),  # 36M − (5M + 5M + 0.01)
@@ -408,7 +474,7 @@ SHARE_CELLS = [
     ("growth", True, 25.00, 24.99),            # 100 × 0.2 / 0.8 = 25
     ("indeterminate", True, 25.00, 24.99),     # treated as growth/major: 20 %
 ]
-ZERO_CELLS = [("growth", False), ("indeterminate", False)]  # plan sets no share: 0
+ZERO_CELLS = [("growth", False), ("indeterminate", False)]  # plan prescribes no share (DOMAIN §5)
 
 
 @pytest.mark.parametrize("stage,major,required,_below", SHARE_CELLS)
@@ -434,11 +500,23 @@ def test_cash_share_fails_one_fen_below(stage, major, required, below):
 
 @pytest.mark.parametrize("stage,major", ZERO_CELLS)
 def test_cash_share_no_minimum_without_major_outlay_outside_mature(stage, major):
-    # an all-stock distribution of 100.00: cash needed 100 × 0 / 1 = 0
+    # an all-stock distribution of 100.00 in a cell 四、4 leaves empty: no prescribed minimum,
+    # so the rule does not apply (not a pass against 0%)
     rep = far_east(development_stage=stage, major_outlay_planned=major,
                    stock_dividend=100.00, cash_dividend=0.0)
     r = rep.rule("cash_share")
+    assert r.status == "not_applicable"
+    assert r.reason == "na_no_prescribed_share"
+    assert r.explanation_zh == "不适用：规划对该发展阶段与资金支出情形未规定最低现金占比"
+    assert r.shortfall == 0.0
+
+
+@pytest.mark.parametrize("stage,major", ZERO_CELLS)
+def test_cash_share_empty_cell_without_stock_dividend_passes(stage, major):
+    # all cash (stock 0): the share is 100%, cash needed 0·s/(1−s) = 0 whatever the cell → pass
+    r = far_east(development_stage=stage, major_outlay_planned=major).rule("cash_share")
     assert r.required == 0.0
+    assert r.actual == 20_000_000.00
     assert r.status == "pass"
 
 
@@ -501,6 +579,7 @@ def test_cash_when_distributing_fails_for_stock_only_distribution():
     r = rep.rule("cash_when_distributing")
     assert r.status == "fail"
     assert r.actual == 0.0
+    assert r.shortfall == 0.01  # cash > 0 (strict): the smallest step that passes is one fen, never 0.00
     assert rep.overall_status == "fail"
 
 
@@ -551,7 +630,8 @@ def test_annual_cash_in_principle_not_applicable_when_conditions_fail():
 # ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("ratio,status", [
-    (0.5, "pass"),      # 1/2以上 includes 1/2
+    (0.5, "fail"),      # ordinary resolution: 过半数 (Company Law art. 116), exactly 1/2 is not more than half
+    (0.5001, "pass"),
     (0.4999, "fail"),
     (1.0, "pass"),
     (0.0, "fail"),

@@ -29,6 +29,7 @@ from xlmodel.policy import load_policy
 from xlmodel.workbook.writer import build_workbook
 
 PATH = Path(__file__).parent / "data" / "fourth_plan" / "demo-2025-2027.yaml"
+ID = "demo-2025-2027"  # a case names its plan by id; the plan itself is loaded by path (load_policy(PATH))
 YEAR = 2025
 _DROP = object()
 
@@ -69,7 +70,7 @@ def demo(policy, years=None, **y2025):
             ys[YEAR].pop(k, None)
         else:
             ys[YEAR][k] = v
-    return evaluate(case(str(PATH), YEAR, ys), policy)
+    return evaluate(case(ID, YEAR, ys), policy)
 
 
 def statuses(rep):
@@ -116,10 +117,11 @@ def test_baseline(policy):
     assert rep.overall_status == "pass"
     assert rep.cash_conditions_met is True
     assert statuses(rep) == {
-        "cond_net_profit_positive": "pass",  # 100,000,000 > 0
-        "cond_audit_opinion": "pass",
-        "cond_no_major_outlay": "pass",  # 50m < 200m and 50m ≤ 100m
-        "cond_leverage": "pass",  # 3.0bn ≤ 3.5bn
+        # conditions are met / not met, not pass / fail
+        "cond_net_profit_positive": "met",  # 100,000,000 > 0
+        "cond_audit_opinion": "met",
+        "cond_no_major_outlay": "met",  # 50m < 200m and 50m ≤ 100m
+        "cond_leverage": "met",  # 3.0bn ≤ 3.5bn
         "min_annual": "pass",  # 25m ≥ max(20m, 10m)
         "min_rolling": "pass",  # 16+18+25 = 59m ≥ 0.3 × (80+90+100)/3 = 27m
         "min_fallback": "not_applicable",  # conditions met
@@ -184,7 +186,7 @@ def test_lower_of_variant(tmp_path):
     pol = load_policy(p)
     ys = copy.deepcopy(BASE_YEARS)
     ys[YEAR]["share_count"] = 300_000_000
-    rep = evaluate(case(str(p), YEAR, ys), pol)
+    rep = evaluate(case(ID, YEAR, ys), pol)
     assert rep.rule("min_annual").required == 20_000_000.00  # min(20m, 30m)
 
 
@@ -209,14 +211,14 @@ def test_leverage_boundary_is_within_limit(policy):
     rep = demo(policy, total_liabilities=3_500_000_000)
     r = rep.rule("cond_leverage")
     assert r.required == 3_500_000_000.00  # 0.70 × 5,000,000,000
-    assert r.status == "pass"  # 不超过 → <=
+    assert r.status == "met"  # 不超过 → <=
     assert rep.cash_conditions_met is True
 
 
 def test_leverage_gate_fails_one_fen_over(policy):
     rep = demo(policy, total_liabilities=3_500_000_000.01)
     r = rep.rule("cond_leverage")
-    assert r.status == "fail"
+    assert r.status == "not_met"
     assert r.shortfall == 0.01  # 3,500,000,000.01 − 3,500,000,000.00
     assert rep.cash_conditions_met is False
 
@@ -264,14 +266,14 @@ def test_fallback_undecidable_when_conditions_unknown(policy):
 def test_major_outlay_floor_boundary_not_major(policy):
     # 100,000,000.00 < 200,000,000 (ratio arm) and not > 100,000,000 (floor arm: 超过 → >)
     rep = demo(policy, planned_major_outlay=100_000_000)
-    assert rep.rule("cond_no_major_outlay").status == "pass"
+    assert rep.rule("cond_no_major_outlay").status == "met"
 
 
 def test_major_outlay_floor_arm_alone_triggers(policy):
     # 100,000,000.01 < 200,000,000 (ratio arm no) but > 100,000,000 (floor arm yes) → major
     # (with GCL's `and` it would not be major)
     rep = demo(policy, planned_major_outlay=100_000_000.01)
-    assert rep.rule("cond_no_major_outlay").status == "fail"
+    assert rep.rule("cond_no_major_outlay").status == "not_met"
     assert rep.cash_conditions_met is False
     assert rep.rule("min_fallback").status == "pass"  # 25m ≥ 0.05 × 100m = 5m
 
@@ -282,9 +284,9 @@ def test_major_outlay_ratio_arm_alone_triggers(policy):
     rep = demo(policy, net_assets=500_000_000, planned_major_outlay=50_000_000)
     r = rep.rule("cond_no_major_outlay")
     assert r.required == 50_000_000.00  # 0.10 × 500,000,000
-    assert r.status == "fail"
+    assert r.status == "not_met"
     rep = demo(policy, net_assets=500_000_000, planned_major_outlay=49_999_999.99)
-    assert rep.rule("cond_no_major_outlay").status == "pass"  # neither arm
+    assert rep.rule("cond_no_major_outlay").status == "met"  # neither arm
 
 
 # ---- 二、6 buybacks do not count as cash ------------------------------------------------
@@ -378,7 +380,7 @@ def test_rolling_mode_any_equals_last_for_one_evaluation_year(tmp_path, policy):
     _rule(data, "min_rolling")["mode"] = "last"
     p = tmp_path / "demo-last.yaml"
     p.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
-    rep_last = evaluate(case(str(p), YEAR, ROLLING_YEARS), load_policy(p))
+    rep_last = evaluate(case(ID, YEAR, ROLLING_YEARS), load_policy(p))
     rep_any = demo(policy, years=ROLLING_YEARS)
     assert rep_last.rule("min_rolling") == rep_any.rule("min_rolling")
 
@@ -430,7 +432,7 @@ def test_independent_directors_opinion(policy):
 # ---- the workbook --------------------------------------------------------------------------
 
 def test_builds_a_workbook(policy, tmp_path):
-    c = case(str(PATH), YEAR, BASE_YEARS)
+    c = case(ID, YEAR, BASE_YEARS)
     out = build_workbook(tmp_path / "demo.xlsx", policy=policy, case=c)
     assert out.is_file() and out.stat().st_size > 0
     with zipfile.ZipFile(out) as z:
@@ -554,8 +556,8 @@ def test_workbook_recalculated_matches_hand_values(policy, tmp_path, libreoffice
     fallback = copy.deepcopy(BASE_YEARS)
     fallback[YEAR]["total_liabilities"] = 4_000_000_000  # leverage gate fails
     files = [
-        build_workbook(tmp_path / "rolling.xlsx", policy=policy, case=case(str(PATH), YEAR, ROLLING_YEARS)),
-        build_workbook(tmp_path / "fallback.xlsx", policy=policy, case=case(str(PATH), YEAR, fallback)),
+        build_workbook(tmp_path / "rolling.xlsx", policy=policy, case=case(ID, YEAR, ROLLING_YEARS)),
+        build_workbook(tmp_path / "fallback.xlsx", policy=policy, case=case(ID, YEAR, fallback)),
     ]
     rolling, fb = (_outputs(p) for p in recalculate(files, tmp_path / "lo"))
     # rolling: 0.30 × (200m + 200m + 50m)/3 = 45m; minus prior 10m → 35,000,000; cash 25m < 35m → fail

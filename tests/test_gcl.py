@@ -57,6 +57,7 @@ ATTESTATIONS = [
     "no_cash_supervisory_statement",
     "fund_occupation_withheld",
     "plan_change_two_thirds",
+    "interim_period_end_retained_positive",  # applies only with an interim cash dividend
 ]
 BASE_ATTEST = {a: True for a in ATTESTATIONS}
 
@@ -69,6 +70,8 @@ RULE_CLAUSES = {
     "cond_going_concern": "三、(二)、1、(2)",
     "cond_audit_opinion": "三、(二)、1、(3)",
     "cond_no_major_outlay": "三、(二)、1、(4)",
+    # the conditions come first in the report, then the requirements in plan order
+    "interim_period_end_retained_positive": "三、(二)、1、(1)",
     "min_annual": "三、(二)、2、(1)",
     "min_rolling": "三、(二)、2、(1)",
     "distribution_cap": "三、(二)、2、(3)",
@@ -123,11 +126,17 @@ def test_report_lists_every_rule_with_its_clause():
     assert {r.id: r.clause for r in rep.rules} == RULE_CLAUSES
     assert {r.id for r in rep.rules if r.role == "condition"} == set(CONDITIONS)
     assert rep.rule("annual_cash_in_principle").severity == "warn"
+    r = rep.rule("interim_period_end_retained_positive")
+    assert (r.role, r.severity) == ("requirement", "warn")
 
 
 def test_baseline_is_compliant():
     rep = evaluate()
     expected = {rid: "pass" for rid in RULE_CLAUSES}
+    # conditions are met / not met, not pass / fail
+    expected.update({rid: "met" for rid in CONDITIONS})
+    # no interim cash dividend: the interim check does not apply
+    expected["interim_period_end_retained_positive"] = "not_applicable"
     # no stock dividend and no capital-reserve conversion: 三、(四) does not apply
     expected["stock_dividend_basis"] = "not_applicable"
     # cash dividend 30,000,000 > 0: not a "profitable but no cash proposal" year
@@ -169,22 +178,22 @@ def test_baseline_amounts():
 # ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("consolidated, parent, expected", [
-    (500_000_000.0, 400_000_000.0, "pass"),
-    (0.0, 400_000_000.0, "fail"),           # consolidated 0 is not 正值
-    (500_000_000.0, 0.0, "fail"),           # parent 0 is not 正值
-    (-1.0, 400_000_000.0, "fail"),
-    (500_000_000.0, -0.01, "fail"),
-    (-5.0, -5.0, "fail"),
-    (0.01, 0.01, "pass"),                   # one fen each: positive
-    (0.004, 400_000_000.0, "fail"),         # 0.004 rounds half-up to 0.00: not > 0
-    (500_000_000.0, 0.005, "pass"),         # 0.005 rounds half-up to 0.01 > 0
+    (500_000_000.0, 400_000_000.0, "met"),
+    (0.0, 400_000_000.0, "not_met"),           # consolidated 0 is not 正值
+    (500_000_000.0, 0.0, "not_met"),           # parent 0 is not 正值
+    (-1.0, 400_000_000.0, "not_met"),
+    (500_000_000.0, -0.01, "not_met"),
+    (-5.0, -5.0, "not_met"),
+    (0.01, 0.01, "met"),                       # one fen each: positive
+    (0.004, 400_000_000.0, "not_met"),         # 0.004 rounds half-up to 0.00: not > 0
+    (500_000_000.0, 0.005, "met"),             # 0.005 rounds half-up to 0.01 > 0
 ])
 def test_cond_retained_positive(consolidated, parent, expected):
     rep = evaluate(year={"retained_earnings_consolidated": consolidated, "retained_earnings_parent": parent,
                          # keep the distribution within the cap so only the condition is in play
-                         "cash_dividend": 0.0 if expected == "fail" else 0.01})
+                         "cash_dividend": 0.0 if expected == "not_met" else 0.01})
     assert status(rep, "cond_retained_positive") == expected
-    assert rep.cash_conditions_met is (expected == "pass")
+    assert rep.cash_conditions_met is (expected == "met")
 
 
 @pytest.mark.parametrize("drop", ["retained_earnings_consolidated", "retained_earnings_parent"])
@@ -195,12 +204,37 @@ def test_cond_retained_positive_missing(drop):
 
 
 # ---------------------------------------------------------------------------
+# 三、(二)、1、(1) for an interim cash dividend: 期末 … 均为正值 at the half-year end (confirmed);
+# 三、(二)、1、(3) 中期或季度现金分红无需审计: no half-year audit check
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("interim, attested, expected", [
+    (0.0, False, "not_applicable"),        # no interim cash dividend
+    (0.004, False, "not_applicable"),      # rounds to 0.00: no interim cash dividend
+    (0.01, True, "pass"),
+    (5_000_000.0, True, "pass"),
+    (5_000_000.0, False, "warn"),          # paid while the half-year-end condition does not hold
+    (5_000_000.0, None, "missing_input"),
+])
+def test_interim_period_end_retained_positive(interim, attested, expected):
+    rep = evaluate(year={"interim_cash_dividend": interim, "half_year_audit_opinion": "unaudited"},
+                   attest={"interim_period_end_retained_positive": attested})
+    r = rep.rule("interim_period_end_retained_positive")
+    assert r.status == expected
+    if expected == "not_applicable":
+        assert r.reason == "na_no_interim"
+        assert r.explanation_zh == "不适用：本年度未进行中期现金分红"
+    assert rep.overall_status == ("pass" if expected == "not_applicable" else expected)
+    assert rep.fail_count == 0
+
+
+# ---------------------------------------------------------------------------
 # 三、(二)、1、(2) 实施现金分红不会影响公司的后续持续经营
 # ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("value, expected, met", [
-    (True, "pass", True),
-    (False, "fail", False),
+    (True, "met", True),
+    (False, "not_met", False),
     (None, "missing_input", None),
 ])
 def test_cond_going_concern(value, expected, met):
@@ -214,18 +248,18 @@ def test_cond_going_concern(value, expected, met):
 # ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("opinion, expected", [
-    ("standard_unqualified", "pass"),
-    ("unqualified_with_emphasis", "pass"),   # 带强调事项段的无保留意见 is still 无保留意见
-    ("qualified", "fail"),
-    ("adverse", "fail"),
-    ("disclaimer", "fail"),
-    ("带强调事项段的无保留意见", "pass"),    # the Chinese label is accepted as input
+    ("standard_unqualified", "met"),
+    ("unqualified_with_emphasis", "met"),   # 带强调事项段的无保留意见 is still 无保留意见
+    ("qualified", "not_met"),
+    ("adverse", "not_met"),
+    ("disclaimer", "not_met"),
+    ("带强调事项段的无保留意见", "met"),    # the Chinese label is accepted as input
 ])
 def test_cond_audit_opinion(opinion, expected):
     rep = evaluate(year={"audit_opinion": opinion})
     assert status(rep, "cond_audit_opinion") == expected
-    assert rep.cash_conditions_met is (expected == "pass")
-    if expected == "fail":
+    assert rep.cash_conditions_met is (expected == "met")
+    if expected == "not_met":
         for rid in MINIMUMS_WHEN_MET:
             assert status(rep, rid) == "not_applicable"
 
@@ -274,7 +308,7 @@ def test_cond_no_major_outlay(total_assets, outlay, threshold, major):
     assert r.required == threshold
     # the outlay is compared after rounding to the fen (299,999,999.995 → 300,000,000.00)
     assert r.actual == (300_000_000.00 if outlay == 299_999_999.995 else outlay)
-    assert r.status == ("fail" if major else "pass")
+    assert r.status == ("not_met" if major else "met")
     assert rep.cash_conditions_met is (not major)
 
 
@@ -306,7 +340,7 @@ def test_missing_condition_input_makes_minimums_unknown(drop):
 def test_failed_condition_wins_over_missing_one():
     # 须同时满足: one condition fails → not met, whatever the missing one would be
     rep = evaluate(year={"going_concern_unaffected": False, "audit_opinion": None})
-    assert status(rep, "cond_going_concern") == "fail"
+    assert status(rep, "cond_going_concern") == "not_met"
     assert status(rep, "cond_audit_opinion") == "missing_input"
     assert rep.cash_conditions_met is False
     for rid in MINIMUMS_WHEN_MET:
@@ -554,13 +588,13 @@ def test_distribution_cap_cash(consolidated, parent, cash, expected, shortfall):
     (370_000_000.01, 400_000_000.01, "fail", 0.01),  # 400,000,000.01 − 400,000,000
 ])
 def test_distribution_cap_counts_stock_dividend(stock, actual, expected, shortfall):
-    # growth stage without major outlay: the plan sets no cash share, so only the cap is in play
+    # growth stage without major outlay: the plan prescribes no cash share, so only the cap is in play
     rep = evaluate(year={"stock_dividend": stock, "development_stage": "growth"})
     r = rep.rule("distribution_cap")
     assert r.actual == actual
     assert r.status == expected
     assert r.shortfall == shortfall
-    assert status(rep, "cash_share") == "pass"
+    assert status(rep, "cash_share") == "not_applicable"  # no prescribed minimum (DOMAIN §5)
 
 
 def test_distribution_cap_ignores_buybacks():
@@ -609,8 +643,6 @@ NO_MAJOR = {"planned_major_outlay": 100_000_000.0}   # 10% → not major
     ("mature", MAJOR, 66.67),          # 100 × 0.4 / 0.6 = 66.666… → 66.67
     ("growth", MAJOR, 25.00),          # 100 × 0.2 / 0.8 = 25.00
     ("indeterminate", MAJOR, 25.00),   # 4、不易区分但有重大资金支出 → 按前项 20%: 25.00
-    ("growth", NO_MAJOR, 0.0),         # the plan sets no share for this case
-    ("indeterminate", NO_MAJOR, 0.0),  # the plan sets no share for this case
 ])
 def test_cash_share_table(stage, outlay, required):
     rep = evaluate(year={"development_stage": stage, "stock_dividend": 100.0, **outlay})
@@ -618,6 +650,20 @@ def test_cash_share_table(stage, outlay, required):
     assert r.required == required
     assert r.status == "pass"  # 30,000,000 cash
     assert r.actual == 30_000_000.00
+
+
+@pytest.mark.parametrize("stage", ["growth", "indeterminate"])
+def test_cash_share_table_empty_cells_prescribe_no_minimum(stage):
+    # 三、(五) sets no share for growth / indeterminate without a major outlay: with a stock dividend
+    # the rule is not applicable ("no prescribed minimum"), not a pass against 0%
+    rep = evaluate(year={"development_stage": stage, "stock_dividend": 100.0, **NO_MAJOR})
+    r = rep.rule("cash_share")
+    assert r.status == "not_applicable"
+    assert r.reason == "na_no_prescribed_share"
+    assert r.explanation_zh == "不适用：规划对该发展阶段与资金支出情形未规定最低现金占比"
+    # without a stock dividend the share is 100%: 0·s/(1−s) = 0 → pass as before
+    r = evaluate(year={"development_stage": stage, **NO_MAJOR}).rule("cash_share")
+    assert (r.status, r.required) == ("pass", 0.0)
 
 
 @pytest.mark.parametrize("cash, buyback, expected, shortfall", [
@@ -629,7 +675,7 @@ def test_cash_share_table(stage, outlay, required):
 def test_cash_share_mature_major_applies_though_conditions_fail(cash, buyback, expected, shortfall):
     # the major outlay makes condition (4) fail, but 三、(五) applies whenever distributing
     rep = evaluate(year={"stock_dividend": 100.0, "cash_dividend": cash, "buyback_amount": buyback, **MAJOR})
-    assert status(rep, "cond_no_major_outlay") == "fail"
+    assert status(rep, "cond_no_major_outlay") == "not_met"
     assert rep.cash_conditions_met is False
     r = rep.rule("cash_share")
     assert r.required == 66.67   # 100 × 40% / 60% = 66.666… → 66.67

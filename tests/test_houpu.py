@@ -102,9 +102,10 @@ def test_baseline_complies():
     assert rep.cash_conditions_met is True
     assert (rep.fail_count, rep.warn_count, rep.missing_input_count) == (0, 0, 0)
     assert statuses(rep) == {
-        "cond_distributable_positive": "pass",  # 80,000,000 > 0
-        "cond_audit_opinion": "pass",  # standard_unqualified
-        "cond_no_major_outlay": "pass",  # 100,000,000 < 300,000,000
+        # conditions are met / not met, not pass / fail
+        "cond_distributable_positive": "met",  # 80,000,000 > 0
+        "cond_audit_opinion": "met",  # standard_unqualified
+        "cond_no_major_outlay": "met",  # 100,000,000 < 300,000,000
         "distribution_cap": "pass",  # 20,000,000 ≤ min(300m, 250m) = 250,000,000
         "going_concern": "pass",  # distribution made, board confirms
         "cash_share": "pass",  # no stock dividend: cash needed 0 × 0.2/0.8 = 0
@@ -112,7 +113,7 @@ def test_baseline_complies():
         "stock_dividend_basis": "not_applicable",  # no stock dividend / conversion
         "independent_directors_opinion": "pass",
         "policy_change_two_thirds": "pass",
-        "no_distribution_supervisory_statement": "not_applicable",  # cash 20,000,000 ≠ 0
+        "no_distribution_supervisory_statement": "not_applicable",  # a distribution (cash 20,000,000) is proposed
     }
 
 
@@ -136,16 +137,16 @@ def test_max_distribution_is_lower_of_consolidated_and_parent():
 # ---- 三、(三)、1、(1) distributable profit 为正值 (> 0) ------------------------------
 
 @pytest.mark.parametrize("profit, status", [
-    (0, "fail"),  # 0 is not 正值: 0 > 0 is false
-    (-1_000_000, "fail"),  # loss
-    (0.004, "fail"),  # rounds half-up to 0.00 → 0.00 > 0 false
-    (0.005, "pass"),  # rounds half-up to 0.01 → 0.01 > 0
-    (0.01, "pass"),  # one fen
+    (0, "not_met"),  # 0 is not 正值: 0 > 0 is false
+    (-1_000_000, "not_met"),  # loss
+    (0.004, "not_met"),  # rounds half-up to 0.00 → 0.00 > 0 false
+    (0.005, "met"),  # rounds half-up to 0.01 → 0.01 > 0
+    (0.01, "met"),  # one fen
 ])
 def test_distributable_profit_positive(profit, status):
     rep = houpu(distributable_profit=profit)
     assert rep.rule("cond_distributable_positive").status == status
-    assert rep.cash_conditions_met is (status == "pass")
+    assert rep.cash_conditions_met is (status == "met")
 
 
 def test_distributable_profit_zero_makes_minimums_not_applicable():
@@ -161,16 +162,16 @@ def test_distributable_profit_zero_makes_minimums_not_applicable():
 # ---- 三、(三)、1、(2) 标准无保留意见 only ------------------------------------------
 
 @pytest.mark.parametrize("opinion, status", [
-    ("standard_unqualified", "pass"),
-    ("unqualified_with_emphasis", "fail"),  # “标准无保留意见” excludes an emphasis-of-matter paragraph
-    ("qualified", "fail"),
-    ("adverse", "fail"),
-    ("disclaimer", "fail"),
+    ("standard_unqualified", "met"),
+    ("unqualified_with_emphasis", "not_met"),  # “标准无保留意见” excludes an emphasis-of-matter paragraph
+    ("qualified", "not_met"),
+    ("adverse", "not_met"),
+    ("disclaimer", "not_met"),
 ])
 def test_audit_opinion_standard_unqualified_only(opinion, status):
     rep = houpu(audit_opinion=opinion)
     assert rep.rule("cond_audit_opinion").status == status
-    assert rep.cash_conditions_met is (status == "pass")
+    assert rep.cash_conditions_met is (status == "met")
 
 
 # ---- 三、(三)、1、(3) major outlay: planned ≥ 30% of latest audited NET ASSETS ---------
@@ -180,14 +181,14 @@ def test_major_outlay_exact_boundary_is_major():
     rep = houpu(planned_major_outlay=300_000_000)
     r = rep.rule("cond_no_major_outlay")
     assert r.required == 300_000_000.00  # 0.30 × 1,000,000,000
-    assert r.status == "fail"  # 300,000,000.00 >= 300,000,000.00 → major → condition not met
+    assert r.status == "not_met"  # 300,000,000.00 >= 300,000,000.00 → major → condition not met
     assert rep.cash_conditions_met is False
 
 
 def test_major_outlay_one_fen_below_is_not_major():
     rep = houpu(planned_major_outlay=299_999_999.99)
     # 299,999,999.99 < 300,000,000.00 → no major outlay
-    assert rep.rule("cond_no_major_outlay").status == "pass"
+    assert rep.rule("cond_no_major_outlay").status == "met"
     assert rep.cash_conditions_met is True
 
 
@@ -195,15 +196,15 @@ def test_major_outlay_basis_is_net_assets_not_total_assets():
     # 30% × total assets 2,500,000,000 = 750,000,000 would call 400m "not major";
     # the text says 净资产: 400,000,000 >= 300,000,000 → major.
     rep = houpu(planned_major_outlay=400_000_000)
-    assert rep.rule("cond_no_major_outlay").status == "fail"
+    assert rep.rule("cond_no_major_outlay").status == "not_met"
     # and total assets are not read at all
     rep = houpu(total_assets=_DROP)
-    assert rep.rule("cond_no_major_outlay").status == "pass"
+    assert rep.rule("cond_no_major_outlay").status == "met"
 
 
 @pytest.mark.parametrize("outlay, status", [
-    (300_000.05, "fail"),  # 30% × 1,000,000.15 = 300,000.045 → half-up 300,000.05; .05 >= .05 → major
-    (300_000.04, "pass"),  # .04 < .05 → not major (round-half-even would give .04 and call it major)
+    (300_000.05, "not_met"),  # 30% × 1,000,000.15 = 300,000.045 → half-up 300,000.05; .05 >= .05 → major
+    (300_000.04, "met"),  # .04 < .05 → not major (round-half-even would give .04 and call it major)
 ])
 def test_major_outlay_threshold_rounded_half_up_at_half_fen(outlay, status):
     rep = houpu(net_assets=1_000_000.15, planned_major_outlay=outlay)
@@ -221,14 +222,14 @@ def test_major_outlay_threshold_rounded_half_up_at_half_fen(outlay, status):
 def test_major_outlay_threshold_fen_boundaries(net_assets, threshold, at, below):
     rep = houpu(net_assets=net_assets, planned_major_outlay=at)
     assert rep.rule("cond_no_major_outlay").required == threshold
-    assert rep.rule("cond_no_major_outlay").status == "fail"  # at the threshold → major
+    assert rep.rule("cond_no_major_outlay").status == "not_met"  # at the threshold → major
     rep = houpu(net_assets=net_assets, planned_major_outlay=below)
-    assert rep.rule("cond_no_major_outlay").status == "pass"  # one fen below → not major
+    assert rep.rule("cond_no_major_outlay").status == "met"  # one fen below → not major
 
 
 @pytest.mark.parametrize("outlay, status", [
-    (299_999_999.995, "fail"),  # rounds half-up to 300,000,000.00 >= 300,000,000.00 → major
-    (299_999_999.994, "pass"),  # rounds to 299,999,999.99 < 300,000,000.00
+    (299_999_999.995, "not_met"),  # rounds half-up to 300,000,000.00 >= 300,000,000.00 → major
+    (299_999_999.994, "met"),  # rounds to 299,999,999.99 < 300,000,000.00
 ])
 def test_planned_outlay_is_rounded_to_the_fen(outlay, status):
     assert houpu(planned_major_outlay=outlay).rule("cond_no_major_outlay").status == status
@@ -441,21 +442,29 @@ def test_policy_change_two_thirds(value, status):
 
 # ---- 四、(二) supervisory statement when profitable without a distribution -------------
 
-def test_supervisory_statement_applies_when_profitable_and_no_cash():
+def test_supervisory_statement_applies_when_profitable_and_no_distribution():
     rep = houpu({"no_distribution_supervisory_statement": False}, cash_dividend=0)
-    assert rep.rule("no_distribution_supervisory_statement").status == "fail"  # 90m > 0 and cash 0
+    assert rep.rule("no_distribution_supervisory_statement").status == "fail"  # 90m > 0, cash 0 + stock 0
     rep = houpu({"no_distribution_supervisory_statement": True}, cash_dividend=0)
     assert rep.rule("no_distribution_supervisory_statement").status == "pass"
 
 
-def test_supervisory_statement_stock_only_still_applies():
-    # the policy note: triggered by profitable AND cash 0; a stock dividend does not exempt
+def test_supervisory_statement_stock_only_is_a_distribution_proposal():
+    # 四、(二) “盈利但未提出利润分配的预案”: a stock dividend is a distribution proposal, so a
+    # stock-only year (cash 0 + stock 100 = 100 > 0) is not applicable
     rep = houpu({"no_distribution_supervisory_statement": False}, cash_dividend=0, stock_dividend=100)
+    r = rep.rule("no_distribution_supervisory_statement")
+    assert r.status == "not_applicable"
+    assert r.reason == "na_distribution_made"
+    assert r.explanation_zh == "不适用：本年度已提出利润分配"
+    # a stock dividend of 0.004 rounds to 0.00: no distribution at all → applies
+    rep = houpu({"no_distribution_supervisory_statement": False}, cash_dividend=0, stock_dividend=0.004)
     assert rep.rule("no_distribution_supervisory_statement").status == "fail"
 
 
 @pytest.mark.parametrize("change", [
     {"cash_dividend": 0.01},  # a cash proposal was made
+    {"cash_dividend": 0, "stock_dividend": 0.01},  # a stock-only proposal was made
     {"cash_dividend": 0, "net_profit_attributable": 0},  # not 盈利: 0 > 0 false
     {"cash_dividend": 0, "net_profit_attributable": -5_000_000},  # loss
 ])

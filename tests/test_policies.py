@@ -114,10 +114,17 @@ def _broken(tmp_path, mutate) -> Path:
     return path
 
 
+def _rule(d: dict, rule_id: str) -> dict:
+    """The rule of the policy data with this id (by id: rules are added to the files over time)."""
+    return next(r for r in d["rules"] if r["id"] == rule_id)
+
+
 @pytest.mark.parametrize("mutate, expect", [
-    (lambda d: d["rules"][4].update(components=[{"type": "pct", "ratio": 1.5, "basis": "distributable_profit"}]),
+    (lambda d: _rule(d, "min_annual").update(
+        components=[{"type": "pct", "ratio": 1.5, "basis": "distributable_profit"}]),
      ["rule 'min_annual'", "components"]),
-    (lambda d: d["rules"][4].update(quote="每年以现金方式分配的利润应不低于当年实现的可分配利润的20%"),
+    (lambda d: _rule(d, "min_annual").update(
+        quote="每年以现金方式分配的利润应不低于当年实现的可分配利润的20%"),
      ["rule 'min_annual'", "quote", "三、(二)、2、(1)"]),
     (lambda d: d["clauses"].pop("三、(八)"), ["三、(八)", "not accounted for"]),
     (lambda d: d["rules"][0].update(kind="no_such_kind"), ["rule 'cond_retained_positive'", "kind"]),
@@ -137,6 +144,6 @@ def test_policy_errors_name_file_rule_and_field(tmp_path, mutate, expect):
 def test_policy_errors_are_all_reported_at_once(tmp_path):
     def two(d):
         d["clauses"].pop("三、(八)")
-        d["rules"][4]["quote"] = "不在原文中的一句话"
+        _rule(d, "min_annual")["quote"] = "不在原文中的一句话"
     msg = str(pytest.raises(PolicyError, load_policy_file, _broken(tmp_path, two)).value)
     assert "三、(八)" in msg and "min_annual" in msg and "2 problems" in msg

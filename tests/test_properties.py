@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import copy
+import datetime as dt
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from xlmodel.case import parse_case
 from xlmodel.catalogue import STATUSES
@@ -47,8 +48,8 @@ def year_values(draw, year: int, full: bool):
         "vote_for_ratio": draw(m(st.sampled_from([0.0, 0.5, 2 / 3, 0.4999, 1.0]))),
         "online_voting_offered": draw(m(st.booleans())),
         "independent_directors_opinion": draw(m(st.booleans())),
-        "agm_date": draw(m(st.dates().map(lambda d: d.isoformat()))),
-        "payout_date": draw(m(st.dates().map(lambda d: d.isoformat()))),
+        "agm_date": draw(m(st.dates(min_value=dt.date(1900, 1, 1), max_value=dt.date(2200, 12, 31)).map(lambda d: d.isoformat()))),
+        "payout_date": draw(m(st.dates(min_value=dt.date(1900, 1, 1), max_value=dt.date(2200, 12, 31)).map(lambda d: d.isoformat()))),
     }
     return {k: x for k, x in v.items() if x is not None}
 
@@ -91,18 +92,51 @@ def test_paying_more_cash_never_turns_a_minimum_from_pass_to_fail(data, more):
             assert a.status == "pass", (b.id, b, a)
 
 
+def _binding_minimum(r) -> bool:
+    """A rule the minimum cash dividend must meet: the quantitative minimums, and a cash_paid duty of
+    severity fail (Far East 四、1), which asks for one fen when it applies (DOMAIN §4)."""
+    return r.kind in MINIMUM_KINDS or (r.kind == "cash_paid" and r.severity == "fail")
+
+
+def _far_east_one_fen_case() -> dict:
+    """Conditions met, rolling minimum already covered by 2022–2023, no stock dividend: the only
+    minimum is 四、1's one fen (any positive cash when distributing)."""
+    years = []
+    for y, dp, cash in ((2022, 100_000_000.0, 30_000_000.0), (2023, 100_000_000.0, 30_000_000.0),
+                        (2024, 100_000_000.0, 20_000_000.0)):
+        years.append({
+            "fiscal_year": y, "net_profit_attributable": 150_000_000.0, "distributable_profit": dp,
+            "retained_earnings_consolidated": 500_000_000.0, "retained_earnings_parent": 400_000_000.0,
+            "total_assets": 2_000_000_000.0, "net_assets": 1_000_000_000.0, "planned_major_outlay": 0.0,
+            "major_outlay_planned": False, "development_stage": "mature", "audit_opinion": "standard_unqualified",
+            "going_concern_unaffected": True, "cash_flow_sufficient": True, "cash_dividend": cash,
+            "buyback_amount": 0.0, "stock_dividend": 0.0, "capital_reserve_conversion": 0.0, "vote_for_ratio": 0.9,
+            "online_voting_offered": True, "independent_directors_opinion": True,
+            "agm_date": f"{y + 1}-05-20", "payout_date": f"{y + 1}-06-20"})
+    pid = "far-east-2022-2024"
+    return {"policy": pid, "evaluation_year": YEAR, "years": years,
+            "attestations": {rid: True for rid in model_for(pid).attestation_ids()}}
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases(full=True))
+@example(_far_east_one_fen_case())
 def test_min_cash_dividend_is_exactly_enough(data):
-    """Paying the minimum passes every quantitative minimum; one fen less fails one."""
+    """Paying the minimum passes every minimum it stands for; one fen less fails one — or, for a
+    minimum of one fen that only 四、1 sets, leaves no distribution at all (the duty no longer applies)."""
     data["years"][-1]["buyback_amount"] = 0.0  # this year's cash is then the cash dividend alone
     rep = evaluate(parse_case(data))
     if rep.min_cash_dividend is None:
         return
     exact = _with_cash(data, rep.min_cash_dividend)
-    assert exact.min_cash_dividend == rep.min_cash_dividend  # cash does not move the requirement
-    assert all(r.status in ("pass", "not_applicable") for r in exact.rules if r.kind in MINIMUM_KINDS), \
-        [(r.id, r.status, r.actual, r.required) for r in exact.rules if r.kind in MINIMUM_KINDS]
+    assert exact.min_cash_dividend == rep.min_cash_dividend  # paying the minimum does not move it
+    assert all(r.status in ("pass", "not_applicable") for r in exact.rules if _binding_minimum(r)), \
+        [(r.id, r.status, r.actual, r.required) for r in exact.rules if _binding_minimum(r)]
     if rep.min_cash_dividend > 0:
         short = _with_cash(data, round(rep.min_cash_dividend - 0.01, 2))
-        assert any(r.status == "fail" for r in short.rules if r.kind in MINIMUM_KINDS)
+        if any(r.status == "fail" for r in short.rules if _binding_minimum(r)):
+            return
+        # the one-fen case: 0.00 cash and no stock dividend is no distribution, so 四、1 is not applicable
+        assert rep.min_cash_dividend == 0.01
+        assert any(r.kind == "cash_paid" and r.severity == "fail" and r.status == "not_applicable"
+                   and r.reason == "na_no_distribution" for r in short.rules)

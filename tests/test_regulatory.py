@@ -5,7 +5,9 @@ Rules under test, on top of two plans:
   reg_low_payout_explained      payout < 30% of net profit: reasons disclosed (attestation)
   reg_low_payout_online_voting  payout < 30% of net profit: online voting offered (field)
   reg_no_cash_explained         profitable without a cash dividend: reasons disclosed (attestation)
-  reg_controlling_sale          controlling shareholders may sell (severity warn)
+  reg_cash_while_conditions_unmet  a cash dividend paid while a plan condition is not met (severity warn)
+  reg_parent_retained_positive  a distribution while parent retained earnings <= 0 (Company Law art. 210)
+  reg_controlling_sale          controlling shareholders may sell (severity warn): 破净, 破发, dividends
 and the report outputs ``st_risk_warning`` / ``cash_needed_to_avoid_st``.
 
 Policies: ``gcl-energy-2022-2024`` (board szse_main, a main board: floor 50,000,000) and
@@ -46,8 +48,12 @@ ST = "reg_st_low_dividend"
 LOW_EXPLAINED = "reg_low_payout_explained"
 LOW_VOTING = "reg_low_payout_online_voting"
 NO_CASH = "reg_no_cash_explained"
+CASH_UNMET = "reg_cash_while_conditions_unmet"
+PARENT_RETAINED = "reg_parent_retained_positive"
 SALE = "reg_controlling_sale"
-REGULATORY = [ST, LOW_EXPLAINED, LOW_VOTING, NO_CASH, SALE]
+REGULATORY = [ST, LOW_EXPLAINED, LOW_VOTING, NO_CASH, CASH_UNMET, PARENT_RETAINED, SALE]
+# market facts of the sale restriction (DOMAIN §5), entered by the user: no 破净, no 破发
+NO_PRICE_TRIGGER = {"price_below_net_assets_20d": False, "price_below_ipo_20d": False}
 
 # listing dates are illustrative: anything before 2022 gives three full fiscal years 2022–2024
 MAIN_CO = {"company_name": "协鑫能源科技股份有限公司", "stock_code": "002015", "board": "szse_main",
@@ -78,6 +84,7 @@ GCL_BASE = {
         "online_voting_offered": True,
         "agm_date": "2025-05-20",
         "payout_date": "2025-06-20",  # within 2 months of the AGM
+        **NO_PRICE_TRIGGER,
     },
 }
 
@@ -99,6 +106,7 @@ HOUPU_BASE = {
         "independent_directors_opinion": True,
         "online_voting_offered": True,
         "cash_dividend": 30 * M,
+        **NO_PRICE_TRIGGER,
     },
 }
 
@@ -210,7 +218,8 @@ def plan_statuses(rep) -> dict:
 
 
 def assert_plan_complies(rep):
-    bad = {k: v for k, v in plan_statuses(rep).items() if v not in ("pass", "not_applicable")}
+    # conditions met, obligations passed (or not applicable)
+    bad = {k: v for k, v in plan_statuses(rep).items() if v not in ("met", "pass", "not_applicable")}
     assert not bad, f"the plan's own rules should not be in play: {bad}"
 
 
@@ -224,9 +233,12 @@ def test_regulatory_rules_are_in_the_report_with_baseline_true():
     assert regulatory == REGULATORY
     assert r.rule(SALE).severity == "warn"
     assert r.rule(ST).severity == "fail"
+    assert r.rule(CASH_UNMET).severity == "warn"
+    assert r.rule(PARENT_RETAINED).severity == "fail"
     # reg_low_payout_online_voting reads the field online_voting_offered, not an attestation
     ids = model_for(GCL).attestation_ids()
     assert LOW_EXPLAINED in ids and NO_CASH in ids and LOW_VOTING not in ids
+    assert CASH_UNMET not in ids and PARENT_RETAINED not in ids  # computed, not attested
 
 
 def test_gcl_baseline_complies():
@@ -239,7 +251,9 @@ def test_gcl_baseline_complies():
         LOW_EXPLAINED: "not_applicable",
         LOW_VOTING: "not_applicable",
         NO_CASH: "not_applicable",  # cash dividend 30,000,000 ≠ 0
-        SALE: "pass",  # 90,000,000 >= 30,000,000 and not nil
+        CASH_UNMET: "pass",  # cash paid and every plan condition met
+        PARENT_RETAINED: "pass",  # distribution made, parent retained 400,000,000 > 0
+        SALE: "pass",  # no 破净 / 破发; 90,000,000 >= 30,000,000 and not nil
     }
     assert r.rule(ST).actual == 90_000_000.00  # 30m + 30m + 30m
     assert r.rule(ST).required == 30_000_000.00  # min(30% × 100m = 30m, floor 50m)
@@ -256,6 +270,8 @@ def test_houpu_baseline_complies():
         LOW_EXPLAINED: "not_applicable",  # 30m not < 30% × 100m
         LOW_VOTING: "not_applicable",
         NO_CASH: "not_applicable",
+        CASH_UNMET: "pass",  # cash paid, conditions met
+        PARENT_RETAINED: "pass",  # parent retained 250,000,000 > 0
         SALE: "pass",
     }
     assert r.st is False
@@ -276,6 +292,7 @@ def test_st_not_applicable_for_fiscal_2023():
     r = gcl(merge(cash(5 * M, 5 * M, 5 * M, first=2021), npa(100 * M, 100 * M, 100 * M, first=2021)), year=2023)
     assert r.rep.evaluation_year == 2023
     assert r.status(ST) == "not_applicable"
+    assert r.rule(ST).reason == "na_before_first_year"  # one reason, not a list of possible ones
     assert r.st is None  # out of scope: no answer
     assert r.needed == 0.0
 
@@ -293,6 +310,8 @@ def test_st_in_scope_for_fiscal_2024():
 def test_st_bse_is_out_of_scope():
     r = gcl(LOW_CASH, company={"board": "bse"})
     assert r.status(ST) == "not_applicable"
+    assert r.rule(ST).reason == "na_board_not_covered"
+    assert r.rule(ST).explanation_zh == "不适用：上市板块不在规则范围（如北交所）"
     assert r.st is None
     assert r.needed == 0.0
 
@@ -403,18 +422,20 @@ def test_listed_on_2024_01_01_has_one_full_year():
 # ST: preconditions (latest year profitable, both retained earnings positive)
 # ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("change", [
-    {"net_profit_attributable": 0.0},  # not > 0
-    {"net_profit_attributable": -1.0},
-    {"net_profit_attributable": 0.004},  # rounds to 0.00: not > 0
-    {"retained_earnings_consolidated": 0.0},
-    {"retained_earnings_parent": 0.0},
-    {"retained_earnings_parent": -5 * M},
-    {"retained_earnings_consolidated": -0.01, "retained_earnings_parent": -0.01},
+@pytest.mark.parametrize("change, reason", [
+    ({"net_profit_attributable": 0.0}, "na_not_profitable"),  # not > 0
+    ({"net_profit_attributable": -1.0}, "na_not_profitable"),
+    ({"net_profit_attributable": 0.004}, "na_not_profitable"),  # rounds to 0.00: not > 0
+    ({"retained_earnings_consolidated": 0.0}, "na_retained_cons_not_positive"),
+    ({"retained_earnings_parent": 0.0}, "na_retained_parent_not_positive"),
+    ({"retained_earnings_parent": -5 * M}, "na_retained_parent_not_positive"),
+    # both fail: the first precondition known to be false names the one reason
+    ({"retained_earnings_consolidated": -0.01, "retained_earnings_parent": -0.01}, "na_retained_cons_not_positive"),
 ])
-def test_st_preconditions_not_met(change):
+def test_st_preconditions_not_met(change, reason):
     r = gcl(merge(LOW_CASH, {2024: change}))
     assert r.status(ST) == "not_applicable"
+    assert r.rule(ST).reason == reason
     assert r.st is False  # in scope, not at risk
     assert r.needed == 0.0
 
@@ -543,6 +564,8 @@ def test_st_cancelled_buyback_counts():
     assert r.rule(ST).actual == 30_000_000.00
     assert r.status(ST) == "pass"
     assert r.st is False
+    # the 30m cancelled this year is already counted: max(0, 30m − (0 + 0 + 30m)) = 0
+    assert r.needed == 0.0
 
 
 def test_st_history_missing_profit_is_missing_input():
@@ -634,7 +657,7 @@ def test_paying_cash_needed_avoids_the_warning():
     r = gcl(merge(RATIO_BOUND, {2024: {"cash_dividend": 17_999_999.52}}))
     assert r.rule(ST).actual == 30_000_000.02  # 12,000,000.50 + 17,999,999.52
     assert r.st is False
-    assert r.needed == 17_999_999.52  # depends on 2022–2023 only
+    assert r.needed == 17_999_999.52  # 2022–2023 cash and this year's cancelled buybacks (none) only
 
 
 def test_paying_one_fen_less_than_cash_needed_triggers():
@@ -659,6 +682,35 @@ def test_cash_needed_floor_bound_paid_exactly():
     assert r.st is False  # 20m + 30m = 50m
     r = gcl(merge(FLOOR_BOUND, {2024: {"cash_dividend": 29_999_999.99}}))
     assert r.st is True  # 49,999,999.99
+
+
+# DOMAIN §5: "cash needed" = the threshold less the window's cash already counted, i.e. the earlier
+# years AND this year's cancelled buybacks. FLOOR_BOUND + 20,000,000 bought back and cancelled in 2024:
+# 50,000,000 − (10m + 10m + 20m) = 10,000,000.00 (not the full 30m).
+CANCELLED_2024 = merge(FLOOR_BOUND, {2024: {"buyback_amount": 20 * M, "buyback_cancelled": 20 * M}})
+
+
+def test_cash_needed_deducts_this_years_cancelled_buyback():
+    r = gcl(CANCELLED_2024)
+    assert r.rule(ST).actual == 40_000_000.00  # 10m + 10m + (0 cash + 20m cancelled)
+    assert r.needed == 10_000_000.00
+    assert r.st is True
+
+
+@pytest.mark.parametrize("cash_2024, st", [(10 * M, False), (9_999_999.99, True)])
+def test_paying_cash_needed_after_a_cancelled_buyback(cash_2024, st):
+    r = gcl(merge(CANCELLED_2024, {2024: {"cash_dividend": cash_2024}}))
+    # 10m + 10m + 20m cancelled + cash: 50,000,000.00 (pass) / 49,999,999.99 (triggered)
+    assert r.rule(ST).actual == round(40 * M + cash_2024, 2)
+    assert r.st is st
+    assert r.needed == 10_000_000.00  # the cash dividend does not change what was needed
+
+
+def test_cash_needed_is_zero_when_this_years_cancellation_covers_it():
+    # 40m cancelled in 2024: 10m + 10m + 40m = 60m >= 50m → max(0, 50m − 60m) = 0
+    r = gcl(merge(FLOOR_BOUND, {2024: {"buyback_amount": 40 * M, "buyback_cancelled": 40 * M}}))
+    assert r.needed == 0.0
+    assert r.st is False
 
 
 def test_cash_needed_is_zero_when_2022_2023_already_enough():
@@ -727,12 +779,30 @@ def test_buyback_counts_towards_the_30pct():
     assert r.status(LOW_EXPLAINED) == "not_applicable"
 
 
-def test_low_payout_not_in_2023():
-    # first_fiscal_year 2024
+def test_low_payout_applies_in_2023():
+    # the duty applies since FY2013 (SSE cash dividend guideline 2013 art. 10), not only from FY2024:
+    # FY2023 cash 1,000,000 < 30% × 100,000,000 = 30,000,000, profitable, retained earnings positive;
+    # szse_main is a main board, where the duty binds → fail
     r = gcl({2023: {"cash_dividend": 1 * M, "online_voting_offered": False}}, attest={LOW_EXPLAINED: False},
             year=2023)
-    assert r.status(LOW_EXPLAINED) == "not_applicable"
-    assert r.status(LOW_VOTING) == "not_applicable"
+    assert r.status(LOW_EXPLAINED) == "fail"
+    assert r.status(LOW_VOTING) == "fail"
+    assert r.status(ST) == "not_applicable"  # the exchange risk warning still starts with FY2024
+    assert r.rep.overall_status == "fail"
+
+
+@pytest.mark.parametrize("year, expected", [(2013, "fail"), (2012, "not_applicable")])
+def test_low_payout_first_fiscal_year_is_2013(year, expected):
+    # cash 1,000,000 < 30% × 100,000,000 in the year; FY2013 is the first year the duty applies
+    years = {year - 2: {"net_profit_attributable": 100 * M, "distributable_profit": 1 * M, "cash_dividend": 30 * M},
+             year - 1: {"net_profit_attributable": 100 * M, "distributable_profit": 1 * M, "cash_dividend": 30 * M},
+             year: {**GCL_BASE[2024], "cash_dividend": 1 * M, "online_voting_offered": False}}
+    att = {**all_attestations(GCL), LOW_EXPLAINED: False}
+    rep = evaluate(case(GCL, year, years, att, MAIN_CO), baseline=True)
+    assert rep.rule(LOW_EXPLAINED).status == expected
+    assert rep.rule(LOW_VOTING).status == expected
+    if expected == "not_applicable":
+        assert rep.rule(LOW_EXPLAINED).reason == "na_before_first_year"
 
 
 @pytest.mark.parametrize("change", [
@@ -748,10 +818,34 @@ def test_low_payout_needs_profit_and_positive_retained_earnings(change):
 
 
 def test_houpu_low_payout():
-    # ChiNext too: 29,999,999.99 < 30% × 100m
+    # ChiNext too: 29,999,999.99 < 30% × 100m; but the duty binds only SSE/SZSE main boards:
+    # on ChiNext it is a recommendation, so a breach warns (DOMAIN §5)
     r = houpu({2024: {"cash_dividend": 29_999_999.99}}, attest={LOW_EXPLAINED: False})
-    assert r.status(LOW_EXPLAINED) == "fail"
+    assert r.status(LOW_EXPLAINED) == "warn"
     assert r.status(LOW_VOTING) == "pass"
+    assert r.rep.overall_status == "warn"
+    assert (r.rep.fail_count, r.rep.warn_count) == (0, 1)
+    r = houpu({2024: {"cash_dividend": 29_999_999.99, "online_voting_offered": False}})
+    assert r.status(LOW_VOTING) == "warn"
+    assert r.status(LOW_EXPLAINED) == "pass"
+
+
+@pytest.mark.parametrize("board, expected", [
+    ("sse_main", "fail"), ("szse_main", "fail"),  # binding
+    ("chinext", "warn"), ("star", "warn"), ("bse", "warn"),  # a recommendation
+])
+def test_low_payout_binds_on_main_boards_only(board, expected):
+    r = gcl({2024: {"cash_dividend": 29_999_999.99, "online_voting_offered": False}},
+            attest={LOW_EXPLAINED: False}, company={"board": board})
+    assert r.status(LOW_EXPLAINED) == expected
+    assert r.status(LOW_VOTING) == expected
+
+
+def test_low_payout_board_unknown():
+    # board missing: a breach cannot be graded (duty or recommendation) → missing_input; met → pass
+    r = houpu({2024: {"cash_dividend": 29_999_999.99}}, attest={LOW_EXPLAINED: False}, company={"board": None})
+    assert r.status(LOW_EXPLAINED) == "missing_input"
+    assert r.status(LOW_VOTING) == "pass"  # online voting offered
 
 
 def test_no_cash_explanation_applies_when_profitable_without_cash():
@@ -780,14 +874,46 @@ def test_sale_restricted_with_no_cash():
     assert r.rule(SALE).required == 30_000_000.00  # 30% × 300m / 3
 
 
-def test_sale_restricted_with_no_cash_even_when_profits_are_negative():
-    # requirement 30% × (−300m) / 3 < 0 → 0, but no cash at all in three years
+def test_sale_not_restricted_by_dividends_when_every_year_is_a_loss():
+    # loss years leave both the sum and the average (DOMAIN §5): with three loss years no year is
+    # counted, cash 0 and requirement 0, and the dividend test does not restrict (no price trigger)
     r = gcl(merge(npa(-100 * M, -100 * M, -100 * M), cash(0.0, 0.0, 0.0)))
+    assert r.rule(SALE).actual == 0.0
     assert r.rule(SALE).required == 0.0
-    assert r.status(SALE) == "warn"
+    assert r.status(SALE) == "pass"
     r = gcl(merge(npa(-100 * M, -100 * M, -100 * M), cash(0.0, 0.0, 0.01)))
-    assert r.status(SALE) == "pass"  # some cash, >= 0
+    assert r.rule(SALE).actual == 0.0  # 2024 is a loss year: its cash is left out too
+    assert r.status(SALE) == "pass"
 
+
+# 2022 a loss year: left out of both. Counted 2023–2024: 30% × (100m + 100m) / 2 = 30,000,000.00,
+# cash 2023 + 2024 only (2022's 50m is left out with its year). Had 2022 been counted (the old
+# reading): 30% × (−100m + 200m) / 3 = 10,000,000 against cash 50m + 15m + … → both cases allowed.
+LOSS_2022 = npa(-100 * M, 100 * M, 100 * M)
+
+
+@pytest.mark.parametrize("cash_2024, status, shortfall", [
+    (15 * M, "pass", 0.0),           # 15m + 15m = 30,000,000.00 >= 30,000,000.00
+    (14_999_999.99, "warn", 0.01),   # 29,999,999.99: one fen short
+])
+def test_sale_drops_a_loss_year(cash_2024, status, shortfall):
+    r = gcl(merge(LOSS_2022, cash(50 * M, 15 * M, cash_2024)))
+    assert r.rule(SALE).required == 30_000_000.00
+    assert r.rule(SALE).actual == round(15 * M + cash_2024, 2)
+    assert r.status(SALE) == status
+    assert r.rule(SALE).shortfall == shortfall
+
+
+@pytest.mark.parametrize("profit_2022, required, status", [
+    (0.0, 20_000_000.00, "pass"),     # not a loss: counted. 30% × 200m / 3 = 20m; cash 0 + 10m + 10m = 20m
+    (-0.004, 20_000_000.00, "pass"),  # rounds to 0.00: not a loss
+    (-0.01, 30_000_000.00, "warn"),   # a loss: 30% × 200m / 2 = 30m; cash 10m + 10m = 20m < 30m
+])
+def test_sale_loss_year_boundary(profit_2022, required, status):
+    r = gcl(merge(npa(profit_2022, 100 * M, 100 * M), cash(0.0, 10 * M, 10 * M)))
+    assert r.rule(SALE).required == required
+    assert r.rule(SALE).actual == 20_000_000.00
+    assert r.status(SALE) == status
 
 def test_sale_restricted_below_30pct_of_average():
     r = gcl(cash(10 * M, 10 * M, 9_999_999.99))
@@ -817,6 +943,40 @@ def test_sale_counts_bidding_buybacks():
     assert r.status(SALE) == "pass"
 
 
+@pytest.mark.parametrize("trigger, words", [
+    ("price_below_net_assets_20d", "破净"),
+    ("price_below_ipo_20d", "破发"),
+])
+def test_sale_restricted_by_a_price_trigger_alone(trigger, words):
+    # dividends fine (90m >= 30m), but the price was below net assets / the IPO price
+    r = gcl({2024: {trigger: True}})
+    assert r.status(SALE) == "warn"
+    expl = r.rule(SALE).explanation_zh
+    assert words in expl and "分红不达标" not in expl  # names the trigger that applies, only it
+    assert r.rep.overall_status == "warn"
+    assert r.rep.fail_count == 0
+
+
+@pytest.mark.parametrize("missing", ["price_below_net_assets_20d", "price_below_ipo_20d"])
+def test_sale_price_input_missing(missing):
+    # no trigger known to hold and one unknown → missing_input, naming the field
+    r = gcl({2024: {missing: None}})
+    assert r.status(SALE) == "missing_input"
+    assert any(missing in m for m in r.rule(SALE).missing_inputs)
+    # a trigger that is known to hold decides it: no cash in three years → restricted
+    r = gcl(merge(cash(0.0, 0.0, 0.0), {2024: {missing: None}}))
+    assert r.status(SALE) == "warn"
+    assert "分红不达标" in r.rule(SALE).explanation_zh
+
+
+def test_sale_window_profit_missing():
+    r = gcl({2022: {"net_profit_attributable": None}})
+    assert r.status(SALE) == "missing_input"
+    assert any("net_profit_attributable" in m and "2022" in m for m in r.rule(SALE).missing_inputs)
+    r = gcl({2022: {"net_profit_attributable": None}, 2024: {"price_below_ipo_20d": True}})
+    assert r.status(SALE) == "warn"  # 破发 known: restricted whatever the dividends
+
+
 def test_sale_restriction_alone_is_a_warning_not_a_failure():
     # npa 300m → sale needs 90m; cash 20m × 3 = 60m → warn. ST: 60m >= floor 50m → pass.
     # low payout 2024: 20m < 90m → duties apply, both met. Plan: min 10% × 1m, 30% × 1m → met.
@@ -828,6 +988,70 @@ def test_sale_restriction_alone_is_a_warning_not_a_failure():
     assert r.rep.overall_status == "warn"
     assert (r.rep.fail_count, r.rep.warn_count) == (0, 1)
     assert r.rep.exit_code == 0
+
+
+# ---------------------------------------------------------------------------
+# paying while a plan condition is not met (warn); parent retained earnings (Company Law art. 210)
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("cash_2024", [30 * M, 200 * M, 0.01])
+def test_cash_paid_with_a_qualified_opinion_warns(cash_2024):
+    # GCL 三、(二)、1、(3) not met (qualified opinion) while a cash dividend is paid
+    r = gcl({2024: {"audit_opinion": "qualified", "cash_dividend": cash_2024}})
+    assert r.status("cond_audit_opinion") == "not_met"
+    assert r.status(CASH_UNMET) == "warn"
+    assert "三、(二)、1、(3)" in r.rule(CASH_UNMET).explanation_zh  # names the condition
+    assert r.rep.overall_status == "warn"
+    assert r.rep.fail_count == 0
+
+
+def test_cash_paid_with_two_conditions_unmet_names_both():
+    r = gcl({2024: {"audit_opinion": "qualified", "going_concern_unaffected": False}})
+    expl = r.rule(CASH_UNMET).explanation_zh
+    assert r.status(CASH_UNMET) == "warn"
+    assert "三、(二)、1、(2)" in expl and "三、(二)、1、(3)" in expl
+    assert r.rep.warn_count == 1  # one rule, not one per condition
+
+
+@pytest.mark.parametrize("change", [
+    {"cash_dividend": 0.0},
+    {"cash_dividend": 0.004},  # rounds to 0.00: no cash dividend
+])
+def test_conditions_unmet_without_cash_is_not_applicable(change):
+    r = gcl({2024: {"audit_opinion": "qualified", **change}})
+    assert r.status(CASH_UNMET) == "not_applicable"
+    assert r.rule(CASH_UNMET).reason == "na_no_cash"
+
+
+def test_cash_paid_with_conditions_undetermined_is_missing_input():
+    r = gcl({2024: {"audit_opinion": None}})
+    assert r.status(CASH_UNMET) == "missing_input"
+    # a condition known not met decides it, whatever the missing one
+    r = gcl({2024: {"audit_opinion": None, "going_concern_unaffected": False}})
+    assert r.status(CASH_UNMET) == "warn"
+
+
+@pytest.mark.parametrize("parent, cash_2024, stock, expected", [
+    (400 * M, 30 * M, 0.0, "pass"),
+    (0.005, 0.01, 0.0, "pass"),     # rounds half-up to 0.01 > 0
+    (0.004, 0.01, 0.0, "fail"),     # rounds to 0.00: not positive
+    (0.0, 30 * M, 0.0, "fail"),
+    (-5.0, 0.0, 100.0, "fail"),     # a stock-only distribution is a distribution too
+    (-1.0, 0.0, 0.0, "not_applicable"),  # no distribution
+])
+def test_parent_retained_positive_when_distributing(parent, cash_2024, stock, expected):
+    r = gcl({2024: {"retained_earnings_parent": parent, "cash_dividend": cash_2024, "stock_dividend": stock}})
+    assert r.status(PARENT_RETAINED) == expected
+    if expected == "fail":
+        assert r.rep.overall_status == "fail"
+    if expected == "not_applicable":
+        assert r.rule(PARENT_RETAINED).reason == "na_no_distribution"
+
+
+def test_parent_retained_missing():
+    r = gcl({2024: {"retained_earnings_parent": None}})
+    assert r.status(PARENT_RETAINED) == "missing_input"
+    assert any("retained_earnings_parent" in m for m in r.rule(PARENT_RETAINED).missing_inputs)
 
 
 # ---------------------------------------------------------------------------

@@ -310,7 +310,7 @@ def test_bad_arguments(gcl_args):
         "#XLMODEL! evaluation_year: expected a fiscal year such as 2024, got '20x3'": udfs.XLM_MIN_CASH(pol, "20x3", *a[2:]),
         "#XLMODEL! evaluation_year: expected a fiscal year such as 2024, got 2023.5": udfs.XLM_MIN_CASH(pol, 2023.5, *a[2:]),
         "#XLMODEL! years: no entry for the evaluation year 2025": udfs.XLM_MIN_CASH(pol, 2025.0, *a[2:]),
-        "#XLMODEL! values: expected 31 rows (one per field id) × 5 columns (one per year), got 30 × 5":
+        "#XLMODEL! values: expected 38 rows (one per field id) × 5 columns (one per year), got 37 × 5":
             udfs.XLM_MIN_CASH(pol, ey, ids, years, vals[:-1], *a[5:]),
         "#XLMODEL! years: 2021 appears more than once":
             udfs.XLM_MIN_CASH(pol, ey, ids, [[2019.0, 2021.0, 2021.0, 2022.0, 2023.0]], vals, *a[5:]),
@@ -377,8 +377,8 @@ def test_policies_are_loaded_once_and_reloaded_when_the_file_changes(monkeypatch
     path, mtime, *_ = udfs._POLICIES["gcl-energy-2022-2024"]
     udfs._POLICIES["gcl-energy-2022-2024"] = (path, mtime - 1, pol, model)  # as if the file had changed
     loads = []
-    real = udfs.load_policy
-    monkeypatch.setattr(udfs, "load_policy", lambda ref: loads.append(ref) or real(ref))
+    real = udfs.policy_by_id  # a UDF's policy argument is an id, looked up among the plans, never a path
+    monkeypatch.setattr(udfs, "policy_by_id", lambda ref: loads.append(ref) or real(ref))
     udfs.policy_entry("gcl-energy-2022-2024")
     assert loads == ["gcl-energy-2022-2024"] and udfs._POLICIES["gcl-energy-2022-2024"][1] == mtime
 

@@ -102,7 +102,7 @@ def test_cached_values_equal_the_evaluator(gcl):
     assert named("out_overall_status") == "通过"
     assert named("out_cash_conditions_met") is True
     for r in rep.rules:
-        assert named(f"chk_{r.id}") == {"pass": "通过", "not_applicable": "不适用"}[r.status]
+        assert named(f"chk_{r.id}") == {"pass": "通过", "met": "满足", "not_applicable": "不适用"}[r.status]
 
 
 def test_every_formula_cell_has_a_cached_value(gcl):
@@ -196,3 +196,26 @@ def test_sample_workbooks_are_current(case_path, tmp_path):
     assert committed.exists(), f"{committed} missing: run `xlmodel samples --out samples`"
     fresh = build_workbook(tmp_path / committed.name, case=load_case(case_path))
     assert _content(fresh) == _content(committed), f"{committed.name} is stale: run `xlmodel samples --out samples`"
+
+
+def test_no_formula_is_longer_than_a_modeller_can_audit(tmp_path):
+    """Issue 11: every formula of every plan's workbook (and the fourth plan's) stays under 250
+    characters; the longest is reported."""
+    import openpyxl
+
+    from xlmodel.policy import load_policy, policy_paths
+    from xlmodel.workbook.writer import build_workbook
+
+    fourth = Path(__file__).parent / "data" / "fourth_plan" / "demo-2025-2027.yaml"
+    longest = (0, "")
+    for ref in [*policy_paths(), fourth]:
+        policy = load_policy(ref)
+        out = build_workbook(tmp_path / f"{policy.id}.xlsx", policy=policy)
+        wb = openpyxl.load_workbook(out)
+        for ws in wb.worksheets:
+            for row in ws.iter_rows():
+                for c in row:
+                    if isinstance(c.value, str) and c.value.startswith("="):
+                        longest = max(longest, (len(c.value), f"{policy.id} {ws.title}!{c.coordinate}"))
+    print(f"\nlongest formula: {longest[0]} characters at {longest[1]}")
+    assert longest[0] <= 250, longest

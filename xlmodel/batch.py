@@ -14,15 +14,19 @@ import numpy as np
 import pandas as pd
 
 from . import catalogue as cat
-from .case import coerce
-from .errors import CaseError, Problem
+from .case import UNIT_FIELDS, UNIT_WARNING_BELOW, is_blank, plain_number, read_field, read_year
+from .errors import CaseError, Problem, XlmodelError
 from .evaluator import evaluate_arrays, model_for
 from .expr import to_serial
-from .fields import FIELDS, Kind
-from .policy import load_policy
+from .fields import FIELDS, Field, Kind
+from .policy import Policy, policy_by_id
+from .untrusted import InputFileError, did_you_mean, read_csv_rows, read_xlsx_rows, shown
+from .progress import progress_bar
 
 KEY_COLUMNS = ("policy", "stock_code", "company_name", "fiscal_year")
+FILE_ROW = "file_row"  #: the index name read_table gives the file's row numbers
 MAX_LISTED = 50
+_NUMERIC = (Kind.AMOUNT, Kind.RATIO, Kind.COUNT)
 
 
 def _attest_col(rule_id: str) -> str:
@@ -30,45 +34,132 @@ def _attest_col(rule_id: str) -> str:
 
 
 def read_table(path: str | Path) -> pd.DataFrame:
+    """A batch file as a DataFrame of raw values, within the limits of :mod:`xlmodel.untrusted`.
+
+    CSV: every cell as text (UTF-8 with or without BOM, or GB18030); XLSX: the first
+    sheet's values. Nothing is converted here: :func:`evaluate_batch` reads every
+    cell through :func:`xlmodel.case.read_field`, as a case file or a workbook is
+    read. ``attrs``: ``xlmodel_origin`` ("csv"/"xlsx"), ``notes``; the index (named ``file_row``)
+    holds the file's row numbers."""
     path = Path(path)
+    source = str(path)
+    suffix = path.suffix.lower()
     try:
-        if path.suffix.lower() in (".xlsx", ".xlsm"):
-            return pd.read_excel(path, dtype={"stock_code": str})
-        if path.suffix.lower() == ".csv":
-            return pd.read_csv(path, dtype={"stock_code": str}, encoding="utf-8-sig")
-    except Exception as e:  # pandas raises many types for unreadable files
-        raise CaseError(str(path), [Problem("(file)", f"cannot read: {e}")]) from None
-    raise CaseError(str(path), [Problem("(file)", "expected a .csv or .xlsx file")])
+        if suffix in (".xlsx", ".xlsm"):
+            table = read_xlsx_rows(path)
+            origin = "xlsx"
+        elif suffix == ".csv":
+            table = read_csv_rows(path)
+            origin = "csv"
+            header = table.header
+            if len(header) == 1 and any(sep in header[0] for sep in (";", "\t", "|")):
+                sep = next(s for s in (";", "\t", "|") if s in header[0])
+                raise InputFileError(source, f"the header is one column {shown(header[0], 60)}: the file seems to use "
+                                             f"{sep!r} between values; save it comma-separated")
+        else:
+            raise InputFileError(source, "expected a .csv or .xlsx file")
+    except InputFileError as e:
+        raise CaseError(source, [Problem(e.where or "(file)", e.message)]) from None
+    header, rows = table.header, table.rows
+    seen: dict[str, int] = {}
+    probs = []
+    for j, name in enumerate(header):
+        if name in seen:
+            probs.append(Problem(f"column {name!r}", f"appears twice (columns {seen[name] + 1} and {j + 1})"))
+        else:
+            seen[name] = j
+    if probs:
+        raise CaseError(source, probs)
+    cols = list(zip(*rows))
+    df = pd.DataFrame({name: pd.Series(list(col), dtype=object) for name, col in zip(header, cols)})
+    df.attrs["xlmodel_origin"] = origin
+    df.attrs["notes"] = table.notes
+    # blank rows are left out: the index keeps the file's own row numbers, for the messages
+    df.index = pd.Index(table.row_numbers, name=FILE_ROW)
+    return df
 
 
-def _encode_column(fid: str, col: pd.Series, problems: list[Problem], rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Validate and encode one input column as the evaluator reads it."""
+def _rows_text(idx, rows: np.ndarray, limit: int = 5) -> str:
+    idx = list(idx)
+    shown_rows = ", ".join(str(rows[i]) for i in idx[:limit])
+    return ("row " if len(idx) == 1 else "rows ") + shown_rows + (f" (+{len(idx) - limit} more)" if len(idx) > limit else "")
+
+
+def _read_cells(f: Field, values: list, origin: str) -> list[tuple]:
+    """read_field over a column, once per distinct value (True and 1 kept apart)."""
+    return _cached(lambda v: read_field(f, v, origin), values)
+
+
+def _read_cells_year(values: list, origin: str) -> list[tuple]:
+    return _cached(lambda v: read_year(v, origin), values)
+
+
+def _cached(read, values: list) -> list[tuple]:
+    cache: dict = {}
+    out = []
+    for v in values:
+        try:
+            key = (type(v), v)
+            hit = cache.get(key)
+        except TypeError:  # unhashable
+            key, hit = None, None
+        if hit is None:
+            hit = read(v)
+            if key is not None:
+                cache[key] = hit
+        out.append(hit)
+    return out
+
+
+def _encode_column(fid: str, col: pd.Series, problems: list[Problem], rows: np.ndarray, origin: str = "table",
+                   labels: list[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Validate and encode one input column as the evaluator reads it, every cell through
+    :func:`xlmodel.case.read_field` (plain numbers vectorised, with the same result)."""
     f = FIELDS.get(fid)
-    kind = f.kind if f else Kind.BOOL
-    absent = col.isna().to_numpy() | col.astype(str).str.strip().eq("").to_numpy()
-    if kind in (Kind.AMOUNT, Kind.RATIO, Kind.COUNT):
-        num = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float)
-        bad = ~absent & ~np.isfinite(num)
-        out = np.where(absent | bad, 0.0, num)
-        check = ~absent & ~bad
+    if f is None:  # an attest_<rule> column: a yes/no
+        rid = fid[len("attest_"):] if fid.startswith("attest_") else fid
+        f = Field(rid, rid, rid, Kind.BOOL)
+    kind = f.kind
+    values = col.tolist()
+    n = len(values)
+
+    def where(i: int) -> str:
+        return f"row {rows[i]}, {fid}" + (f" ({labels[i]})" if labels and labels[i] else "")
+
+    if kind in _NUMERIC:
+        if pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype):
+            num = col.to_numpy(dtype=float, na_value=np.nan)
+            fast = np.isfinite(num)
+            absent = np.isnan(num) if origin in ("csv", "xlsx", "table") else np.zeros(n, bool)
+        else:
+            parsed = [plain_number(v) for v in values]
+            fast = np.array([p is not None for p in parsed], dtype=bool)
+            num = np.array([p if p is not None else np.nan for p in parsed], dtype=float)
+            absent = np.array([is_blank(v, origin) for v in values], dtype=bool) if n else np.zeros(0, bool)
+        ok = fast & np.isfinite(num) & (np.abs(num) < 1e15)
         if kind == Kind.RATIO:
-            bad |= check & ((num < 0) | (num > 1))
-        if kind == Kind.COUNT:
-            bad |= check & ((num < 0) | (num != np.floor(num)))
-        bad |= check & (np.abs(num) >= 1e15)
-        for i in np.flatnonzero(bad):
-            problems.append(Problem(f"row {rows[i]}, {fid}", coerce(f, col.iloc[i])[1] or f"out of range: {col.iloc[i]!r}"))
-    else:
-        vals = []
-        for i, (v, a) in enumerate(zip(col.tolist(), absent)):
-            if a:
-                vals.append(None)
-                continue
-            if kind == Kind.DATE and isinstance(v, pd.Timestamp):
-                v = v.date()
-            x, err = coerce(f if f else FIELDS["online_voting_offered"], v)
+            ok &= (num >= 0) & (num <= 1)
+        elif kind == Kind.COUNT:
+            ok &= (num >= 0) & (num == np.floor(num))
+        elif f.default_zero:
+            ok &= num >= 0
+        out = np.zeros(n, dtype=float)
+        good = np.flatnonzero(ok)
+        out[good] = [float(f"{x:.15g}") for x in num[good]]
+        for i in np.flatnonzero(~ok & ~absent):  # everything else: the scalar reader, value or message
+            x, err = read_field(f, values[i], origin)
             if err:
-                problems.append(Problem(f"row {rows[i]}, {fid}", err))
+                problems.append(Problem(where(i), err))
+            elif x is None:
+                absent[i] = True
+            else:
+                out[i] = x
+    else:
+        results = _read_cells(f, values, origin)
+        vals = []
+        for i, (x, err) in enumerate(results):
+            if err:
+                problems.append(Problem(where(i), err))
             vals.append(x)
         if kind == Kind.BOOL:
             out = np.array([bool(v) for v in vals], dtype=bool)
@@ -77,20 +168,56 @@ def _encode_column(fid: str, col: pd.Series, problems: list[Problem], rows: np.n
         else:
             out = np.array([v if v is not None else "" for v in vals], dtype=object)
         absent = np.array([v is None for v in vals], dtype=bool)
-    if f is not None and f.default_zero:
-        absent = np.zeros(len(col), dtype=bool)
+    if f.default_zero:
+        absent = np.zeros(n, dtype=bool)
     return out, absent
 
 
-def evaluate_batch(df: pd.DataFrame, policy: str | None = None, source: str = "<batch>") -> pd.DataFrame:
-    """Evaluate every row (company-year) of ``df``; see the module doc."""
+def _unit_warnings(encoded: dict, n: int, rows: np.ndarray, labels: list[str]) -> list[str]:
+    present = np.zeros(n, bool)
+    small = np.ones(n, bool)
+    for fid in UNIT_FIELDS:
+        if fid in encoded:
+            arr, absent = encoded[fid]
+            has = ~absent & (arr != 0)
+            present |= has
+            small &= ~has | (np.abs(arr) < UNIT_WARNING_BELOW)
+    idx = np.flatnonzero(present & small)
+    if not len(idx):
+        return []
+    which = ", ".join(f"row {rows[i]} ({labels[i]})" for i in idx[:10]) + (f" (+{len(idx) - 10} more)" if len(idx) > 10 else "")
+    return [f"{which}: amounts look like 万元 or 亿元, not 元 ({', '.join(f for f in UNIT_FIELDS if f in encoded)} "
+            f"all below {UNIT_WARNING_BELOW:,.0f}): every amount is read in 元 (1.2亿 is 120000000)"]
+
+
+def evaluate_batch(df: pd.DataFrame, policy: str | Policy | None = None, source: str = "<batch>",
+                   progress: bool | None = False) -> pd.DataFrame:
+    """Evaluate every row (company-year) of ``df``; see the module doc.
+
+    ``policy``: a plan id (or a loaded :class:`~xlmodel.policy.Policy`) for every row, else
+    the ``policy`` column (ids only). Every cell is read by :func:`xlmodel.case.read_field`;
+    every problem is reported at once, naming the row, the column and the fiscal year.
+    The result's columns: :func:`result_columns` (company, policy, year, ``in_plan_period``,
+    the outputs, then per rule status, actual, bound, margin, shortfall).
+    ``result.attrs["warnings"]``: amounts that look like 万元/亿元 (not errors);
+    ``result.attrs["columns"]``: each column's labels and unit (for :mod:`xlmodel.batch_output`);
+    ``result.attrs["policies"]``: each plan's title and plan years.
+    ``progress``: a bar on stderr per policy (``None``: when stderr is a terminal and the run is long)."""
     problems: list[Problem] = []
+    origin = df.attrs.get("xlmodel_origin", "table")
+    if origin not in ("csv", "xlsx", "table"):
+        origin = "table"
+    file_rows = df.index.to_numpy() if df.index.name == FILE_ROW else None
     df = df.reset_index(drop=True)
-    rows = np.arange(len(df)) + 2  # spreadsheet row numbers (header is row 1)
-    attest_cols = [c for c in df.columns if str(c).startswith("attest_")]
-    for c in df.columns:
-        if c not in KEY_COLUMNS and c not in FIELDS and c not in attest_cols:
-            problems.append(Problem(f"column {c!r}", "unknown field id"))
+    if any(not isinstance(c, str) for c in df.columns):
+        df = df.rename(columns=str)
+    n = len(df)
+    rows = np.arange(n) + 2 if file_rows is None else file_rows  # spreadsheet row numbers (header is row 1)
+    dup_cols = sorted({c for c in df.columns if list(df.columns).count(c) > 1})
+    for c in dup_cols:
+        problems.append(Problem(f"column {c!r}", "appears more than once"))
+    if n == 0:
+        problems.append(Problem("(file)", "no data rows; expected one row per company and fiscal year"))
     if "fiscal_year" not in df.columns:
         problems.append(Problem("column 'fiscal_year'", "required"))
     key_col = "stock_code" if "stock_code" in df.columns else "company_name" if "company_name" in df.columns else None
@@ -100,31 +227,99 @@ def evaluate_batch(df: pd.DataFrame, policy: str | None = None, source: str = "<
         problems.append(Problem("column 'policy'", "required unless a policy is given (--policy)"))
     if problems:
         raise CaseError(source, problems)
-    years = pd.to_numeric(df["fiscal_year"], errors="coerce")
-    for i in np.flatnonzero(years.isna().to_numpy()):
-        problems.append(Problem(f"row {rows[i]}, fiscal_year", f"expected a year, got {df['fiscal_year'].iloc[i]!r}"))
-    keys = df[key_col].astype(str).str.strip()
-    dup = pd.DataFrame({"k": keys, "y": years}).duplicated(keep=False).to_numpy()
+
+    # the plans: one id for every row, or the policy column, each id looked up once (never a path)
+    models: dict[str, object] = {}
+    if policy is not None:
+        pid = policy.id if isinstance(policy, Policy) else policy
+        try:
+            models[pid] = model_for(policy if isinstance(policy, Policy) else policy_by_id(policy))
+        except XlmodelError as e:
+            raise CaseError(source, [Problem("policy (--policy)", str(e))]) from None
+        pol_col = pd.Series([pid] * n)
+    else:
+        raw_pol = df["policy"].tolist()
+        pids = []
+        by_value: dict = {}
+        for i, v in enumerate(raw_pol):
+            if is_blank(v, origin):
+                problems.append(Problem(f"row {rows[i]}, policy", "required: a policy id (see `xlmodel policies`)"))
+                pids.append("")
+                continue
+            p = v.strip() if isinstance(v, str) else v
+            pids.append(p if isinstance(p, str) else "")
+            by_value.setdefault((type(p), p), []).append(i)
+        for (_, p), idx in by_value.items():
+            try:
+                models[p] = model_for(policy_by_id(p))
+            except XlmodelError as e:
+                problems.append(Problem(f"{_rows_text(idx, rows)}, policy", str(e)))
+        pol_col = pd.Series(pids)
+    known_att = {pid: set(m.attestation_ids()) for pid, m in models.items()}
+    all_att = sorted(set().union(*known_att.values())) if known_att else []
+
+    attest_cols = [c for c in df.columns if c.startswith("attest_")]
+    known_cols = list(KEY_COLUMNS) + list(FIELDS) + [_attest_col(a) for a in all_att]
+    for c in df.columns:
+        if c in attest_cols:
+            rid = c[len("attest_"):]
+            if models and rid not in all_att and len(models) == len(set(pol_col) - {""}):
+                problems.append(Problem(f"column {c!r}", f"not an attestation of {', '.join(models)}"
+                                                         + did_you_mean(rid, all_att)))
+        elif c not in KEY_COLUMNS and c not in FIELDS:
+            problems.append(Problem(f"column {c!r}", "unknown field id" + did_you_mean(c, known_cols)))
+
+    # fiscal years
+    year_vals: list[int | None] = []
+    for i, (fy, err) in enumerate(_read_cells_year(df["fiscal_year"].tolist(), origin)):
+        if err:
+            problems.append(Problem(f"row {rows[i]}, fiscal_year", err))
+        elif fy is None:
+            problems.append(Problem(f"row {rows[i]}, fiscal_year", "required: a fiscal year such as 2024"))
+        year_vals.append(fy)
+    # the company key
+    key_vals: list[str] = []
+    for i, (k, err) in enumerate(_read_cells(FIELDS[key_col], df[key_col].tolist(), origin)):
+        if err:
+            problems.append(Problem(f"row {rows[i]}, {key_col}", err))
+        elif k is None:
+            problems.append(Problem(f"row {rows[i]}, {key_col}", "required to tell companies apart"))
+        key_vals.append(k or "")
+    labels = [f"{k} {y}" if k and y else (str(y) if y else "") for k, y in zip(key_vals, year_vals)]
+    if key_col == "stock_code" and "company_name" in df.columns:
+        for i, (_, err) in enumerate(_read_cells(FIELDS["company_name"], df["company_name"].tolist(), origin)):
+            if err:
+                problems.append(Problem(f"row {rows[i]}, company_name" + (f" ({labels[i]})" if labels[i] else ""), err))
+    keys = pd.Series(key_vals, dtype=object)
+    years = pd.Series([y if y is not None else 0 for y in year_vals], dtype=int)
+    valid = np.array([bool(k) and y is not None for k, y in zip(key_vals, year_vals)], dtype=bool)
+    dup = pd.DataFrame({"k": keys, "y": years}).duplicated(keep=False).to_numpy() & valid
     for i in np.flatnonzero(dup):
-        problems.append(Problem(f"row {rows[i]}", f"{keys.iloc[i]} {years.iloc[i]:.0f} appears more than once"))
-    pol_col = df["policy"].astype(str).str.strip() if "policy" in df.columns and policy is None else pd.Series([policy] * len(df))
+        problems.append(Problem(f"row {rows[i]}", f"{keys.iloc[i]} {years.iloc[i]} appears more than once"))
+
     encoded: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for c in df.columns:
-        if c in FIELDS and c not in ("company_name", "stock_code"):
-            encoded[c] = _encode_column(c, df[c], problems, rows)
-        elif c in attest_cols:
-            encoded[c] = _encode_column(c, df[c], problems, rows)
-    models = {}
-    for pid in pol_col.unique():
-        try:
-            models[pid] = model_for(load_policy(pid))
-        except Exception as e:
-            problems.append(Problem(f"policy {pid!r}", str(e)))
+        if (c in FIELDS and c not in ("company_name", "stock_code")) or c in attest_cols:
+            encoded[c] = _encode_column(c, df[c], problems, rows, origin, labels)
+    # an attestation given on a row whose plan has no such attestation
+    pol_arr = pol_col.to_numpy(dtype=object)
+    for c in attest_cols:
+        rid = c[len("attest_"):]
+        lacking = [p for p, ids in known_att.items() if rid not in ids]
+        if c in encoded and rid in all_att and lacking:
+            arr, absent = encoded[c]
+            wrong = np.flatnonzero(~absent & np.isin(pol_arr, lacking))
+            if len(wrong):
+                problems.append(Problem(f"{_rows_text(wrong, rows)}, {c}",
+                                        f"not an attestation of policy {pol_col.iloc[wrong[0]]}; leave it blank there"))
+    warnings = _unit_warnings(encoded, n, rows, labels)
     if problems:
         raise CaseError(source, problems[:MAX_LISTED] + ([Problem("…", f"{len(problems) - MAX_LISTED} more")] if len(problems) > MAX_LISTED else []))
 
     y = years.to_numpy(dtype=int)
     index = pd.MultiIndex.from_arrays([keys.to_numpy(), y])
+    names = _company_names(df, key_col, origin)
+    bar = progress_bar(len(y), "评估 evaluating", progress)
     out_frames = []
     for pid, model in models.items():
         sel = np.flatnonzero((pol_col == pid).to_numpy())
@@ -155,23 +350,13 @@ def evaluate_batch(df: pd.DataFrame, policy: str | None = None, source: str = "<
             return vals, miss
 
         env = evaluate_arrays(model, n, getter, y[sel])
-        res = {
-            "policy": pid,
-            key_col: keys.to_numpy()[sel],
-            "fiscal_year": y[sel],
-        }
-        for name in ("overall_status", "cash_conditions_met", "min_cash_dividend", "max_distribution",
-                     "fail_count", "warn_count", "missing_input_count", "st_risk_warning", "cash_needed_to_avoid_st"):
-            res[name] = _col(env.calc(name, None))
-        for rd in model.rules:
-            res[f"{rd.id}.status"] = env.calc(f"{rd.id}.status", None)
-            if rd.check.shortfall is not None:
-                res[f"{rd.id}.shortfall"] = _col(env.calc(f"{rd.id}.shortfall", None))
-        out_frames.append(pd.DataFrame(res, index=sel))
-    out = pd.concat(out_frames).sort_index()
-    for c in ("fail_count", "warn_count", "missing_input_count"):
-        out[c] = out[c].astype(int)
-    return out.reset_index(drop=True)
+        company = {key_col: keys.to_numpy()[sel]}
+        if names is not None:
+            company["company_name"] = names[sel]
+        out_frames.append(pd.DataFrame(_results(model, env, pid, company, y[sel]), index=sel))
+        bar.update(n)
+    bar.close()
+    return _finish(out_frames, models, warnings)
 
 
 def _col(a: np.ndarray) -> np.ndarray:
@@ -182,3 +367,144 @@ def _col(a: np.ndarray) -> np.ndarray:
             return np.array([v if not isinstance(v, np.bool_) else bool(v) for v in vals], dtype=object)
         return np.array([np.nan if v is None else float(v) for v in vals], dtype=float)
     return a
+
+
+# ---- the result: columns, values, labels ---------------------------------------------------
+
+#: the company columns (first, as the input has them), then the row's plan and year
+COMPANY_COLUMNS = ("company_name", "stock_code")
+LEAD_COLUMNS = ("policy", "fiscal_year", "in_plan_period")
+#: the named outputs of every row, after the lead columns and before the rules
+OUTPUT_COLUMNS = ("overall_status", "cash_conditions_met", "min_cash_dividend", "max_distribution",
+                  "fail_count", "warn_count", "missing_input_count", "st_risk_warning", "cash_needed_to_avoid_st")
+#: a rule's columns ``<rule>.<part>``, in this order; margin and shortfall where the rule has them
+RULE_PARTS = ("status", "actual", "bound", "margin", "shortfall")
+RULE_PART_LABELS = {"status": ("状态", "status"), "actual": ("实际", "actual"), "bound": ("界限", "bound"),
+                    "margin": ("余量", "margin"), "shortfall": ("差额", "shortfall")}
+_LEAD_LABELS = {
+    "company_name": ("公司名称", "Company name", "文本"),
+    "stock_code": ("证券代码", "Stock code", "文本"),
+    "policy": ("分红回报规划", "Plan (policy id)", "文本"),
+    "fiscal_year": ("会计年度", "Fiscal year", "年"),
+    "in_plan_period": ("在规划期内", "Fiscal year within the plan's years", "是/否"),
+}
+_OUTPUT_UNITS = {"overall_status": "状态", "cash_conditions_met": "是/否", "min_cash_dividend": "元",
+                 "max_distribution": "元", "fail_count": "项", "warn_count": "项", "missing_input_count": "项",
+                 "st_risk_warning": "是/否", "cash_needed_to_avoid_st": "元"}
+_ROLE_TAG = {"condition": "[条件] ", "regulatory": "[监管] "}
+#: statuses with a shortfall: below (or beyond) the bound
+_SHORT = ("fail", "not_met", "warn")
+
+
+def rule_parts(rd: cat.RuleDef) -> tuple[str, ...]:
+    """The parts of :data:`RULE_PARTS` a rule has: a bound when it compares with one, a margin
+    when that comparison is of amounts (:attr:`~xlmodel.catalogue.RuleDef.has_margin`), a shortfall
+    when its kind defines one."""
+    has = {"status": True, "actual": True, "bound": rd.check.required is not None, "margin": rd.has_margin,
+           "shortfall": rd.check.shortfall is not None}
+    return tuple(p for p in RULE_PARTS if has[p])
+
+
+def result_columns(model: cat.Model, company: tuple[str, ...] = ("stock_code",)) -> list[str]:
+    """The result columns of one plan's rows, in order (``company``: the company columns given)."""
+    cols = [c for c in COMPANY_COLUMNS if c in company] + list(LEAD_COLUMNS) + list(OUTPUT_COLUMNS)
+    for rd in model.rules:
+        cols += [f"{rd.id}.{p}" for p in rule_parts(rd)]
+    return cols
+
+
+def _company_names(df: pd.DataFrame, key_col: str, origin: str) -> np.ndarray | None:
+    """The company_name column as read (already checked), when the rows are keyed by stock code."""
+    if key_col == "company_name" or "company_name" not in df.columns:
+        return None
+    vals = [v for v, _ in _read_cells(FIELDS["company_name"], df["company_name"].tolist(), origin)]
+    return np.array(vals, dtype=object)
+
+
+def _unit_values(a: np.ndarray, unit: str) -> np.ndarray:
+    """A calculation as result values: blank -> None/NaN; date serials -> :class:`datetime.date`."""
+    a = _col(a)
+    if unit == "日期" and a.dtype != object:
+        from .expr import from_serial
+
+        return np.array([from_serial(float(x)) if x >= 1 else None for x in a], dtype=object)
+    return a
+
+
+def _results(model: cat.Model, env, pid: str, company: dict, years: np.ndarray) -> dict:
+    """One plan's result columns, every value read from ``env.calc`` (nothing recomputed here).
+
+    A shortfall is shown only where the rule falls short (fail, not met, warn): blank (NaN)
+    where it passes, does not apply or lacks an input."""
+    lo, hi = model.policy.plan_years
+    res = {c: company[c] for c in COMPANY_COLUMNS if c in company}
+    res["policy"] = pid
+    res["fiscal_year"] = years
+    res["in_plan_period"] = (years >= lo) & (years <= hi)
+    for name in OUTPUT_COLUMNS:
+        res[name] = _col(env.calc(name, None))
+    for rd in model.rules:
+        rid, unit = rd.id, rd.check.unit
+        status = env.calc(f"{rid}.status", None)
+        res[f"{rid}.status"] = status
+        for part in rule_parts(rd)[1:]:
+            name = {"bound": "required"}.get(part, part)
+            vals = _unit_values(env.calc(f"{rid}.{name}", None), unit)
+            if part == "shortfall":
+                vals = np.where(np.isin(status, _SHORT), vals.astype(float), np.nan)
+            res[f"{rid}.{part}"] = vals
+    return res
+
+
+def _finish(frames: list[pd.DataFrame], models: dict, warnings: list[str]) -> pd.DataFrame:
+    """The plans' results in the input's row order, with their column labels in ``attrs``."""
+    out = pd.concat(frames).sort_index() if len(frames) > 1 else frames[0].sort_index()
+    for c in ("fail_count", "warn_count", "missing_input_count"):
+        out[c] = out[c].astype(int)
+    out = out.reset_index(drop=True)
+    out.attrs["warnings"] = warnings  # amounts that look like 万元/亿元: not errors
+    out.attrs["columns"] = column_labels(list(out.columns), list(models.values()))
+    out.attrs["policies"] = {pid: {"title_zh": m.policy.title_zh, "title_en": m.policy.title_en,
+                                   "plan_years": list(m.policy.plan_years)} for pid, m in models.items()}
+    return out
+
+
+def column_labels(columns: list[str], models: list[cat.Model]) -> dict[str, dict]:
+    """For each result column: ``zh`` and ``en`` labels, ``units`` (元, %, 日期, 是/否, 选项, 状态, 年, 项, 文本)
+    and, for a rule's columns, ``rule``, ``part``, ``role`` and ``bound_kind``. A rule id shared by
+    several plans with different titles gets their titles joined with ／."""
+    from .workbook.layout import OUTPUTS
+
+    out_labels = {name: (zh, en) for name, _, zh, en in OUTPUTS}
+    rules: dict[str, list[cat.RuleDef]] = {}
+    for m in models:
+        for rd in m.rules:
+            rules.setdefault(rd.id, []).append(rd)
+    info: dict[str, dict] = {}
+    for col in columns:
+        if col in _LEAD_LABELS:
+            zh, en, unit = _LEAD_LABELS[col]
+            info[col] = {"zh": zh, "en": en, "units": [unit]}
+        elif col in _OUTPUT_UNITS:
+            zh, en = out_labels.get(col, (col, col))
+            info[col] = {"zh": zh, "en": en, "units": [_OUTPUT_UNITS[col]]}
+        elif "." in col and col.rsplit(".", 1)[0] in rules:
+            rid, part = col.rsplit(".", 1)
+            rds = rules[rid]
+            first = rds[0]
+            titles_zh = list(dict.fromkeys(r.spec.title_zh for r in rds))
+            titles_en = list(dict.fromkeys(r.spec.title_en for r in rds))
+            units = ["状态"] if part == "status" else list(dict.fromkeys(r.check.unit for r in rds))
+            kinds = list(dict.fromkeys(r.bound for r in rds if r.bound))
+            pzh, pen = RULE_PART_LABELS.get(part, (part, part))
+            if part == "bound" and len(kinds) == 1:
+                pzh, pen = cat.BOUND_ZH[kinds[0]], cat.BOUND_EN[kinds[0]]
+            if part in ("actual", "bound", "margin", "shortfall") and units == ["元"]:
+                pzh += "（元）"
+            tag = _ROLE_TAG.get(first.role, "")
+            info[col] = {"zh": f"{tag}{' ／ '.join(titles_zh)} {pzh}", "en": f"{' / '.join(titles_en)}: {pen}",
+                         "units": units, "rule": rid, "part": part, "role": first.role,
+                         "bound_kind": kinds[0] if len(kinds) == 1 else None}
+        else:
+            info[col] = {"zh": col, "en": col, "units": []}
+    return info

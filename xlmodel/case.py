@@ -2,36 +2,86 @@
 
 Loading checks every value against the canonical field table and reports every
 problem at once, naming the field and the fiscal year.
+
+Every reader of a value — case files (YAML, JSON), batch files (CSV, XLSX, a
+DataFrame), workbook cells and worksheet-function arguments — goes through
+:func:`read_field` (fiscal years through :func:`read_year`), so a value means the
+same wherever it is written:
+
+* numbers: int/float, or text in plain decimal notation with optional thousands
+  separators (``1,234.56``), full-width digits (``１２３４``) and, for ratios, a
+  percent sign (``67%``); scientific notation in text, 万/亿 suffixes, spaces or
+  other grouping are refused with a hint, never guessed. Amounts are finite and
+  below 1e15 元; distribution amounts (cash dividend, buybacks, stock dividend,
+  capital reserve conversion, interim cash dividend) are ≥ 0; ratios 0–1; share
+  counts whole and ≥ 0. Kept at 15 significant digits, as a spreadsheet does.
+* yes/no: a boolean (an Excel TRUE/FALSE cell), or the text 是/否, yes/no, true/false,
+  y/n in any case. The numbers 1 and 0 are NOT yes/no: the workbook's formulas
+  compare with TRUE, and a 1 typed into a yes/no cell reads as no there.
+* fiscal years: whole numbers 1990–2100, as a number (2021.0 from a spreadsheet is
+  2021; 2021.5 is refused) or as text ("2021", "2021.0").
+* stock codes: six ASCII digits, after full-width digits are normalised; a number
+  is refused (its leading zeros are lost); anything else (``=1+1``) is refused.
+* text: control characters (and bidirectional overrides) refused; company names at
+  most :data:`MAX_TEXT` characters, notes :data:`MAX_NOTE`, never cut short; a
+  leading ``=``, ``+``, ``-`` or ``@`` is data, kept as plain text (the workbook
+  writer escapes it).
+* dates: date/datetime values, or text ``YYYY-MM-DD`` (also ``YYYY/M/D``,
+  ``YYYY.M.D``, ``YYYY年M月D日``); from spreadsheets also date serials.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import math
+import numbers
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
+import numpy as np
 
 from .errors import CaseError, Problem
 from .fields import BOOL_LABELS, COMPANY_FIELDS, ENUMS, FIELDS, YEAR_FIELDS, Field, Kind
+from .policy import POLICY_ID
+from .untrusted import (MAX_CASE_BYTES, InputFileError, SafeLoader, SciFloat, YamlInt, decode_utf8, did_you_mean,
+                        load_json, load_yaml, read_regular, shown, yaml_int_surprise)
 
-class _Loader(yaml.SafeLoader):
-    """YAML without implicit dates: a date stays text and is checked (and named) like any field."""
+_Loader = SafeLoader  # the case loader (kept for callers of the old name)
 
-
-_Loader.yaml_implicit_resolvers = {
-    k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:timestamp"]
-    for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # not allowed in spreadsheet text
 MAX_AMOUNT = 1e15  # 元; beyond this 15-digit spreadsheet arithmetic loses the fen
-_YES = {True, "是", "yes", "true", "TRUE", "True", "Y", "y"}
-_NO = {False, "否", "no", "false", "FALSE", "False", "N", "n"}
+MAX_TEXT = 200  #: characters of a company name (or any single-line text field)
+MAX_NOTE = 1000  #: characters of a source/assumption note
+MIN_YEAR, MAX_YEAR = 1990, 2100  #: fiscal years (the Shanghai exchange opened in December 1990)
+MAX_SERIAL = 2958465  # 9999-12-31
+#: below this (in 元), non-zero headline amounts of a listed company look like 万元 or 亿元
+UNIT_WARNING_BELOW = 1e5
+UNIT_FIELDS = ("net_profit_attributable", "total_assets", "net_assets", "revenue")
+
+#: where a value comes from: case data (Python), files, tables, spreadsheet cells, worksheet functions
+ORIGINS = ("data", "yaml", "json", "csv", "xlsx", "table", "cell", "udf")
+_TABLES = ("csv", "xlsx", "table")  # NaN / NaT / pd.NA in a DataFrame are blanks
+_SHEETS = ("cell", "udf", "xlsx")  # numbers in a date field are date serials
+
+_YES = {"是", "yes", "y", "true"}
+_NO = {"否", "no", "n", "false"}
+# single-line text: C0/C1 controls (tab and newlines too), surrogates, non-characters, bidi overrides
+_BAD_LINE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_BAD_NOTE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff\u202a-\u202e\u2066-\u2069]")
+_CONTROL = _BAD_NOTE  # kept for callers of the old name
+# full-width forms (U+FF01–FF5E) and the ideographic space -> ASCII: the part of NFKC that is safe for numbers
+_FULLWIDTH = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+_PLAIN = re.compile(r"[+-]?[0-9]+(\.[0-9]+)?")
+_NUMBER_TEXT = re.compile(r"[+-]?([0-9]{1,3}(,[0-9]{3})+|[0-9]+)(\.[0-9]+)?")
+_SCIENTIFIC = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)[eE][+-]?[0-9]+")
+_UNIT_SUFFIX = re.compile(r"([+-]?[0-9.,]+)\s*(万元|亿元|万|亿|元)")
+_DATE_TEXT = (re.compile(r"([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:[ T]00:00(?::00(?:\.0+)?)?)?"),
+              re.compile(r"([0-9]{4})/([0-9]{1,2})/([0-9]{1,2})(?: 0?0:00(?::00)?)?"),
+              re.compile(r"([0-9]{4})\.([0-9]{1,2})\.([0-9]{1,2})"),
+              re.compile(r"([0-9]{4})年([0-9]{1,2})月([0-9]{1,2})日"))
+_YEAR_TEXT = re.compile(r"([0-9]{4})(\.0+)?")
+_YAML_BOOL_HINT = ("; YAML reads an unquoted yes/no/on/off/true/false as a yes/no value: quote the text")
 
 
 @dataclass
@@ -43,6 +93,12 @@ class Case:
     attestations: dict[str, bool] = field(default_factory=dict)  # rule id -> confirmed (evaluation year)
     source: str = "<case>"
     notes: dict[str, str] = field(default_factory=dict)  # field id -> source / assumption note
+    #: things worth a second look that are not errors (amounts that look like 万元); computed from the years
+    warnings: list[str] = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
+
+    def __post_init__(self):
+        if self.warnings is None:
+            self.warnings = unit_warnings(self.years)
 
     def value(self, fid: str, year: int):
         return self.years.get(year, {}).get(fid)
@@ -61,136 +117,403 @@ class Case:
         return out
 
 
-def coerce(f: Field, v: Any) -> tuple[Any, str | None]:
-    """(value, None) or (None, what was expected). Shared by every reader."""
+# ---- one reading of every field -------------------------------------------------------------------
+
+def is_blank(v: Any, origin: str = "data") -> bool:
+    """None or whitespace-only text; in tables also NaN, NaT and pd.NA."""
+    if v is None:
+        return True
+    if isinstance(v, str):
+        return not v.strip()
+    if origin in _TABLES:
+        if isinstance(v, float) and math.isnan(v):
+            return True
+        if type(v).__name__ in ("NAType", "NaTType"):
+            return True
+        if isinstance(v, numbers.Real) and not isinstance(v, (bool, int)) and v != v:  # numpy NaN
+            return True
+    return False
+
+
+def _ascii(s: str) -> str:
+    return s.translate(_FULLWIDTH).strip()
+
+
+def _is_bool(v: Any) -> bool:
+    return isinstance(v, (bool, np.bool_))
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, numbers.Real) and not _is_bool(v)
+
+
+def plain_number(v: Any) -> float | None:
+    """A float for a plain number (int/float, or plain ASCII decimal text), else None.
+
+    The batch path reads such values vectorised; :func:`read_field` gives the same float."""
+    t = type(v)
+    if t is float or t is int:
+        return float(v)
+    if t is str and _PLAIN.fullmatch(v):
+        return float(v)
+    return None
+
+
+_WHAT = {Kind.AMOUNT: "an amount in 元 (a number)", Kind.RATIO: "a ratio between 0 and 1 (e.g. 0.67 for 67%)",
+         Kind.COUNT: "a whole, non-negative number of shares"}
+
+
+def _number_text(s: str, kind: Kind, origin: str) -> tuple[float | None, str | None]:
+    t = _ascii(s)
+    pct = kind == Kind.RATIO and t.endswith("%")
+    core = t[:-1].rstrip() if pct else t
+    if _NUMBER_TEXT.fullmatch(core):
+        x = float(core.replace(",", ""))
+        return (x / 100 if pct else x), None
+    got = f"expected {_WHAT[kind]}, got {shown(s)}"
+    if _SCIENTIFIC.fullmatch(core):
+        return None, f"{got}: {_exponent_hint(origin)}"
+    m = _UNIT_SUFFIX.fullmatch(core)
+    if m and kind == Kind.AMOUNT:
+        if m.group(2) == "元":
+            return None, f"{got}: write the number only, in 元"
+        factor = 1e4 if m.group(2).startswith("万") else 1e8
+        num = m.group(1).replace(",", "")
+        hint = ""
+        if _PLAIN.fullmatch(num):
+            hint = f" ({core} = {float(num) * factor:,.2f} 元)"
+        return None, f"{got}: write amounts in 元{hint}"
+    if re.fullmatch(r"\(\s*[0-9.,]+\s*\)", core):
+        return None, f"{got}: write a negative amount with a minus sign, e.g. -1000"
+    return None, got
+
+
+def _exponent_hint(origin: str) -> str:
+    why = {"yaml": "(unquoted, YAML 1.1 reads 1e308 or 1.0e3 as text, 1.0e+3 as a number)",
+           "csv": "(Excel saves a long number so when the column is too narrow, and the digits are lost)",
+           "xlsx": "(a number typed so is a number; this cell is text)",
+           "cell": "(a number typed so is a number; this cell is text)"}.get(origin, "")
+    return "exponent notation is not read in any file" + (f" {why}" if why else "") + \
+        "; write the number in full, e.g. 300000000"
+
+
+def read_number(f: Field, v: Any, origin: str = "data") -> tuple[float | None, str | None]:
+    """An amount, ratio or share count (see the module doc); (None, None) for a blank."""
+    k = f.kind
+    if is_blank(v, origin):
+        return None, None
+    if isinstance(v, YamlInt) and (why := yaml_int_surprise(v)):
+        return None, f"expected {_WHAT[k]}, got {v.yaml_text}: {why}; write it without leading zeros or quote it"
+    if isinstance(v, SciFloat):
+        return None, f"expected {_WHAT[k]}, got {v.text}: {_exponent_hint(origin)}"
+    if _is_number(v):
+        try:
+            x = float(v)
+        except (OverflowError, TypeError, ValueError):
+            return None, f"expected a finite amount below 1e15, got {shown(v)}"
+    elif isinstance(v, str):
+        x, err = _number_text(v, k, origin)
+        if err:
+            return None, err
+    else:
+        return None, f"expected {_WHAT[k]}, got {shown(v)}"
+    if not math.isfinite(x) or abs(x) >= MAX_AMOUNT:
+        return None, f"expected a finite amount below 1e15, got {shown(v)}"
+    if k == Kind.AMOUNT and f.default_zero and x < 0:
+        return None, f"expected an amount ≥ 0 in 元 (a distribution cannot be negative), got {shown(v)}"
+    if k == Kind.RATIO and not 0 <= x <= 1:
+        return None, f"expected a ratio between 0 and 1 (e.g. 0.67 for 67%), got {shown(v)}"
+    if k == Kind.COUNT and (x < 0 or x != int(x)):
+        return None, f"expected a whole, non-negative number of shares, got {shown(v)}"
+    # a spreadsheet keeps 15 significant digits: 0.1 + 0.2 is 0.3 there, and so here
+    return float(f"{x:.15g}"), None
+
+
+def _read_bool(v: Any, origin: str) -> tuple[bool | None, str | None]:
+    if _is_bool(v):
+        return bool(v), None
+    if isinstance(v, str):
+        t = _ascii(v).lower()
+        if t in _YES:
+            return True, None
+        if t in _NO:
+            return False, None
+    elif _is_number(v):
+        return None, (f"expected yes/no (是 or 否, TRUE/FALSE), got the number {shown(v)}: 1 and 0 are not read "
+                      "as yes/no (the workbook's formulas would not read them so either)")
+    return None, f"expected yes/no (是 or 否, TRUE/FALSE), got {shown(v)}"
+
+
+def _read_enum(f: Field, v: Any, origin: str) -> tuple[str | None, str | None]:
+    choices = ENUMS.get(f.id) or {c: c for c in f.choices}
+    opts = ", ".join(f"{c} ({z})" for c, z in choices.items())
+    if isinstance(v, str):
+        t = _ascii(v)
+        if t in choices:
+            return t, None
+        for code, zh in choices.items():
+            if t == zh or t.lower() == code:
+                return code, None
+    hint = _YAML_BOOL_HINT if isinstance(v, bool) and origin == "yaml" else ""
+    return None, f"expected one of {opts} (a choice from the list); got {shown(v)}{hint}"
+
+
+def _read_date(v: Any, origin: str) -> tuple[dt.date | None, str | None]:
+    got = f"expected a date (YYYY-MM-DD), got {shown(v)}"
+    d = None
+    if isinstance(v, dt.datetime):
+        d = v.date()
+    elif isinstance(v, dt.date):
+        d = v
+    elif _is_number(v) and origin in _SHEETS:
+        try:
+            x = float(v)
+        except (OverflowError, TypeError, ValueError):
+            return None, got
+        if not (math.isfinite(x) and 1 <= x <= MAX_SERIAL):
+            return None, got
+        from .expr import from_serial
+
+        d = from_serial(x)
+    elif isinstance(v, str):
+        t = _ascii(v)
+        for rx in _DATE_TEXT:
+            m = rx.fullmatch(t)
+            if m:
+                try:
+                    d = dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+                except ValueError:
+                    return None, f"{got}: there is no such day"
+                break
+    if d is None:
+        return None, got
+    return d, None
+
+
+def _bad_char(t: str, pattern: re.Pattern) -> str | None:
+    m = pattern.search(t)
+    if m:
+        return f"text contains a control character (U+{ord(m.group()):04X}): {shown(t)}"
+    return None
+
+
+def _read_stock_code(v: Any, origin: str) -> tuple[str | None, str | None]:
+    if isinstance(v, YamlInt):
+        text = v.yaml_text
+        why = yaml_int_surprise(v)
+        if why:
+            return None, f"expected the 6-digit code as quoted text: {why}; quote it: \"{text}\""
+        quote = f'quote it: "{text}"' if len(text) == 6 else 'quote it, with all six digits, e.g. "002015"'
+        return None, (f"expected the 6-digit code as quoted text: unquoted, {text} is a number in YAML "
+                      f"(leading zeros are lost); {quote}")
+    if _is_number(v):
+        if origin in _SHEETS:
+            return None, (f"expected text, got the number {shown(v)} (format the cell as text and type all six digits, "
+                          "e.g. 002015: a number loses the leading zeros)")
+        if origin in _TABLES:
+            return None, (f"expected the 6-digit code as text, got the number {shown(v)}: a number loses the leading "
+                          "zeros; read the column as text (e.g. dtype={'stock_code': str})")
+        return None, (f"expected the 6-digit code as quoted text, e.g. \"002015\" (unquoted, leading zeros are lost), "
+                      f"got the number {v!r}")
+    if not isinstance(v, str):
+        return None, f"expected the 6-digit code as text, got {shown(v)}"
+    t = _ascii(v)
+    if not re.fullmatch(r"[0-9]{6}", t):
+        return None, f"expected 6 digits, got {shown(v)}"
+    return t, None
+
+
+def _read_text(f: Field, v: Any, origin: str) -> tuple[str | None, str | None]:
+    if f.id == "stock_code":
+        return _read_stock_code(v, origin)
+    if _is_bool(v):
+        return None, f"expected text, got {v!r}" + (_YAML_BOOL_HINT if origin == "yaml" else "")
+    if _is_number(v):
+        hint = " (enter it as text)" if origin in _SHEETS else ""
+        return None, f"expected text, got the number {shown(v)}{hint}"
+    if not isinstance(v, str):
+        return None, f"expected text, got {shown(v)}"
+    t = v.strip()
+    if err := _bad_char(t, _BAD_LINE):
+        return None, err
+    if len(t) > MAX_TEXT:
+        return None, f"{len(t)} characters; at most {MAX_TEXT} (text is never cut short)"
+    return t, None
+
+
+def read_field(f: Field, raw: Any, origin: str = "data") -> tuple[Any, str | None]:
+    """One value of field ``f`` -> (value, None), (None, None) for a blank, or (None, what was expected).
+
+    The one reading of every field (see the module doc); ``origin`` (one of
+    :data:`ORIGINS`) only changes the hints and what counts as blank or as a date
+    serial. Messages start with ``expected …`` and quote the value."""
+    if origin not in ORIGINS:
+        raise ValueError(f"origin {origin!r}")
+    if is_blank(raw, origin):
+        return None, None
     k = f.kind
     if k in (Kind.AMOUNT, Kind.RATIO, Kind.COUNT):
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            what = {Kind.AMOUNT: "an amount in 元 (a number)", Kind.RATIO: "a ratio between 0 and 1",
-                    Kind.COUNT: "a whole number of shares"}[k]
-            return None, f"expected {what}, got {v!r}"
-        x = float(v)
-        if not math.isfinite(x) or abs(x) >= MAX_AMOUNT:
-            return None, f"expected a finite amount below 1e15, got {v!r}"
-        if k == Kind.RATIO and not 0 <= x <= 1:
-            return None, f"expected a ratio between 0 and 1 (e.g. 0.67 for 67%), got {v!r}"
-        if k == Kind.COUNT and (x < 0 or x != int(x)):
-            return None, f"expected a whole, non-negative number of shares, got {v!r}"
-        # a spreadsheet keeps 15 significant digits: 0.1 + 0.2 is 0.3 there, and so here
-        return float(f"{x:.15g}"), None
+        return read_number(f, raw, origin)
     if k == Kind.BOOL:
-        if isinstance(v, str):
-            v = v.strip()
-        if v in _YES and not (isinstance(v, (int, float)) and not isinstance(v, bool)):
-            return True, None
-        if v in _NO and not (isinstance(v, (int, float)) and not isinstance(v, bool)):
-            return False, None
-        return None, f"expected yes/no (true/false, 是/否), got {v!r}"
+        return _read_bool(raw, origin)
     if k == Kind.ENUM:
-        choices = ENUMS[f.id]
-        s = v.strip() if isinstance(v, str) else v
-        if s in choices:
-            return s, None
-        for code, zh in choices.items():
-            if s == zh:
-                return code, None
-        opts = ", ".join(f"{c} ({z})" for c, z in choices.items())
-        return None, f"expected one of {opts}; got {v!r}"
+        return _read_enum(f, raw, origin)
     if k == Kind.DATE:
-        if isinstance(v, dt.datetime):
-            return v.date(), None
-        if isinstance(v, dt.date):
-            return v, None
-        if isinstance(v, str):
-            try:
-                return dt.date.fromisoformat(v.strip()), None
-            except ValueError:
-                pass
-        return None, f"expected a date (YYYY-MM-DD), got {v!r}"
-    if isinstance(v, str) and v.strip():
-        if _CONTROL.search(v):
-            return None, f"text contains a control character: {v!r}"
-        return v.strip(), None
-    return None, f"expected text, got {v!r}"
+        return _read_date(raw, origin)
+    return _read_text(f, raw, origin)
 
 
-_AMOUNT_TEXT = re.compile(r"^[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$")
-MAX_SERIAL = 2958465  # 9999-12-31
+def read_year(raw: Any, origin: str = "data") -> tuple[int | None, str | None]:
+    """A fiscal year 1990–2100: (year, None), (None, None) for a blank, or (None, what was expected)."""
+    if is_blank(raw, origin):
+        return None, None
+    got = f"expected a fiscal year such as 2024 ({MIN_YEAR}–{MAX_YEAR}), got {shown(raw)}"
+    y = None
+    if isinstance(raw, YamlInt) and (why := yaml_int_surprise(raw)):
+        return None, f"{got}: {why}"
+    if _is_bool(raw) or isinstance(raw, SciFloat):
+        return None, got
+    if isinstance(raw, numbers.Integral):
+        y = int(raw)
+    elif _is_number(raw):
+        x = float(raw)
+        if math.isfinite(x) and x == int(x):
+            y = int(x)
+    elif isinstance(raw, str):
+        m = _YEAR_TEXT.fullmatch(_ascii(raw))
+        if m:
+            y = int(m.group(1))
+    if y is None or not MIN_YEAR <= y <= MAX_YEAR:
+        return None, got
+    return y, None
+
+
+def read_note(raw: Any, origin: str = "data") -> tuple[str | None, str | None]:
+    """A source/assumption note: text (numbers become their text), at most :data:`MAX_NOTE` characters."""
+    if is_blank(raw, origin):
+        return None, None
+    if _is_bool(raw):
+        return None, "expected text, got " + repr(raw) + (_YAML_BOOL_HINT if origin == "yaml" else "")
+    if isinstance(raw, YamlInt):
+        raw = raw.yaml_text
+    elif isinstance(raw, SciFloat):
+        raw = raw.text
+    elif _is_number(raw):
+        raw = str(raw)
+    if not isinstance(raw, str):
+        return None, f"expected text, got {shown(raw)}"
+    t = raw.strip()
+    if err := _bad_char(t, _BAD_NOTE):
+        return None, err
+    if len(t) > MAX_NOTE:
+        return None, f"{len(t)} characters; at most {MAX_NOTE} (a note is never cut short)"
+    return t, None
+
+
+def coerce(f: Field, v: Any) -> tuple[Any, str | None]:
+    """(value, None) or (None, what was expected): :func:`read_field` for case data, a blank is an error."""
+    val, err = read_field(f, v, "data")
+    if val is None and err is None:
+        return None, f"expected a value, got {v!r}"
+    return val, err
 
 
 def from_cell(kind: Kind, v: Any) -> Any:
-    """What a spreadsheet cell holds -> a value :func:`coerce` understands.
+    """What a spreadsheet cell holds -> a value :func:`read_field` reads the same way.
 
-    Text is stripped; numbers stored as text with thousands separators and
-    percentages are read (``"1,234,567.89"``, ``"67%"``); date cells and date
-    serials become dates. Anything ambiguous (``"1.234,56"``, ``"1.2亿"``) is
-    left as it is, so that :func:`coerce` reports it: never a guess."""
+    Numbers stored as text (``"1,234,567.89"``, ``"67%"``, ``"１２３４"``) become numbers and
+    date serials become dates; anything else is left as it is, so that
+    :func:`read_field` reports it: never a guess."""
     if isinstance(v, str):
         v = v.strip()
-        if kind == Kind.RATIO and v.endswith("%") and _AMOUNT_TEXT.match(v[:-1].strip()):
-            return float(v[:-1].replace(",", "")) / 100
-        if kind in (Kind.AMOUNT, Kind.COUNT, Kind.RATIO) and _AMOUNT_TEXT.match(v):
-            return float(v.replace(",", ""))
-    if kind == Kind.DATE:
-        if isinstance(v, dt.datetime):
-            return v.date()
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and 1 <= v <= MAX_SERIAL:
-            from .expr import from_serial
+        if kind in (Kind.AMOUNT, Kind.COUNT, Kind.RATIO):
+            x, err = _number_text(v, kind, "cell")
+            if err is None:
+                return x
+    if kind == Kind.DATE and _is_number(v) and 1 <= v <= MAX_SERIAL:
+        from .expr import from_serial
 
-            return from_serial(float(v))
+        return from_serial(float(v))
     return v
 
 
-def parse_case(data: Any, source: str = "<case>") -> Case:
+def unit_warnings(years: dict[int, dict[str, Any]]) -> list[str]:
+    """A warning when a year's headline amounts all look like 万元 or 亿元 rather than 元."""
+    flagged = []
+    for fy in sorted(years):
+        vals = {k: years[fy][k] for k in UNIT_FIELDS if isinstance(years[fy].get(k), (int, float)) and years[fy][k]}
+        if vals and all(abs(v) < UNIT_WARNING_BELOW for v in vals.values()):
+            flagged.append(f"{fy}: " + ", ".join(f"{k} {v:,.2f}" for k, v in vals.items()))
+    if not flagged:
+        return []
+    return [f"amounts look like 万元 or 亿元, not 元 ({'; '.join(flagged)}): every amount is read in 元 "
+            "(1.2亿 is 120000000)"]
+
+
+# ---- cases ------------------------------------------------------------------------------------------
+
+TOP_KEYS = ("policy", "evaluation_year", "company", "years", "attestations", "notes")
+
+
+def parse_case(data: Any, source: str = "<case>", origin: str = "data") -> Case:
+    """Case data (a mapping, as a YAML/JSON file holds it) -> a :class:`Case`; every problem at once."""
     probs: list[Problem] = []
     if not isinstance(data, dict):
         raise CaseError(source, [Problem("(file)", "expected a mapping with policy, evaluation_year, years")])
     for key in data:
-        if key not in ("policy", "evaluation_year", "company", "years", "attestations", "notes"):
-            probs.append(Problem(key, "unknown top-level key"))
+        if key not in TOP_KEYS:
+            probs.append(Problem(str(key), "unknown top-level key" + did_you_mean(key, TOP_KEYS)))
     pol = data.get("policy")
-    if not isinstance(pol, str) or not pol:
+    if pol is None or (isinstance(pol, str) and not pol.strip()):
         probs.append(Problem("policy", "required: a policy id (see `xlmodel policies`)"))
+    elif not isinstance(pol, str) or not POLICY_ID.fullmatch(pol.strip()):
+        probs.append(Problem("policy", "expected a policy id such as gcl-energy-2022-2024 (lowercase letters, digits "
+                                       f"and hyphens; see `xlmodel policies`; a plan is named by its id, never by a "
+                                       f"path), got {shown(pol)}"))
+    else:
+        pol = pol.strip()
     ey = data.get("evaluation_year")
-    if isinstance(ey, bool) or not isinstance(ey, int) or not 1990 <= ey <= 2100:
-        probs.append(Problem("evaluation_year", f"required: a fiscal year such as 2024, got {ey!r}"))
-        ey = None
+    if ey is None:
+        probs.append(Problem("evaluation_year", "required: a fiscal year such as 2024, got None"))
+    else:
+        ey, err = read_year(ey, origin)
+        if err:
+            probs.append(Problem("evaluation_year", err))
     company: dict[str, Any] = {}
     comp = data.get("company") or {}
     if not isinstance(comp, dict):
         probs.append(Problem("company", "expected a mapping"))
         comp = {}
-    company_ids = {f.id for f in COMPANY_FIELDS}
+    company_ids = [f.id for f in COMPANY_FIELDS]
+    year_ids = [f.id for f in YEAR_FIELDS]
     for k, v in comp.items():
-        if v is None or (isinstance(v, str) and not v.strip()):
-            continue  # blank: absent
         if k not in company_ids:
-            probs.append(Problem(f"company.{k}", "unknown company field" + (" (it is a per-year field)" if k in FIELDS else "")))
+            if is_blank(v, origin):
+                continue
+            hint = " (it is a per-year field)" if k in FIELDS else did_you_mean(k, company_ids)
+            probs.append(Problem(f"company.{k}", "unknown company field" + hint))
             continue
-        if k == "stock_code" and isinstance(v, int):
-            probs.append(Problem("company.stock_code", "expected the 6-digit code as quoted text, e.g. \"002015\" "
-                                 f"(unquoted, leading zeros are lost), got the number {v!r}"))
-            continue
-        val, err = coerce(FIELDS[k], v)
+        val, err = read_field(FIELDS[k], v, origin)
         if err:
             probs.append(Problem(f"company.{k}", err))
-        else:
-            if k == "stock_code" and not re.fullmatch(r"\d{6}", val):
-                probs.append(Problem("company.stock_code", f"expected 6 digits, got {v!r}"))
+        elif val is not None:
             company[k] = val
     years: dict[int, dict[str, Any]] = {}
     rows = data.get("years")
     if not isinstance(rows, list) or not rows:
         probs.append(Problem("years", "required: a list of fiscal years, each with fiscal_year and its figures"))
         rows = []
-    year_ids = {f.id for f in YEAR_FIELDS}
     for i, row in enumerate(rows):
         if not isinstance(row, dict):
             probs.append(Problem(f"years[{i}]", "expected a mapping of field: value"))
             continue
-        fy = row.get("fiscal_year")
-        if isinstance(fy, bool) or not isinstance(fy, int):
-            probs.append(Problem(f"years[{i}].fiscal_year", f"required: a fiscal year, got {fy!r}"))
+        raw_fy = row.get("fiscal_year")
+        if raw_fy is None:
+            probs.append(Problem(f"years[{i}].fiscal_year", "required: a fiscal year, got None"))
+            continue
+        fy, err = read_year(raw_fy, origin)
+        if err:
+            probs.append(Problem(f"years[{i}].fiscal_year", err))
             continue
         duplicate = fy in years
         if duplicate:
@@ -200,15 +523,14 @@ def parse_case(data: Any, source: str = "<case>") -> Case:
             if k == "fiscal_year":
                 continue
             where = f"years[{i}].{k} ({fy})"
-            if k not in year_ids:
-                probs.append(Problem(where, "unknown field" + (" (a company field: put it under company)" if k in company_ids else "")))
+            if k not in FIELDS or not FIELDS[k].per_year:
+                hint = " (a company field: put it under company)" if k in company_ids else did_you_mean(k, year_ids)
+                probs.append(Problem(where, "unknown field" + hint))
                 continue
-            if v is None or (isinstance(v, str) and not v.strip()):
-                continue  # blank: the rule that needs it reports missing_input
-            val, err = coerce(FIELDS[k], v)
+            val, err = read_field(FIELDS[k], v, origin)
             if err:
-                probs.append(Problem(where, err))
-            else:
+                probs.append(Problem(where, f"{err}"))
+            elif val is not None:  # blank: the rule that needs it reports missing_input
                 vals[k] = val
         if not duplicate:
             years[fy] = vals
@@ -220,47 +542,61 @@ def parse_case(data: Any, source: str = "<case>") -> Case:
         probs.append(Problem("attestations", "expected a mapping of rule id: yes/no"))
         raw_att = {}
     for k, v in raw_att.items():
-        if v is None or (isinstance(v, str) and not v.strip()):
-            continue  # blank: the attestation rule reports missing_input
-        val, err = coerce(Field(k, k, k, Kind.BOOL), v)
+        if not isinstance(k, str) or not re.fullmatch(r"[a-z][a-z0-9_]{0,59}", k):
+            probs.append(Problem(f"attestations.{k}", "expected a rule id (lowercase letters, digits and _)"))
+            continue
+        val, err = read_field(Field(k, k, k, Kind.BOOL), v, origin)
         if err:
             probs.append(Problem(f"attestations.{k}", err))
-        else:
-            att[str(k)] = val
+        elif val is not None:  # blank: the attestation rule reports missing_input
+            att[k] = val
     notes: dict[str, str] = {}
     raw_notes = data.get("notes") or {}
     if not isinstance(raw_notes, dict):
         probs.append(Problem("notes", "expected a mapping of field id: note"))
         raw_notes = {}
     for k, v in raw_notes.items():
-        if k not in FIELDS and k not in raw_att:
-            probs.append(Problem(f"notes.{k}", "unknown field id"))
-        elif _CONTROL.search(str(v)):
-            probs.append(Problem(f"notes.{k}", f"text contains a control character: {v!r}"))
-        else:
-            notes[str(k)] = str(v)
+        # a field id or an attestation (rule) id; which rule ids the policy has is checked when evaluating
+        if not isinstance(k, str) or not re.fullmatch(r"[a-z][a-z0-9_]{0,59}", k):
+            probs.append(Problem(f"notes.{k}", "expected a field id or an attestation id"))
+            continue
+        val, err = read_note(v, origin)
+        if err:
+            probs.append(Problem(f"notes.{k}", err))
+        elif val is not None:
+            notes[k] = val
     if probs:
         raise CaseError(source, probs)
     return Case(pol, ey, company, years, att, source, notes)
 
 
 def check_attestations(case: Case, known: list[str]) -> None:
-    unknown = [k for k in case.attestations if k not in known]
-    if unknown:
-        raise CaseError(case.source, [Problem(f"attestations.{k}", f"not an attestation of policy {case.policy} (known: {', '.join(known)})") for k in unknown])
+    """The case's attestations and notes against the policy's attestation ids; every problem at once."""
+    known = list(known)
+    probs = [Problem(f"attestations.{k}", f"not an attestation of policy {case.policy}{did_you_mean(k, known)} "
+                                          f"(known: {', '.join(known)})")
+             for k in case.attestations if k not in known]
+    for k in case.notes:
+        if k not in FIELDS and k not in known:
+            probs.append(Problem(f"notes.{k}", f"not a field id nor an attestation of policy {case.policy}"
+                                               + did_you_mean(k, list(FIELDS) + known)))
+    if probs:
+        raise CaseError(case.source, probs)
 
 
 def load_case(path: str | Path) -> Case:
+    """A case file: YAML (``.yaml``/``.yml``/other) or JSON (``.json``), read within the limits of
+    :mod:`xlmodel.untrusted`."""
     path = Path(path)
+    source = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise CaseError(str(path), [Problem("(file)", str(e))]) from None
-    try:
-        data = json.loads(text) if path.suffix.lower() == ".json" else yaml.load(text, Loader=_Loader)  # noqa: S506
-    except (yaml.YAMLError, json.JSONDecodeError, ValueError) as e:
-        raise CaseError(str(path), [Problem("(file)", "not valid YAML/JSON: " + str(e).splitlines()[0])]) from None
-    return parse_case(data, str(path))
+        text = decode_utf8(read_regular(path, MAX_CASE_BYTES, "case file"), source)
+        if path.suffix.lower() == ".json":
+            return parse_case(load_json(text, source), source, "json")
+        data = load_yaml(text, source)
+    except InputFileError as e:
+        raise CaseError(source, [Problem(e.where or "(file)", e.message)]) from None
+    return parse_case(data, source, "yaml")
 
 
 def bool_label(v: bool) -> str:

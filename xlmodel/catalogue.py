@@ -18,17 +18,46 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from . import policy as pol
-from .expr import (FY, And, Blank, C, Cmp, CountIf, EDate, If, In, InList, Lbl, Max, Min, Missing, Node, Not,
-                   Num, Or, P, Round2, Sum, YearOf)
+from .expr import (FY, And, Blank, C, Cmp, CountIf, EDate, EstimateRenderer, If, In, InList, Lbl, Max, Min, Missing,
+                   Node, Not, Num, Or, P, Round2, Sum, YearOf, hoistable, substitute)
 from .fields import FIELDS
 
-STATUSES = ("pass", "fail", "warn", "not_applicable", "missing_input")
-STATUS_ZH = {"pass": "通过", "fail": "不通过", "warn": "警告", "not_applicable": "不适用", "missing_input": "缺少输入"}
-STATUS_EN = {"pass": "pass", "fail": "fail", "warn": "warning", "not_applicable": "not applicable", "missing_input": "missing input"}
-SERIES = ("cash", "distribution", "retained", "cash_st")
+#: obligations (requirements, regulatory duties) pass or fail; conditions are met or not met (DOMAIN.md §5)
+STATUSES = ("pass", "fail", "warn", "not_applicable", "missing_input", "met", "not_met")
+CONDITION_STATUSES = ("met", "not_met", "not_applicable", "missing_input")
+STATUS_ZH = {"pass": "通过", "fail": "不通过", "warn": "警告", "not_applicable": "不适用", "missing_input": "缺少输入",
+             "met": "满足", "not_met": "不满足"}
+STATUS_EN = {"pass": "pass", "fail": "fail", "warn": "warning", "not_applicable": "not applicable", "missing_input": "missing input",
+             "met": "met", "not_met": "not met"}
+#: the kind of bound a rule's actual is compared with (shown instead of a bare "required")
+BOUND_ZH = {"minimum": "下限", "limit": "上限", "threshold": "门槛"}
+BOUND_EN = {"minimum": "minimum", "limit": "limit", "threshold": "threshold"}
+#: why a rule does not apply: the first part of its applicability known to be false (one reason, every face)
+REASONS = {
+    "na_conditions_not_met": ("现金分红条件未满足", "the cash dividend conditions are not met"),
+    "na_conditions_met": ("现金分红条件已满足（本规则仅在条件不满足时适用）", "the conditions are met (the rule applies only when they are not)"),
+    "na_no_distribution": ("本年度未进行利润分配", "no profit distribution this year"),
+    "na_no_cash": ("本年度未进行现金分红", "no cash dividend this year"),
+    "na_no_interim": ("本年度未进行中期现金分红", "no interim cash dividend this year"),
+    "na_not_profitable": ("本年度归母净利润不为正", "net profit attributable is not positive"),
+    "na_cash_paid": ("本年度已进行现金分红", "a cash dividend is paid this year"),
+    "na_distribution_made": ("本年度已提出利润分配", "a distribution is proposed this year"),
+    "na_no_stock": ("未发放股票股利或资本公积转增", "no stock dividend or capital reserve conversion"),
+    "na_before_first_year": ("会计年度早于规则首次适用年度", "the fiscal year is before the rule's first year"),
+    "na_retained_not_positive": ("合并或母公司期末未分配利润不为正", "consolidated or parent retained earnings not positive"),
+    "na_retained_cons_not_positive": ("合并报表期末未分配利润不为正", "consolidated retained earnings not positive"),
+    "na_retained_parent_not_positive": ("母公司报表期末未分配利润不为正", "parent retained earnings not positive"),
+    "na_payout_not_low": ("现金分红不低于归母净利润的30%", "the payout is not below 30% of net profit"),
+    "na_board_not_covered": ("上市板块不在规则范围（如北交所）", "the board is not covered (e.g. BSE)"),
+    "na_no_full_year": ("上市未满一个完整会计年度", "no full fiscal year since listing"),
+    "na_rd_exempt": ("符合研发投入豁免（创业板、科创板）", "R&D exemption (ChiNext, STAR)"),
+    "na_no_prescribed_share": ("规划对该发展阶段与资金支出情形未规定最低现金占比", "the plan prescribes no minimum share for this stage and outlay"),
+}
+SERIES = ("cash", "distribution", "retained", "cash_st", "cash_reg")
 SERIES_ZH = {
     "cash": ("现金分红（含计入的回购）", "Cash dividend incl. counted buybacks"),
     "cash_st": ("现金分红（含回购注销，风险警示口径）", "Cash dividend incl. cancelled buybacks (ST test)"),
+    "cash_reg": ("现金分红（含集中竞价、要约回购，监管口径）", "Cash dividend incl. bidding/tender buybacks (regulatory)"),
     "distribution": ("利润分配总额（现金+股票股利）", "Profit distribution (cash + stock)"),
     "retained": ("累计可分配利润（计算口径）", "Cumulative distributable profit (basis)"),
 }
@@ -43,6 +72,7 @@ class Param:
     zh: str
     en: str
     unit: str  # "%", "元", "元/股", "月", "年", "选项"
+    editable: bool = True  # a plan threshold the board may change; False: fixed by law or by the model
 
 
 @dataclass
@@ -53,10 +83,23 @@ class Check:
     required: Node | None = None
     shortfall: Callable[[Node, Node], Node] | None = None  # (actual, required) -> amount short/over
     min_cash: Node | None = None  # cash this year needs for this rule (minimum rules)
-    applies: Node | list | None = None  # kind-specific applicability on top of ``when`` (or parts: (test, unknown, cells))
+    applies: Node | list | None = None  # kind-specific applicability on top of ``when`` (or parts: (test, unknown, cells, reason))
     missing: Node | None = None  # overrides "any input cell blank" where only some cells matter
     relevant: Node | None = None  # inputs are needed only where this holds (else the rule passes without them)
     unit: str = "元"
+    bound: str | None = None  # "minimum" | "limit" | "threshold"; by default from ``op`` (see :func:`bound_kind`)
+    applies_reason: str = "na_no_distribution"  # the reason shown when a single-node ``applies`` is false
+
+
+def bound_kind(role: str, check: Check) -> str | None:
+    """下限 / 上限 / 门槛: how the actual relates to the rule's bound, or None when it has none."""
+    if check.required is None:
+        return None
+    if check.bound:
+        return check.bound
+    if role == "condition":
+        return "threshold"
+    return {">=": "minimum", ">": "minimum", "<=": "limit", "<": "limit"}.get(check.op, "threshold")
 
 
 @dataclass
@@ -74,6 +117,15 @@ class RuleDef:
     @property
     def is_minimum(self) -> bool:
         return self.check.min_cash is not None
+
+    @property
+    def bound(self) -> str | None:
+        return bound_kind(self.role, self.check)
+
+    @property
+    def has_margin(self) -> bool:
+        """Actual and bound are amounts of money compared by an order, so the margin (headroom) is one too."""
+        return self.bound is not None and self.check.unit == "元" and self.check.op in (">=", ">", "<=", "<")
 
 
 @dataclass
@@ -117,11 +169,12 @@ class _Builder:
     def __init__(self, policy: pol.Policy):
         self.m = Model(policy)
         self.p = policy
+        self.low_payout_parts: list[tuple[Node, str]] = []  # set by build_low_payout (the baseline)
 
     # -- parameters and measures ------------------------------------------
-    def param(self, owner: str, key: str, value, clause: str, zh: str, en: str, unit: str) -> P:
+    def param(self, owner: str, key: str, value, clause: str, zh: str, en: str, unit: str, editable: bool = True) -> P:
         name = f"{owner}.{key}"
-        self.m.params[name] = Param(name, value, clause, zh, en, unit)
+        self.m.params[name] = Param(name, value, clause, zh, en, unit, editable)
         return P(name)
 
     def measure(self, m: str, offset: int = 0) -> Node:
@@ -142,6 +195,13 @@ class _Builder:
         return [c for c in out if not FIELDS.get(c[0]) or not FIELDS[c[0]].default_zero]
 
     # -- series and derived scalars ----------------------------------------
+    def fen(self) -> P:
+        """The smallest step of money (0.01 元): the shortfall of a strict comparison met with equality."""
+        if "precision.fen" not in self.m.params:
+            self.param("precision", "fen", 0.01, "docs/domain.md §4", "金额最小单位（分）", "Smallest money step (one fen)", "元",
+                       editable=False)
+        return P("precision.fen")
+
     def build_series(self):
         s = self.p.settings
         cash: Node = In("cash_dividend")
@@ -156,7 +216,8 @@ class _Builder:
             "parent": In("retained_earnings_parent") + Num(0),
         }[s.retained_earnings_basis]
         self.m.series.update(cash=cash, distribution=dist, retained=retained,
-                             cash_st=In("cash_dividend") + In("buyback_cancelled"))
+                             cash_st=In("cash_dividend") + In("buyback_cancelled"),
+                             cash_reg=In("cash_dividend") + In("buyback_amount"))
         self.transparent = {"major_outlay", "major_outlay_threshold"}
 
     def build_major_outlay(self):
@@ -180,35 +241,44 @@ class _Builder:
         self.m.scalars["major_outlay"] = test
 
     # -- applicability -----------------------------------------------------
-    def when(self, spec) -> list[tuple[Node, Node | None, list]]:
-        """The rule's ``when`` list as parts (test, unknown-test or None, input cells read).
+    def part(self, node: Node, reason: str) -> tuple[Node, Node | None, list, str]:
+        """One part of a rule's applicability: (test, unknown-test or None, input cells read, reason if false)."""
+        cells = self.expand(node)
+        return node, (Missing(tuple(cells)) if cells else None), cells, reason
+
+    def when(self, spec) -> list[tuple[Node, Node | None, list, str]]:
+        """The rule's ``when`` list as parts (see :meth:`part`).
 
         A rule applies when every part holds. Three-valued: a part that is known
         to be false makes the rule not applicable even where another part lacks
         its inputs; only then does a missing input make the rule missing_input.
+        The first part known to be false names the one reason it does not apply.
         """
-        profitable = Round2(In("net_profit_attributable")) > Num(0)
-        parts: list[Node] = []
-        gated: list[tuple[Node, Node | None, list]] = []
+        profitable = (Round2(In("net_profit_attributable")) > Num(0), "na_not_profitable")
+        parts: list[tuple[Node, str]] = []
+        gated: list[tuple[Node, Node | None, list, str]] = []
         for w in spec.when:
             if w == "conditions_met":
-                gated.append((C("cond_met"), C("cond_unknown"), []))
+                gated.append((C("cond_met"), C("cond_unknown"), [], "na_conditions_not_met"))
             elif w == "conditions_not_met":
-                gated.append((And(Not(C("cond_met")), Not(C("cond_unknown"))), C("cond_unknown"), []))
+                gated.append((And(Not(C("cond_met")), Not(C("cond_unknown"))), C("cond_unknown"), [], "na_conditions_met"))
             elif w == "distribution_made":
-                parts.append(Round2(C("distribution", 0)) > Num(0))
+                parts.append((Round2(C("distribution", 0)) > Num(0), "na_no_distribution"))
+            elif w == "cash_paid":
+                parts.append((Round2(In("cash_dividend")) > Num(0), "na_no_cash"))
+            elif w == "interim_paid":
+                parts.append((Round2(In("interim_cash_dividend")) > Num(0), "na_no_interim"))
             elif w == "profitable":
                 parts.append(profitable)
             elif w == "profitable_no_cash":
-                parts += [profitable, Round2(In("cash_dividend")).eq(Num(0))]
+                parts += [profitable, (Round2(In("cash_dividend")).eq(Num(0)), "na_cash_paid")]
+            elif w == "profitable_no_distribution":
+                parts += [profitable, (Round2(C("distribution", 0)).eq(Num(0)), "na_distribution_made")]
             elif w == "stock_or_conversion":
-                parts.append(Round2(In("stock_dividend") + In("capital_reserve_conversion")) > Num(0))
+                parts.append((Round2(In("stock_dividend") + In("capital_reserve_conversion")) > Num(0), "na_no_stock"))
             elif w == "low_payout":
-                parts.append(C("low_payout"))
-        for node in parts:
-            cells = self.expand(node)
-            gated.append((node, Missing(tuple(cells)) if cells else None, cells))
-        return gated
+                parts += self.low_payout_parts
+        return gated + [self.part(node, reason) for node, reason in parts]
 
     @staticmethod
     def _all(nodes: list[Node]) -> Node | None:
@@ -221,7 +291,7 @@ class _Builder:
     # -- the rules ---------------------------------------------------------
     def compile_rule(self, spec, role: str | None = None) -> RuleDef:
         check = KINDS[spec.kind](self, spec)
-        role = role or ("condition" if spec.kind in pol.CONDITION_KINDS else "requirement")
+        role = role or pol.role_of(spec)
         nodes = [check.actual, check.passes] + ([check.required] if check.required is not None else [])
         cells: dict[tuple[str, int], None] = {}
         for n in nodes:
@@ -239,37 +309,68 @@ class _Builder:
         if isinstance(ck.applies, list):
             parts += list(ck.applies)
         elif ck.applies is not None:
-            cells = self.expand(ck.applies)
-            parts.append((ck.applies, Missing(tuple(cells)) if cells else None, cells))
-        rd.app_fields = [c for _, _, cells in parts for c in cells]
-        fail = Lbl("warn" if spec.severity == "warn" else "fail")
-        status: Node = If(ck.passes, Lbl("pass"), fail)
-        if ck.missing is not None:
-            status = If(ck.missing, Lbl("missing_input"), status)
-        elif rd.check_fields:
-            status = If(self._missing(rd.check_fields, ck.relevant), Lbl("missing_input"), status)
-        unknown = self._any([u for _, u, _ in parts if u is not None])
+            parts.append(self.part(ck.applies, ck.applies_reason))
+        rd.app_fields = [c for _, _, cells, _ in parts for c in cells]
+        if spec.binding_boards and rd.role != "condition":  # the board decides fail or warn: name it when missing
+            rd.app_fields.append(("board", 0))
+        # each step of the status on its own calculation row, so a modeller can audit it:
+        # not applicable (a part known false) → missing input (applicability, then the test's inputs) → test
+        sc[f"{rid}.test"] = ck.passes
+        status: Node = If(C(f"{rid}.test"), *self.outcomes(rd))
+        missing = ck.missing if ck.missing is not None else \
+            self._missing(rd.check_fields, ck.relevant) if rd.check_fields else None
+        if missing is not None:
+            sc[f"{rid}.missing"] = missing
+            status = If(C(f"{rid}.missing"), Lbl("missing_input"), status)
+        unknown = self._any([u for _, u, _, _ in parts if u is not None])
         if unknown is not None:
-            status = If(unknown, Lbl("missing_input"), status)
+            sc[f"{rid}.unknown"] = unknown
+            status = If(C(f"{rid}.unknown"), Lbl("missing_input"), status)
         if parts:
-            sc[f"{rid}.applies"] = self._all([n for n, _, _ in parts])
-            known_false = [Not(n) if u is None else And(Not(u), Not(n)) for n, u, _ in parts]
-            status = If(self._any(known_false), Lbl("not_applicable"), status)
+            for k, (n, u, _, _) in enumerate(parts, 1):  # part k known to be false
+                sc[f"{rid}.na{k}"] = Not(n) if u is None else And(Not(u), Not(n))
+            sc[f"{rid}.na"] = self._any([C(f"{rid}.na{k}") for k in range(1, len(parts) + 1)])
+            status = If(C(f"{rid}.na"), Lbl("not_applicable"), status)
+            reason: Node = Blank()
+            for k, (_, _, _, code) in reversed(list(enumerate(parts, 1))):
+                reason = If(C(f"{rid}.na{k}"), Lbl(code), reason)
+            sc[f"{rid}.reason"] = reason
         blank = (lambda n: If(ck.missing, Blank(), n)) if ck.missing is not None else \
             (lambda n: self._blank_if_missing(n, ck.relevant))
         sc[f"{rid}.actual"] = blank(ck.actual)
         if ck.required is not None:
             sc[f"{rid}.required"] = blank(ck.required)
         sc[f"{rid}.status"] = status
+        ok, bad = ("met", "not_met") if rd.role == "condition" else ("pass", "fail")
+        st = C(f"{rid}.status")
+        if rd.has_margin:  # headroom: how far the actual is inside its bound (negative when outside)
+            a, r = C(f"{rid}.actual"), C(f"{rid}.required")
+            gap = Round2(a - r) if ck.op in (">=", ">") else Round2(r - a)
+            sc[f"{rid}.margin"] = If(Or(st.eq(Lbl(ok)), st.eq(Lbl(bad)), st.eq(Lbl("warn"))), gap, Blank())
         if ck.shortfall is not None:
-            st = C(f"{rid}.status")
-            sc[f"{rid}.shortfall"] = If(Or(st.eq(Lbl("fail")), st.eq(Lbl("warn"))),
-                                        ck.shortfall(C(f"{rid}.actual"), C(f"{rid}.required")),
-                                        If(Or(st.eq(Lbl("pass")), st.eq(Lbl("not_applicable"))), Num(0), Blank()))
+            sc[f"{rid}.shortfall"] = If(Or(st.eq(Lbl(bad)), st.eq(Lbl("warn"))),
+                                        ck.shortfall(self, C(f"{rid}.actual"), C(f"{rid}.required")),
+                                        If(Or(st.eq(Lbl(ok)), st.eq(Lbl("not_applicable"))), Num(0), Blank()))
         if ck.min_cash is not None:
-            when_only = self._all([n for n, _, _ in when_parts])
+            when_only = self._all([n for n, _, _, _ in when_parts])
             contrib = ck.min_cash if when_only is None else If(when_only, ck.min_cash, Num(0))
             sc[f"{rid}.min_cash"] = If(C(f"{rid}.status").eq(Lbl("missing_input")), Blank(), contrib)
+
+    def outcomes(self, rd: RuleDef) -> tuple[Node, Node]:
+        """(status when the test holds, status when it does not) for the rule's role and severity."""
+        spec = rd.spec
+        if rd.role == "condition":
+            return Lbl("met"), Lbl("not_met")
+        if spec.severity == "warn":
+            return Lbl("pass"), Lbl("warn")
+        if spec.binding_boards:  # a duty on these boards, a recommendation elsewhere (DOMAIN.md §5)
+            boards = self.param(spec.id, "binding_boards", tuple(spec.binding_boards), spec.clause,
+                                "具有约束力的板块（其他板块为建议）", "Boards where it binds (a recommendation elsewhere)", "选项")
+            board = In("board")
+            self.m.scalars[f"{spec.id}.breach"] = If(Missing((("board", 0),)), Lbl("missing_input"),
+                                                     If(InList(board, boards), Lbl("fail"), Lbl("warn")))
+            return Lbl("pass"), C(f"{spec.id}.breach")
+        return Lbl("pass"), Lbl("fail")
 
     @staticmethod
     def _missing(cells, relevant: Node | None = None) -> Node:
@@ -285,29 +386,36 @@ class _Builder:
         sc, m = self.m.scalars, self.m
         conds = [C(f"{r.id}.status") for r in m.conditions]
         if conds:
-            sc["cond_fail_count"] = CountIf(Lbl("fail"), *conds)
+            sc["cond_not_met_count"] = CountIf(Lbl("not_met"), *conds)
             sc["cond_missing_count"] = CountIf(Lbl("missing_input"), *conds)
-            sc["cond_met"] = And(C("cond_fail_count").eq(Num(0)), C("cond_missing_count").eq(Num(0)))
-            sc["cond_unknown"] = And(C("cond_fail_count").eq(Num(0)), C("cond_missing_count") > Num(0))
+            sc["cond_met"] = And(C("cond_not_met_count").eq(Num(0)), C("cond_missing_count").eq(Num(0)))
+            sc["cond_unknown"] = And(C("cond_not_met_count").eq(Num(0)), C("cond_missing_count") > Num(0))
         else:  # a plan without conditions: its minimums always apply
             sc["cond_met"] = Num(1) > Num(0)
             sc["cond_unknown"] = Num(0) > Num(1)
 
     def build_low_payout(self, b: pol.Baseline):
+        """The low-payout test (DOMAIN.md §5) as ``when`` parts, so that the one reason it does not apply is named.
+
+        Cash (incl. interim) counts bidding/tender buybacks, as every regulatory ratio does."""
         lp = b.low_payout
         ratio = self.param("low_payout", "ratio", lp.ratio, lp.clause, "低分红披露：现金分红占净利润比例低于",
                            "Low payout: cash below this share of net profit", "%")
         first = self.param("low_payout", "first_year", lp.first_fiscal_year, lp.clause, "低分红披露：首次适用会计年度",
                            "Low payout: first fiscal year", "年")
-        npa = Round2(In("net_profit_attributable"))
-        self.m.scalars["low_payout"] = And(
-            FY(0) >= first, npa > Num(0),
-            Round2(In("retained_earnings_consolidated")) > Num(0), Round2(In("retained_earnings_parent")) > Num(0),
-            Round2(C("cash", 0)) < Round2(ratio * In("net_profit_attributable")))
-        self.transparent.add("low_payout")
+        self.low_payout_parts = [
+            (FY(0) >= first, "na_before_first_year"),
+            (Round2(In("net_profit_attributable")) > Num(0), "na_not_profitable"),
+            (And(Round2(In("retained_earnings_consolidated")) > Num(0), Round2(In("retained_earnings_parent")) > Num(0)),
+             "na_retained_not_positive"),
+            (Round2(C("cash_reg", 0)) < Round2(ratio * In("net_profit_attributable")), "na_payout_not_low"),
+        ]
 
     def build_outputs(self):
         sc, m = self.m.scalars, self.m
+        # display units for the board page (万元, 亿元): fixed, not thresholds
+        self.param("display", "wan", 10_000, "显示单位", "万元（元）", "10 thousand 元 (display)", "元", editable=False)
+        self.param("display", "yi", 100_000_000, "显示单位", "亿元（元）", "100 million 元 (display)", "元", editable=False)
         reqs = [C(f"{r.id}.status") for r in m.obligations]
         for code in ("fail", "warn", "missing_input"):
             sc[f"{code}_count"] = CountIf(Lbl(code), *reqs)
@@ -337,12 +445,24 @@ class _Builder:
         sc["check_flag"] = If(Or(C("missing_input_count") > Num(0), C("cond_unknown")), Lbl("check"), Lbl("ok"))
 
 
-def _amount_short(a: Node, r: Node) -> Node:
+def _amount_short(b: _Builder, a: Node, r: Node) -> Node:
     return Max(Num(0), Round2(r - a))
 
 
-def _amount_over(a: Node, r: Node) -> Node:
+def _amount_over(b: _Builder, a: Node, r: Node) -> Node:
     return Max(Num(0), Round2(a - r))
+
+
+def _amount_short_strict(b: _Builder, a: Node, r: Node) -> Node:
+    """Short of a strict minimum (>): met with equality it still needs one more fen, never 0.00."""
+    return Max(Num(0), Round2(r - a)) + b.fen()
+
+
+def _amount_over_strict(b: _Builder, a: Node, r: Node) -> Node:
+    return Max(Num(0), Round2(a - r)) + b.fen()
+
+
+SHORTFALL = {">=": _amount_short, ">": _amount_short_strict, "<=": _amount_over, "<": _amount_over_strict}
 
 
 # ---- kinds -----------------------------------------------------------------
@@ -356,7 +476,7 @@ def k_positive(b: _Builder, s: pol.Positive) -> Check:
 
 def k_audit(b: _Builder, s: pol.AuditOpinion) -> Check:
     acc = b.param(s.id, "accepted", tuple(s.accepted), s.clause, "认可的审计意见", "Accepted audit opinions", "选项")
-    return Check(actual=In("audit_opinion"), passes=InList(In("audit_opinion"), acc), op="in", unit="选项")
+    return Check(actual=In(s.field), passes=InList(In(s.field), acc), op="in", unit="选项")
 
 
 def k_judgment(b: _Builder, s: pol.Judgment) -> Check:
@@ -377,8 +497,7 @@ def k_compare(b: _Builder, s: pol.Compare) -> Check:
         req: Node = b.param(s.id, "amount", s.amount, s.clause, "比较金额", "Amount compared with", "元")
     else:
         req = Round2(b.param(s.id, "ratio", s.ratio, s.clause, "比例", "Ratio", "%") * b.measure(s.of))
-    sf = {">=": _amount_short, ">": _amount_short, "<=": _amount_over, "<": _amount_over}[s.op]
-    return Check(actual=a, required=req, passes=Cmp(s.op, a, C(f"{s.id}.required")), op=s.op, shortfall=sf)
+    return Check(actual=a, required=req, passes=Cmp(s.op, a, C(f"{s.id}.required")), op=s.op, shortfall=SHORTFALL[s.op])
 
 
 def _component(b: _Builder, s, i: int, c) -> Node:
@@ -418,24 +537,36 @@ def k_min_cash_rolling(b: _Builder, s: pol.MinCashRolling) -> Check:
 def k_cash_share(b: _Builder, s: pol.CashShare) -> Check:
     if s.share is not None:
         share: Node = b.param(s.id, "share", s.share, s.clause, "现金分红占本次利润分配最低比例", "Minimum cash share of the distribution", "%")
-    else:
+    stock = Round2(In("stock_dividend"))
+    applies: list = [b.part(Round2(C("distribution", 0)) > Num(0), "na_no_distribution")]
+    if s.table is not None:
+        # a cell the plan leaves empty prescribes no share (DOMAIN.md §5): not applicable, never a pass against 0%
         t = {k: b.param(s.id, k, v, s.clause, f"最低现金占比：{_STAGE_ZH[k]}", f"Minimum cash share: {k.replace('_', ' ')}", "%")
-             for k, v in s.table.items()}
-        major = C("major_outlay")
-        stage = In("development_stage")
-        share = If(stage.eq(Lbl("mature")), If(major, t["mature_major"], t["mature_no_major"]),
-                   If(stage.eq(Lbl("growth")), If(major, t["growth_major"], t["growth_no_major"]),
-                      If(major, t["indeterminate_major"], t["indeterminate_no_major"])))
-        b.m.scalars[f"{s.id}.share"] = share
+             for k, v in s.table.items() if v is not None}
+        major, stage = C("major_outlay"), In("development_stage")
+
+        def cell(stage_key: str) -> Node:
+            hit, miss = t.get(f"{stage_key}_major", Num(0)), t.get(f"{stage_key}_no_major", Num(0))
+            return If(major, hit, miss)
+
+        b.m.scalars[f"{s.id}.share"] = If(stage.eq(Lbl("mature")), cell("mature"),
+                                          If(stage.eq(Lbl("growth")), cell("growth"), cell("indeterminate")))
         b.transparent.add(f"{s.id}.share")
         share = C(f"{s.id}.share")
-    stock = Round2(In("stock_dividend"))
+        empty = [k for k, v in s.table.items() if v is None]
+        if empty:
+            def at(k: str) -> Node:
+                st, _, mo = k.partition("_")
+                return And(stage.eq(Lbl(st)), Not(major) if mo == "no_major" else major)
+            prescribed = Not(b._any([at(k) for k in empty]))
+            inputs = b.expand(prescribed)
+            # with no stock dividend the share is 100%: nothing to prescribe, the stage and outlay are not needed
+            applies.append((Or(stock.eq(Num(0)), prescribed), And(stock > Num(0), Missing(tuple(inputs))), inputs,
+                            "na_no_prescribed_share"))
     req = Round2(stock * share / (Num(1) - share))
     act = Round2(C("cash", 0))
     return Check(actual=act, required=req, passes=act >= C(f"{s.id}.required"), op=">=",
-                 shortfall=_amount_short, min_cash=C(f"{s.id}.required"),
-                 applies=Round2(C("distribution", 0)) > Num(0),
-                 # with no stock dividend the share is 100%: stage and outlay inputs are not needed
+                 shortfall=_amount_short, min_cash=C(f"{s.id}.required"), applies=applies,
                  relevant=stock > Num(0) if s.table is not None else None)
 
 
@@ -447,8 +578,11 @@ _STAGE_ZH = {
 
 
 def k_cash_paid(b: _Builder, s: pol.CashPaid) -> Check:
+    """A cash dividend is paid: any positive amount. A binding duty (severity fail) raises the
+    minimum cash dividend to one fen; an "in principle" one (warn) does not (DOMAIN.md §4)."""
     act = Round2(C("cash", 0))
-    return Check(actual=act, required=Num(0), passes=act > Num(0), op=">")
+    return Check(actual=act, required=Num(0), passes=act > Num(0), op=">", shortfall=_amount_short_strict,
+                 min_cash=b.fen() if s.severity == "fail" else None)
 
 
 def k_cap(b: _Builder, s: pol.DistributionCap) -> Check:
@@ -458,7 +592,9 @@ def k_cap(b: _Builder, s: pol.DistributionCap) -> Check:
 
 
 def k_vote(b: _Builder, s: pol.Vote) -> Check:
-    thr = b.param(s.id, "ratio", s.ratio, s.clause, "赞成票比例下限", "Minimum share of votes present", "%")
+    zh, en = (("赞成票须超过出席表决权的比例", "Votes for must exceed this share of votes present") if s.op == ">"
+              else ("赞成票比例下限（含本数）", "Minimum share of votes present (inclusive)"))
+    thr = b.param(s.id, "ratio", s.ratio, s.clause, zh, en, "%")
     return Check(actual=In("vote_for_ratio"), required=thr, passes=Cmp(s.op, In("vote_for_ratio"), thr),
                  op=s.op, unit="%")
 
@@ -494,7 +630,7 @@ def k_st_low_dividend(b: _Builder, s: pol.StLowDividend) -> Check:
     # a company listed for fewer full fiscal years counts the full years since listing
     sc[f"{rid}.first_full_year"] = If(Missing((("listing_date", 0),)), Blank(), YearOf(In("listing_date") - Num(1)) + Num(1))
     inc = {o: FY(o) >= C(f"{rid}.first_full_year") for o in offs}
-    sc[f"{rid}.years"] = Sum(*inc.values())
+    sc[f"{rid}.years"] = Sum(*[If(inc[o], Num(1), Num(0)) for o in offs])
     n = C(f"{rid}.years")
     board = In("board")
     is_main, is_growth = InList(board, mains), InList(board, growths)
@@ -507,37 +643,81 @@ def k_st_low_dividend(b: _Builder, s: pol.StLowDividend) -> Check:
     sc[f"{rid}.profit_required"] = If(n > Num(0), Round2(Max(Num(0), ratio * window(lambda o: In("net_profit_attributable", o)) / n)), Num(0))
     sc[f"{rid}.floor"] = If(is_main, f_main, f_growth)
     sc[f"{rid}.in_scope"] = And(FY(0) >= first, Or(is_main, is_growth), n > Num(0))
-    sc[f"{rid}.needed"] = Max(Num(0), Round2(Min(C(f"{rid}.profit_required"), C(f"{rid}.floor")) - C(f"{rid}.prior_cash")))
-    exempt = And(is_growth, Or(window(lambda o: In("rd_expense", o)) >= Round2(rd_ratio * window(lambda o: In("revenue", o))),
-                               window(lambda o: In("rd_expense", o)) >= rd_amount))
-    preconditions = And(Round2(In("net_profit_attributable")) > Num(0),
-                        Round2(In("retained_earnings_consolidated")) > Num(0),
-                        Round2(In("retained_earnings_parent")) > Num(0))
+    # the cash dividend still to declare: the threshold less the window's cash already counted, i.e. the
+    # earlier years' cash and cancelled buybacks AND this year's cancelled buybacks (DOMAIN.md §5)
+    sc[f"{rid}.counted_cash"] = Round2(C(f"{rid}.prior_cash") + If(inc[0], Round2(In("buyback_cancelled")), Num(0)))
+    sc[f"{rid}.needed"] = Max(Num(0), Round2(Min(C(f"{rid}.profit_required"), C(f"{rid}.floor")) - C(f"{rid}.counted_cash")))
+    sc[f"{rid}.rd"] = window(lambda o: In("rd_expense", o))
+    sc[f"{rid}.revenue"] = window(lambda o: In("revenue", o))
+    sc[f"{rid}.growth_board"] = is_growth
+    rd = C(f"{rid}.rd")
+    sc[f"{rid}.exempt"] = And(C(f"{rid}.growth_board"), n > Num(0),
+                              Or(rd >= Round2(rd_ratio * C(f"{rid}.revenue")), rd >= rd_amount))
+    exempt = C(f"{rid}.exempt")
     blank = lambda fid, o=0: Missing(((fid, o),))  # noqa: E731
-    pre_unknown = Or(blank("net_profit_attributable"), blank("retained_earnings_consolidated"), blank("retained_earnings_parent"))
-    rd_unknown = And(is_growth, Or(*[And(inc[o], Or(blank("rd_expense", o), blank("revenue", o))) for o in offs]))
+
+    def precondition(fid: str, reason: str):
+        return Round2(In(fid)) > Num(0), blank(fid), [(fid, 0)], reason
+
+    sc[f"{rid}.rd_unknown"] = And(C(f"{rid}.growth_board"),
+                                  Or(*[And(inc[o], Or(blank("rd_expense", o), blank("revenue", o))) for o in offs]))
+    rd_unknown = C(f"{rid}.rd_unknown")
     history_unknown = Or(*[And(inc[o], blank("net_profit_attributable", o)) for o in offs])
     act = C(f"{rid}.cash")
     return Check(
         actual=act, required=Min(C(f"{rid}.profit_required"), C(f"{rid}.floor")),
         passes=Or(act >= C(f"{rid}.profit_required"), act >= C(f"{rid}.floor")), op=">=", shortfall=_amount_short,
-        applies=[(FY(0) >= first, None, []), (Or(is_main, is_growth), blank("board"), [("board", 0)]),
-                 (n > Num(0), blank("listing_date"), [("listing_date", 0)]),
-                 (preconditions, pre_unknown, [(f, 0) for f in ("net_profit_attributable", "retained_earnings_consolidated",
-                                                                "retained_earnings_parent")]),
-                 (Not(exempt), rd_unknown, [])],
+        applies=[(FY(0) >= first, None, [], "na_before_first_year"),
+                 (Or(is_main, is_growth), blank("board"), [("board", 0)], "na_board_not_covered"),
+                 (n > Num(0), blank("listing_date"), [("listing_date", 0)], "na_no_full_year"),
+                 precondition("net_profit_attributable", "na_not_profitable"),
+                 precondition("retained_earnings_consolidated", "na_retained_cons_not_positive"),
+                 precondition("retained_earnings_parent", "na_retained_parent_not_positive"),
+                 (Not(exempt), rd_unknown, [], "na_rd_exempt")],
         missing=history_unknown)
 
 
+SALE_TRIGGERS = {  # DOMAIN.md §5: any one restricts the controlling shareholder's market sales
+    "below_net_assets": ("破净：最近20个交易日任一日收盘价低于每股净资产", "price below net assets per share (last 20 trading days)"),
+    "below_ipo": ("破发：最近20个交易日任一日收盘价低于首发价格", "price below the IPO price (last 20 trading days)"),
+    "low_dividend": ("分红不达标：最近三年未现金分红或累计低于年均净利润30%（亏损年度不计）",
+                     "no cash dividend, or cash below 30% of average net profit, over three years (loss years left out)"),
+}
+
+
 def k_sale_restriction(b: _Builder, s: pol.SaleRestriction) -> Check:
+    """Controlling-shareholder sale restriction (DOMAIN.md §5): 破净, 破发 or 分红不达标.
+
+    The dividend test counts only years whose net profit attributable is not negative: a loss year
+    leaves both the cumulative cash and the average; bidding/tender buybacks count as cash. A company
+    with no such year in the window is not restricted by it. The price facts are inputs."""
     ratio = b.param(s.id, "ratio", s.ratio, s.clause, "累计现金分红占年均净利润比例", "Cumulative cash as a share of average net profit", "%")
-    years = b.param(s.id, "window", s.window, s.clause, "计算年数", "Window (years)", "年")
     offs = list(range(-(s.window - 1), 1))
     b.m.history = min(b.m.history, offs[0])
-    act = Round2(Sum(*[C("cash", o) for o in offs]))
-    req = Round2(Max(Num(0), ratio * Sum(*[In("net_profit_attributable", o) for o in offs]) / years))
-    restricted = Or(C(f"{s.id}.actual").eq(Num(0)), C(f"{s.id}.actual") < C(f"{s.id}.required"))
-    return Check(actual=act, required=req, passes=Not(restricted), op=">=", shortfall=_amount_short)
+    sc, rid = b.m.scalars, s.id
+    counted = {o: Round2(In("net_profit_attributable", o)) >= Num(0) for o in offs}
+    sc[f"{rid}.years"] = Sum(*[If(counted[o], Num(1), Num(0)) for o in offs])
+    n = C(f"{rid}.years")
+    sc[f"{rid}.cash"] = Round2(Sum(*[If(counted[o], C("cash_reg", o), Num(0)) for o in offs]))
+    profit = Sum(*[If(counted[o], In("net_profit_attributable", o), Num(0)) for o in offs])
+    sc[f"{rid}.profit_required"] = If(n > Num(0), Round2(Max(Num(0), ratio * profit / n)), Num(0))
+    b.transparent |= {f"{rid}.{k}" for k in ("cash", "profit_required", "years", *SALE_TRIGGERS)}
+    blank = lambda fid, o=0: Missing(((fid, o),))  # noqa: E731
+    history_unknown = Or(*[blank("net_profit_attributable", o) for o in offs])
+    a, r = C(f"{rid}.cash"), C(f"{rid}.profit_required")
+    sc[f"{rid}.low_dividend"] = If(history_unknown, Blank(), And(n > Num(0), Or(a.eq(Num(0)), a < r)))
+    sc[f"{rid}.below_net_assets"] = If(blank("price_below_net_assets_20d"), Blank(), In("price_below_net_assets_20d"))
+    sc[f"{rid}.below_ipo"] = If(blank("price_below_ipo_20d"), Blank(), In("price_below_ipo_20d"))
+    triggers = [C(f"{rid}.{k}") for k in SALE_TRIGGERS]
+    known_true = Or(*[t.eq(Num(1) > Num(0)) for t in triggers])
+    unknown = Or(*[t.eq(Blank()) for t in triggers])
+    return Check(actual=a, required=r, passes=Not(known_true), op=">=", shortfall=_amount_short,
+                 missing=And(Not(known_true), unknown))
+
+
+def k_conditions_held(b: _Builder, s: pol.ConditionsHeld) -> Check:
+    """A cash dividend paid while a cash-dividend condition of the plan is not met (DOMAIN.md §5)."""
+    return Check(actual=C("cond_met"), passes=C("cond_met"), op="conditions", unit="是/否", missing=C("cond_unknown"))
 
 
 KINDS: dict[str, Callable[[_Builder, object], Check]] = {
@@ -546,7 +726,39 @@ KINDS: dict[str, Callable[[_Builder, object], Check]] = {
     "min_cash_rolling": k_min_cash_rolling, "cash_share": k_cash_share, "cash_paid": k_cash_paid,
     "distribution_cap": k_cap, "vote": k_vote, "within_months": k_within_months,
     "attestation": k_attestation, "st_low_dividend": k_st_low_dividend, "sale_restriction": k_sale_restriction,
+    "conditions_held": k_conditions_held,
 }
+
+
+#: the longest formula a modeller should have to audit (issue 11: ~250 characters)
+MAX_FORMULA = 240
+
+
+def split_long_formulas(m: Model, limit: int = MAX_FORMULA) -> None:
+    """Move parts of any calculation whose formula would pass ``limit`` characters onto rows of their
+    own (``<name>.part<k>``), largest first, until every formula fits. The same trees still compute
+    in Python (a hoisted part is one more named calculation), so nothing changes but the layout."""
+    est = EstimateRenderer()
+    out: dict[str, Node] = {}
+
+    def place(name: str, node: Node):
+        k = 0
+        while len(node.render(est)) > limit:
+            options = hoistable(node)
+            if not options:
+                break
+            sizes = [(len(n.render(est)), i) for i, n in enumerate(options)]
+            fitting = [x for x in sizes if x[0] <= limit]
+            _, i = max(fitting) if fitting else max(sizes)
+            k += 1
+            part = f"{name}.part{k}"
+            place(part, options[i])
+            node = substitute(node, options[i], C(part))
+        out[name] = node
+
+    for name, node in m.scalars.items():
+        place(name, node)
+    m.scalars = out
 
 
 def compile_policy(policy: pol.Policy) -> Model:
@@ -568,4 +780,5 @@ def compile_policy(policy: pol.Policy) -> Model:
         for spec in base.rules:
             b.m.rules.append(b.compile_rule(spec, "regulatory"))
     b.build_outputs()
+    split_long_formulas(b.m)
     return b.m

@@ -1,8 +1,9 @@
 """The ``xlmodel`` command line.
 
-Exit codes: 0 compliant (pass or warnings only), 1 a rule fails or an input a
-rule needs is missing, 2 bad input or usage. Errors are one clear message on
-stderr, never a traceback.
+Exit codes (also in ``xlmodel --help``, :data:`EXIT_HELP`): 0 compliant (pass or
+warnings only), 1 a rule fails, an input a rule needs is missing or (check) formulas
+were changed, 2 bad input or usage, 130/143 interrupted. Errors are one clear message
+on stderr, never a traceback; library warnings become short notes (:mod:`xlmodel.libnotes`).
 """
 
 from __future__ import annotations
@@ -10,12 +11,45 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from . import __version__
-from .errors import OutputExistsError, XlmodelError
+from .errors import XlmodelError
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT = 0, 1, 2
+
+_INTERRUPTED = "  130  interrupted (Ctrl-C), 143 stopped (SIGTERM): no output is left half-written"
+_EXISTS = "\n       or an output exists and --force was not given"
+
+
+def _codes(*lines: str) -> str:
+    return "\n".join(["exit codes:", *lines])
+
+
+#: the exit codes each command's --help lists (None: `xlmodel --help`); lines within 90 columns
+EXIT_HELP = {
+    None: _codes(
+        "  0    compliant: every rule passes or only warns (build, refresh, samples: written)",
+        "  1    a rule fails, an input a rule needs is missing,\n       or (check) the workbook's formulas were changed",
+        "  2    bad input or usage (the message names the file, field and year)" + _EXISTS,
+        _INTERRUPTED),
+    "policies": _codes("  0    listed", "  2    unknown policy id, or a policy file that does not load"),
+    "evaluate": _codes(
+        "  0    every case (every --batch row) is compliant: each rule passes or only warns",
+        "  1    in some case or row a rule fails or an input a rule needs is missing",
+        "  2    bad input or usage (the message names the file or row, field and year)" + _EXISTS,
+        _INTERRUPTED)
+    + "\n\n--json prints a list, one object per case (also for one file); --jsonl one object a line.",
+    "check": _codes(
+        "  0    compliant, and the workbook's formulas are the ones xlmodel generates",
+        "  1    a rule fails, an input a rule needs is missing, or formulas were changed",
+        "  2    not a workbook xlmodel can read (the message names sheet!cell and what was expected)",
+        _INTERRUPTED),
+    "build": _codes("  0    written", "  2    bad input or usage (the message names the field and year)" + _EXISTS,
+                    _INTERRUPTED),
+    "refresh": _codes("  0    written", "  2    a workbook xlmodel cannot read" + _EXISTS, _INTERRUPTED),
+    "samples": _codes("  0    written (whatever the samples' own results)",
+                      "  2    no sample cases found, or a bad case" + _EXISTS, _INTERRUPTED),
+}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -23,13 +57,6 @@ class _Parser(argparse.ArgumentParser):
         self.print_usage(sys.stderr)
         print(f"xlmodel: error: {message}", file=sys.stderr)
         raise SystemExit(EXIT_INPUT)
-
-
-def _out_path(path: str, force: bool) -> Path:
-    p = Path(path)
-    if p.exists() and not force:
-        raise OutputExistsError(f"{p} exists; pass --force to overwrite it")
-    return p
 
 
 def cmd_policies(args) -> int:
@@ -78,23 +105,28 @@ def cmd_evaluate(args) -> int:
 
         if not args.output:
             raise XlmodelError("--batch needs -o OUT.csv|OUT.xlsx")
-        out = _out_path(args.output, args.force)
-        if out.suffix.lower() not in (".csv", ".xlsx"):
-            raise XlmodelError(f"{out}: the output must be .csv or .xlsx")
-        df = evaluate_batch(read_table(args.batch), policy=args.policy, source=args.batch)
-        from .io import atomic_write
+        from .batch_output import write_batch_csv, write_batch_xlsx
+        from .io import check_output
+        from .sanitize import plain_text
 
-        with atomic_write(out) as tmp:
-            if out.suffix.lower() == ".csv":
-                df.to_csv(tmp, index=False, encoding="utf-8-sig")
-            else:
-                df.to_excel(tmp, index=False, engine="xlsxwriter")
+        out = check_output(args.output, force=args.force, suffixes=(".csv", ".xlsx"))  # before any work
+        table = read_table(args.batch)
+        df = evaluate_batch(table, policy=args.policy, source=args.batch, progress=None)  # a bar on a terminal
+        for note in table.attrs.get("notes", []):
+            print(f"注意 Note: {args.batch}: {note}", file=sys.stderr)
+        for w in df.attrs.get("warnings", []):  # amounts that look like 万元/亿元
+            print(f"注意 Warning: {args.batch}: {w}", file=sys.stderr)
+        (write_batch_csv if out.suffix.lower() == ".csv" else write_batch_xlsx)(df, out, force=args.force, progress=None)
+        outside = int((~df["in_plan_period"]).sum())
+        if outside:
+            print(f"注意 Note: {outside} company-years lie outside their plan's years (in_plan_period 否 / False): "
+                  f"evaluated against the plan all the same", file=sys.stderr)
         counts = df["overall_status"].value_counts().to_dict()
         at_risk = df.loc[df["st_risk_warning"].eq(True), "stock_code" if "stock_code" in df else "company_name"]
         print(f"{len(df)} company-years evaluated -> {out}  ({', '.join(f'{k}: {v}' for k, v in sorted(counts.items()))})",
               file=sys.stderr)
         print(f"交易所低分红风险警示 at risk of the ST warning: {len(at_risk)} company-years"
-              + (f" ({', '.join(sorted(set(map(str, at_risk)))[:20])}{' …' if at_risk.nunique() > 20 else ''})" if len(at_risk) else ""),
+              + (f" ({', '.join(sorted(set(map(plain_text, at_risk)))[:20])}{' …' if at_risk.nunique() > 20 else ''})" if len(at_risk) else ""),
               file=sys.stderr)
         return EXIT_FAIL if (df["overall_status"].isin(["fail", "missing_input"])).any() else EXIT_OK
     if not args.cases:
@@ -102,14 +134,19 @@ def cmd_evaluate(args) -> int:
     worst = EXIT_OK
     reports = []
     for path in args.cases:
-        rep = evaluate(load_case(path))
+        case = load_case(path)
+        for w in case.warnings:
+            print(f"注意 Warning: {case.source}: {w}", file=sys.stderr)
+        rep = evaluate(case)
         reports.append(rep)
         worst = max(worst, rep.exit_code)
-    if args.json:
-        payload = [_json(r) for r in reports]
-        print(json.dumps(payload[0] if len(payload) == 1 else payload, ensure_ascii=False, indent=2, default=str))
+    if args.json:  # always a list, one object per case, whatever the number of files
+        print(json.dumps([_json(r) for r in reports], ensure_ascii=False, indent=2, default=str))
+    elif args.jsonl:  # JSON Lines: one compact object per case and line
+        for r in reports:
+            print(json.dumps(_json(r), ensure_ascii=False, default=str))
     else:
-        print("\n\n".join(render_table(r) for r in reports))
+        print("\n\n".join(render_table(r, wide=args.wide) for r in reports))
     return worst
 
 
@@ -121,7 +158,9 @@ def _json(rep) -> dict:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="xlmodel", description="Shareholder dividend return plans (股东分红回报规划) as Excel models.")
+    p = _Parser(prog="xlmodel", description="Shareholder dividend return plans (股东分红回报规划) as Excel models.",
+                epilog=EXIT_HELP[None] + "\n\nUser guide: docs/user-guide.md; rules: docs/domain.md.",
+                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"xlmodel {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
@@ -132,7 +171,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     se = sub.add_parser("evaluate", help="evaluate case files (YAML/JSON), or a batch CSV/XLSX")
     se.add_argument("cases", nargs="*", metavar="CASE")
-    se.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    fmt = se.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true",
+                     help="print JSON instead of a table: always a list, one object per case")
+    fmt.add_argument("--jsonl", action="store_true", help="print JSON Lines: one object per case and line")
+    se.add_argument("--wide", action="store_true",
+                    help="the full table, one line per rule, not fitted to the terminal's width (COLUMNS)")
     se.add_argument("--batch", metavar="FILE", help="CSV/XLSX with one row per company and fiscal year")
     se.add_argument("--policy", help="policy id for every row of --batch (else a 'policy' column)")
     se.add_argument("-o", "--output", help="output of --batch (.csv or .xlsx)")
@@ -145,19 +189,41 @@ def build_parser() -> argparse.ArgumentParser:
         add_commands = None
     if add_commands:
         add_commands(sub)
+    for name, cmd in sub.choices.items():  # the exit codes, in every command's --help
+        if name in EXIT_HELP and not cmd.epilog:
+            cmd.epilog = EXIT_HELP[name]
+            cmd.formatter_class = argparse.RawDescriptionHelpFormatter
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .libnotes import collecting, notes
+
     parser = build_parser()
     args = parser.parse_args(argv)
+    with collecting() as caught:  # library warnings: our own short notes, never a library's file path
+        try:
+            return _run(args)
+        finally:
+            if caught:
+                from .sanitize import plain_text
+
+                for note in notes(caught):
+                    print(f"注意 Note: {plain_text(note)}", file=sys.stderr)
+
+
+def _run(args) -> int:
     try:
         return args.func(args)
     except XlmodelError as e:
-        print(f"xlmodel: {e}", file=sys.stderr)
+        from .sanitize import plain_text
+
+        # one message, its lines ours: text quoted from a file cannot add lines or escape sequences
+        print("xlmodel: " + "\n".join(plain_text(line) for line in str(e).split("\n")), file=sys.stderr)
         return EXIT_INPUT
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as e:  # Ctrl-C, or SIGINT/SIGTERM while writing (xlmodel.io.Interrupted)
+        print(f"xlmodel: {e or 'interrupted'}; no output was left half-written", file=sys.stderr)
+        return getattr(e, "exit_code", 130)
     except BrokenPipeError:  # output piped into `head` and closed early
         import os
 

@@ -15,7 +15,7 @@ from . import catalogue as cat
 from .case import Case, check_attestations
 from .expr import from_serial, to_serial
 from .fields import FIELDS, Kind
-from .policy import Policy, load_policy
+from .policy import Policy, load_policy, policy_by_id
 
 Getter = Callable[[str, int], tuple[np.ndarray, np.ndarray]]
 
@@ -157,7 +157,7 @@ def evaluate(case: Case, policy: Policy | None = None, *, baseline: bool = True)
     """Evaluate a case: the plan's rules and, unless ``baseline=False``, the regulatory baseline."""
     from .report import build_report
 
-    policy = policy or load_policy(case.policy)
+    policy = policy or policy_by_id(case.policy)  # a case names its plan by id, never by a path
     if not baseline:
         policy = plan_only(policy)
     model = model_for(policy)

@@ -436,7 +436,7 @@ class CountIf(_Fn):
 
     def render(self, r):
         refs = [c.render(r) for c in self.args[1:]]
-        rng = getattr(r, "range", None)
+        rng = getattr(r, "span", None) or getattr(r, "range", None)
         joined = rng(refs) if rng is not None else None
         if joined:
             return f"COUNTIF({joined},{self.args[0].render(r)})"
@@ -512,3 +512,72 @@ class YearOf(_Fn):
         if ok.any():
             out[ok] = _year_of_v(d[ok]).astype(float)
         return out
+
+
+# ---- formula length (for auditability: no formula is allowed to grow past a limit) ---------------
+
+class EstimateRenderer:
+    """Renders like the workbook with the widest references it uses, to bound a formula's length
+    without a layout: ``'计算'!$AA$1000``-sized cells, names as they are. COUNTIF over statuses is
+    one range in the workbook (see ``CellRenderer.span``)."""
+
+    REF = "'计算'!$AA$1000"
+
+    def span(self, refs):
+        return f"{self.REF}:$AA$1000"
+
+    def field(self, fid, offset):
+        return self.REF if not fid.startswith("attest.") else f"({self.REF}=lbl_yes)"
+
+    def field_blank(self, fid, offset):
+        return f"ISBLANK({self.REF})"
+
+    def param(self, name):
+        return "p_" + name.replace(".", "_")
+
+    def calc(self, name, offset):
+        return self.REF
+
+    def label(self, code):
+        return f"lbl_{code}"
+
+    def fy(self, offset):
+        return self.REF
+
+
+#: nodes whose direct arguments must stay as they are: MIN/MAX/SUM/COUNTIF treat a referenced cell
+#: differently from a computed value (blanks and text are ignored in references)
+_KEEP_ARGS = (Max, Min, Sum, CountIf, InList)
+
+
+def substitute(node: Node, old: Node, new: Node) -> Node:
+    """``node`` with the subtree ``old`` (by identity) replaced by ``new``."""
+    import copy
+    import dataclasses
+
+    if node is old:
+        return new
+    kids = node.children()
+    if not kids:
+        return node
+    repl = [substitute(k, old, new) for k in kids]
+    if all(a is b for a, b in zip(repl, kids)):
+        return node
+    if isinstance(node, (Bin, Cmp)):
+        return dataclasses.replace(node, a=repl[0], b=repl[1])
+    out = copy.copy(node)
+    out.args = tuple(repl)
+    return out
+
+
+def hoistable(root: Node) -> list[Node]:
+    """Subtrees of ``root`` that may move to a cell of their own without changing what any engine computes."""
+    out = []
+
+    def visit(n: Node):
+        for k in n.children():
+            if k.children() and not isinstance(n, _KEEP_ARGS):
+                out.append(k)
+            visit(k)
+    visit(root)
+    return out

@@ -62,11 +62,14 @@ BOARDS: dict[str, str] = {
     "star": "科创板",
     "bse": "北交所",
 }
+#: a half-year report need not be audited (GCL 三、(二)、1、(3): 中期或季度现金分红无需审计)
+HALF_YEAR_OPINIONS: dict[str, str] = {**AUDIT_OPINIONS, "unaudited": "未经审计"}
 BOOL_LABELS = {True: "是", False: "否"}
 
 #: enumeration id -> {code: 中文 label}; the workbook keeps these on its lists sheet.
 ENUMS: dict[str, dict[str, str]] = {
     "audit_opinion": AUDIT_OPINIONS,
+    "half_year_audit_opinion": HALF_YEAR_OPINIONS,
     "development_stage": STAGES,
     "board": BOARDS,
 }
@@ -97,6 +100,17 @@ YEAR_FIELDS: tuple[Field, ...] = (
     Field("buyback_cancelled", "回购并注销金额", "Buybacks cancelled", _A, default_zero=True),
     Field("stock_dividend", "股票股利金额", "Stock dividend", _A, default_zero=True),
     Field("capital_reserve_conversion", "资本公积转增股本金额", "Capital reserve conversion", _A, default_zero=True),
+    # interim (half-year) dividends: cash_dividend above includes them; these check the interim on its own figures
+    Field("interim_cash_dividend", "中期现金分红金额（已含于现金分红总额）", "Interim cash dividend (included in the cash dividend)", _A,
+          default_zero=True),
+    Field("half_year_distributable_profit", "半年度实现的可分配利润", "Half-year distributable profit", _A),
+    Field("half_year_audit_opinion", "半年度财务报告审计意见", "Half-year report audit opinion", _E,
+          choices=tuple(HALF_YEAR_OPINIONS)),
+    # market facts for the controlling-shareholder sale restriction (DOMAIN.md §5), as of the evaluation
+    Field("price_below_net_assets_20d", "最近20个交易日任一日收盘价低于每股净资产（破净）",
+          "Closing price below net assets per share on any of the last 20 trading days", _B),
+    Field("price_below_ipo_20d", "最近20个交易日任一日收盘价低于首发价格（破发，后复权）",
+          "Closing price below the IPO price on any of the last 20 trading days (adjusted)", _B),
     Field("vote_for_ratio", "股东大会赞成票占出席表决权比例", "AGM votes for / votes present", _R),
     Field("online_voting_offered", "提供网络投票", "Online voting offered", _B),
     Field("independent_directors_opinion", "独立董事发表意见", "Independent directors' opinion given", _B),

@@ -11,17 +11,17 @@ accounted for, and that every quote really stands in the clause it cites.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal, Union, get_args
 
-import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from . import plantext
 from .errors import PolicyError, Problem, UnknownPolicyError
-from .fields import AUDIT_OPINIONS, BOARDS, FIELDS, Kind
+from .fields import BOARDS, FIELDS, HALF_YEAR_OPINIONS, Kind
 
 def _templates() -> Path:
     """templates/ of the source tree, or the copy an installed wheel carries as package data."""
@@ -38,8 +38,8 @@ Measure = Literal[AMOUNT_FIELDS + DERIVED_MEASURES]  # type: ignore[valid-type]
 BoolField = Literal[tuple(f.id for f in FIELDS.values() if f.kind == Kind.BOOL)]  # type: ignore[valid-type]
 
 When = Literal[
-    "always", "conditions_met", "conditions_not_met", "distribution_made",
-    "profitable", "profitable_no_cash", "stock_or_conversion", "low_payout",
+    "always", "conditions_met", "conditions_not_met", "distribution_made", "cash_paid", "interim_paid",
+    "profitable", "profitable_no_cash", "profitable_no_distribution", "stock_or_conversion", "low_payout",
 ]
 
 
@@ -60,6 +60,9 @@ class _Base(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+Board = Literal[tuple(BOARDS)]  # type: ignore[valid-type]
+
+
 class RuleBase(_Base):
     id: str = Field(pattern=r"^[a-z][a-z0-9_]*$", max_length=60)
     clause: str
@@ -68,6 +71,10 @@ class RuleBase(_Base):
     title_en: str
     when: list[When] = ["always"]
     severity: Literal["fail", "warn"] = "fail"
+    #: a duty binding only on these boards: elsewhere a breach is a recommendation (warn)
+    binding_boards: list[Board] | None = None
+    #: a condition (met / not met) or an obligation (pass / fail); by default from the kind
+    role: Literal["condition", "requirement"] | None = None
     note: str | None = None
 
     @field_validator("when", mode="before")
@@ -86,10 +93,11 @@ class Positive(RuleBase):
 
 
 class AuditOpinion(RuleBase):
-    """Condition: the year's audit opinion is one of the accepted ones."""
+    """Condition: the year's (or the half-year's) audit opinion is one of the accepted ones."""
 
     kind: Literal["audit_opinion"]
-    accepted: list[Literal[tuple(AUDIT_OPINIONS)]] = Field(min_length=1)  # type: ignore[valid-type]
+    field: Literal["audit_opinion", "half_year_audit_opinion"] = "audit_opinion"
+    accepted: list[Literal[tuple(HALF_YEAR_OPINIONS)]] = Field(min_length=1)  # type: ignore[valid-type]
 
 
 class Judgment(RuleBase):
@@ -166,16 +174,17 @@ class CashShare(RuleBase):
 
     kind: Literal["cash_share"]
     share: Ratio | None = Field(default=None, lt=1)
+    #: stage × outlay -> minimum share; null where the plan prescribes none (DOMAIN.md §5)
     table: dict[Literal["mature_no_major", "mature_major", "growth_no_major", "growth_major",
                         "indeterminate_no_major", "indeterminate_major"],
-                Annotated[float, Field(ge=0, lt=1)]] | None = None
+                Annotated[float, Field(ge=0, lt=1)] | None] | None = None
 
     @model_validator(mode="after")
     def _one(self):
         if (self.share is None) == (self.table is None):
             raise ValueError("give either 'share' or 'table'")
         if self.table is not None and len(self.table) != 6:
-            raise ValueError("'table' needs all six stage × outlay cells")
+            raise ValueError("'table' needs all six stage × outlay cells (null where the plan prescribes none)")
         return self
 
 
@@ -192,11 +201,24 @@ class DistributionCap(RuleBase):
 
 
 class Vote(RuleBase):
-    """The AGM vote for the proposal reaches a threshold (以上 → ≥)."""
+    """The AGM vote for the proposal reaches a threshold (以上 → ≥).
+
+    An ordinary resolution (the distribution plan) needs MORE than half of the votes
+    present (过半数, Company Law 2023 art. 116); a plan's "1/2以上" cannot lower that, so
+    ``resolution: ordinary`` with ``op: ">="`` at 1/2 or less is refused (DOMAIN.md §5).
+    Special resolutions (2/3以上) stay ``>=``."""
 
     kind: Literal["vote"]
     ratio: Ratio
     op: Literal[">=", ">"] = ">="
+    resolution: Literal["ordinary", "special"] = "special"
+
+    @model_validator(mode="after")
+    def _company_law(self):
+        if self.resolution == "ordinary" and (self.ratio < 0.5 or (self.ratio == 0.5 and self.op == ">=")):
+            raise ValueError("an ordinary resolution needs more than half of the votes present (Company Law 2023 "
+                             "art. 116, 过半数): use ratio 1/2 with op '>'")
+        return self
 
 
 class WithinMonths(RuleBase):
@@ -212,9 +234,6 @@ class Attestation(RuleBase):
 
     kind: Literal["attestation"]
     field: BoolField | None = None
-
-
-Board = Literal[tuple(BOARDS)]  # type: ignore[valid-type]
 
 
 class StLowDividend(RuleBase):
@@ -238,20 +257,37 @@ class StLowDividend(RuleBase):
 
 
 class SaleRestriction(RuleBase):
-    """Controlling shareholders may not sell on the market after no or low cash dividends."""
+    """Controlling shareholders may not sell on the market (DOMAIN.md §5) when the price is below
+    net assets per share (破净) or the IPO price (破发) on any of the last 20 trading days, or when
+    over the last ``window`` fiscal years no cash dividend was paid or cumulative cash (bidding/tender
+    buybacks included) is below ``ratio`` × the average net profit, loss years left out of both."""
 
     kind: Literal["sale_restriction"]
     window: int = Field(default=3, ge=1, le=5)
     ratio: Ratio
 
 
+class ConditionsHeld(RuleBase):
+    """A cash dividend is paid only while the plan's cash-dividend conditions hold (实施现金分红时应同时满足):
+    a payout while one is not met is named (DOMAIN.md §5)."""
+
+    kind: Literal["conditions_held"]
+
+
 RuleSpec = Annotated[
     Union[Positive, AuditOpinion, Judgment, NoMajorOutlay, Compare, MinCash, MinCashRolling,
           CashShare, CashPaid, DistributionCap, Vote, WithinMonths, Attestation, StLowDividend,
-          SaleRestriction],
+          SaleRestriction, ConditionsHeld],
     Field(discriminator="kind"),
 ]
 CONDITION_KINDS = ("positive", "audit_opinion", "judgment", "no_major_outlay", "compare")
+#: kinds that only the regulatory baseline may use (they are not a plan's own terms)
+REGULATORY_KINDS = ("st_low_dividend", "sale_restriction", "conditions_held")
+
+
+def role_of(spec) -> str:
+    """A plan rule's role: its own ``role``, else a condition for the condition kinds."""
+    return spec.role or ("condition" if spec.kind in CONDITION_KINDS else "requirement")
 
 
 class MajorOutlay(_Base):
@@ -305,16 +341,24 @@ class Policy(_Base):
     clauses: dict[str, ClauseEntry]
     rules: list[RuleSpec] = Field(min_length=1)
 
+    @model_validator(mode="after")
+    def _plan_kinds(self):
+        regulatory = [f"{r.id} ({r.kind})" for r in self.rules if r.kind in REGULATORY_KINDS]
+        if regulatory:
+            raise ValueError(f"rules {', '.join(regulatory)}: these kinds belong to the regulatory baseline "
+                             "(templates/baseline), which applies to every plan; a plan file cannot use them")
+        return self
+
     def rule(self, rule_id: str):
         return next(r for r in self.rules if r.id == rule_id)
 
     @property
     def conditions(self):
-        return [r for r in self.rules if r.kind in CONDITION_KINDS]
+        return [r for r in self.rules if role_of(r) == "condition"]
 
     @property
     def requirements(self):
-        return [r for r in self.rules if r.kind not in CONDITION_KINDS]
+        return [r for r in self.rules if role_of(r) != "condition"]
 
 
 class LowPayout(_Base):
@@ -412,15 +456,29 @@ def _cross_check(policy: Policy, base: Path) -> list[Problem]:
     return probs
 
 
+#: a plan id, as case files, workbooks, batch files and worksheet functions name a plan
+POLICY_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,79}$")
+
+
 def load_policy_file(path: str | Path, schema=None) -> Policy:
+    """A policy file by path: for the command line and the Python API only.
+
+    Input files never reach this with a path of their own: they name plans by id
+    (:func:`policy_by_id`). Nothing of a file that does not load as a policy is
+    quoted: a YAML error gives its line and column, a file whose top level is not
+    a mapping with ``id`` and ``rules`` is "not a policy file"."""
+    from .untrusted import MAX_POLICY_BYTES, InputFileError, PlainIntLoader, decode_utf8, load_yaml, read_regular
+
     schema = schema or Policy
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as e:
-        raise PolicyError(str(path), [Problem("(file)", str(e).splitlines()[0])]) from None
-    if not isinstance(data, dict):
-        raise PolicyError(str(path), [Problem("(file)", "expected a mapping at the top level")])
+        text = decode_utf8(read_regular(path, MAX_POLICY_BYTES, "policy file"), str(path))
+        data = load_yaml(text, str(path), quote_problem=False, loader_class=PlainIntLoader)
+    except InputFileError as e:
+        raise PolicyError(str(path), [Problem(e.where or "(file)", e.message)]) from None
+    if not isinstance(data, dict) or "id" not in data or "rules" not in data:
+        raise PolicyError(str(path), [Problem("(file)", "not a policy file (a policy file is a YAML mapping with "
+                                                        "'id', 'rules' and 'clauses'; see templates/)")])
     try:
         policy = schema.model_validate(data)
     except ValidationError as e:
@@ -431,8 +489,22 @@ def load_policy_file(path: str | Path, schema=None) -> Policy:
     return policy
 
 
-def policy_paths(directory: Path = TEMPLATES) -> dict[str, Path]:
-    return {p.stem: p for p in sorted(directory.glob("*.yaml"))}
+def plan_dirs() -> list[Path]:
+    """The directories plans are found in by id, first match wins: the bundled templates.
+
+    (A later change may add user directories, e.g. from ``XLMODEL_PLANS``.) Never
+    the working directory."""
+    return [TEMPLATES]
+
+
+def policy_paths(directory: Path | None = None) -> dict[str, Path]:
+    """Plan id -> file, over :func:`plan_dirs` (or one ``directory``)."""
+    out: dict[str, Path] = {}
+    for d in [Path(directory)] if directory is not None else plan_dirs():
+        for p in sorted(d.glob("*.yaml")):
+            if POLICY_ID.fullmatch(p.stem) and p.stem not in out and p.is_file():
+                out[p.stem] = p
+    return out
 
 
 @lru_cache(maxsize=64)
@@ -440,27 +512,66 @@ def _load_cached(path: Path, mtime: float) -> Policy:
     return load_policy_file(path)
 
 
-def load_policy(ref: str | Path) -> Policy:
-    """A policy by id (from ``templates/``) or by path to a YAML file."""
-    p = Path(ref)
-    if p.suffix in (".yaml", ".yml") or p.exists():
-        if not p.is_file():
-            raise UnknownPolicyError(f"policy file {p} not found")
-        return _load_cached(p.resolve(), p.stat().st_mtime)
+def _shown(ref) -> str:
+    r = repr(ref)
+    return r if len(r) <= 80 else r[:79] + "…"
+
+
+def find_policy(pid) -> Path:
+    """The file of plan ``pid`` in :func:`plan_dirs`; :class:`UnknownPolicyError` (with "did you mean") if none."""
+    from .untrusted import did_you_mean
+
+    if not isinstance(pid, str) or not POLICY_ID.fullmatch(pid):
+        hint = did_you_mean(pid.strip().lower(), policy_paths()) if isinstance(pid, str) else ""
+        raise UnknownPolicyError(f"{_shown(pid)} is not a policy id (lowercase letters, digits and hyphens, e.g. "
+                                 f"gcl-energy-2022-2024; see `xlmodel policies`){hint}; a plan is named by its id, "
+                                 "never by a path")
     paths = policy_paths()
-    if str(ref) not in paths:
-        raise UnknownPolicyError(f"unknown policy {ref!r}; known: {', '.join(paths) or 'none'}")
-    path = paths[str(ref)]
+    if pid not in paths:
+        raise UnknownPolicyError(f"unknown policy {pid!r}{did_you_mean(pid, paths)}; known: {', '.join(paths) or 'none'}")
+    return paths[pid]
+
+
+def policy_by_id(pid) -> Policy:
+    """A plan by id, for every id that comes from an input (a case's ``policy:``, a workbook's
+    ``xlmodel_policy`` property, a batch ``policy`` column, a worksheet function's argument).
+
+    Matched against the plan directories (:func:`plan_dirs`), never a path, never
+    relative to the working directory."""
+    path = find_policy(pid)
     policy = _load_cached(path, path.stat().st_mtime)
     if policy.id != path.stem:
         raise PolicyError(str(path), [Problem("field 'id'", f"{policy.id!r} does not match the file name {path.stem!r}")])
     return policy
 
 
+def load_policy(ref: str | Path) -> Policy:
+    """For the command line and the Python API: a plan by id, or a policy file by path.
+
+    A string that looks like an id (:data:`POLICY_ID`) is an id; a :class:`~pathlib.Path`
+    or any other string is a path. Ids from input files go through :func:`policy_by_id`."""
+    if isinstance(ref, str) and POLICY_ID.fullmatch(ref):
+        return policy_by_id(ref)
+    p = Path(ref)
+    if isinstance(ref, str) and not ref.lower().endswith((".yaml", ".yml")) and "/" not in ref and "\\" not in ref \
+            and not p.is_file():
+        return policy_by_id(ref)  # neither an id nor a file: say so, with "did you mean"
+    try:
+        mtime = p.stat().st_mtime
+    except (OSError, ValueError):
+        mtime = 0.0  # load_policy_file names the problem
+    if mtime == 0.0:
+        return load_policy_file(p)
+    return _load_cached(p.resolve(), mtime)
+
+
 BASELINES = TEMPLATES / "baseline"
 
 
 def load_baseline(baseline_id: str) -> Baseline:
+    if not isinstance(baseline_id, str) or not POLICY_ID.fullmatch(baseline_id):
+        raise UnknownPolicyError(f"{_shown(baseline_id)} is not a regulatory baseline id (lowercase letters, digits "
+                                 "and hyphens)")
     path = BASELINES / f"{baseline_id}.yaml"
     if not path.is_file():
         raise UnknownPolicyError(f"unknown regulatory baseline {baseline_id!r} (no {path})")

@@ -3,22 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
 from . import catalogue as cat
-from .fields import AUDIT_OPINIONS, FIELDS
+from .fields import FIELDS, HALF_YEAR_OPINIONS
+from .sanitize import md_text, plain_text
 from .evaluator import ArrayEnv, py
 
-_WHEN_ZH = {
-    "conditions_met": ("现金分红条件未满足", "cash dividend conditions not met"),
-    "conditions_not_met": ("现金分红条件已满足（本规则仅在条件不满足时适用）", "conditions met (rule applies only when they are not)"),
-    "distribution_made": ("本年度未进行利润分配", "no profit distribution this year"),
-    "profitable": ("本年度未盈利", "not profitable this year"),
-    "profitable_no_cash": ("非“盈利但未提出现金分红”情形", "not a profitable year without a cash proposal"),
-    "stock_or_conversion": ("未发放股票股利或资本公积转增", "no stock dividend or capital reserve conversion"),
-    "low_payout": ("非“盈利、未分配利润为正且现金分红低于净利润30%”情形（或会计年度早于适用年度）",
-                   "not a profitable year with positive retained earnings and a payout below 30% (or before the first year)"),
-}
 _ROLE_TAG = {"condition": "[条件] ", "regulatory": "[监管] "}
 _NOT_OP_ZH = {">=": "低于", ">": "不大于", "<=": "超过", "<": "不低于"}
 _NOT_OP_EN = {">=": "<", ">": "<=", "<=": ">", "<": ">="}
@@ -30,18 +22,25 @@ class RuleResult:
     id: str
     clause: str
     kind: str
-    role: str  # condition | requirement
+    role: str  # condition | requirement | regulatory
     severity: str
     title_zh: str
     title_en: str
-    status: str
+    status: str  # conditions: met | not_met | not_applicable | missing_input; obligations: pass | fail | warn | …
     actual: object
-    required: object
+    required: object  # the bound the actual is compared with (see bound_kind); kept under this name for the API
+    bound_kind: str | None  # minimum 下限 | limit 上限 | threshold 门槛 | None
+    margin: float | None  # headroom inside the bound (negative outside); amounts only
     shortfall: float | None
     unit: str
     explanation_zh: str
     explanation_en: str
+    reason: str | None = None  # why it does not apply (a code of catalogue.REASONS), when not_applicable
     missing_inputs: list[str] = field(default_factory=list)
+
+    @property
+    def bound(self):
+        return self.required
 
 
 @dataclass
@@ -60,9 +59,32 @@ class Report:
     st_risk_warning: bool | None  # exchange low-dividend risk warning; None when out of scope or undetermined
     cash_needed_to_avoid_st: float | None
     rules: list[RuleResult]
+    #: what the minimum cash dividend means beyond its figure (e.g. a plan that requires any cash dividend)
+    min_cash_note_zh: str = ""
+    min_cash_note_en: str = ""
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        for r in d["rules"]:  # the JSON contract names the bound for what it is; "required" stays as an alias
+            r["bound"] = r["required"]
+        return d
+
+    @property
+    def st_rule(self) -> RuleResult | None:
+        return next((r for r in self.rules if r.kind == "st_low_dividend"), None)
+
+    def st_verdict(self) -> tuple[str, str]:
+        """The exchange risk warning in one phrase (zh, en), from its rule: the same verdict and reason as its row."""
+        r = self.st_rule
+        if r is None:
+            return "—", "—"
+        if r.status == "fail":
+            return "是（触发）", "YES (triggered)"
+        if r.status == "pass":
+            return "否", "no"
+        if r.status == "missing_input":
+            return f"无法判断：{r.explanation_zh}", f"undetermined: {r.explanation_en}"
+        return f"否（{r.explanation_zh}）", f"no ({r.explanation_en})"
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False, indent=2, default=str)
@@ -85,40 +107,44 @@ def _fmt(v, unit: str) -> str:
             return f"{v:.2%}"
         return f"{v:,.2f}"
     if unit == "选项":
-        return AUDIT_OPINIONS.get(v, v)
+        return HALF_YEAR_OPINIONS.get(v, v)
     return str(v)
 
 
-def _explain(rd: cat.RuleDef, status: str, a, r, sf, missing: list[str]) -> tuple[str, str]:
+def _explain(rd: cat.RuleDef, status: str, a, r, sf, missing: list[str], reason: str | None,
+             ctx: dict) -> tuple[str, str]:
     s, ck = rd.spec, rd.check
     if status == "missing_input":
         names = ", ".join(missing) or "现金分红条件 / cash dividend conditions"
         return f"缺少输入：{names}", f"missing input: {names}"
-    if status == "not_applicable" and s.kind == "st_low_dividend":
-        return ("不适用：不在适用范围（会计年度早于首次适用年度、非沪深主板/创业板/科创板或上市未满一个完整会计年度），"
-                "或前提不满足（最近一年净利润、合并或母公司未分配利润非正），或符合研发投入豁免",
-                "not applicable: out of scope (year before the first tested, board not covered, or no full fiscal year "
-                "since listing), preconditions not met (net profit or retained earnings not positive), or R&D exemption")
     if status == "not_applicable":
-        reasons = [_WHEN_ZH[w] for w in s.when if w in _WHEN_ZH]
-        if ck.applies is not None and not reasons:
-            reasons = [_WHEN_ZH["distribution_made"]]
-        zh = "；".join(x[0] for x in reasons) or "不适用"
-        en = "; ".join(x[1] for x in reasons) or "not applicable"
+        zh, en = cat.REASONS.get(reason or "", ("不适用", "not applicable"))
         return f"不适用：{zh}", f"not applicable: {en}"
     u = ck.unit
     fa, fr = _fmt(a, u), _fmt(r, u)
-    ok = status == "pass"
+    ok = status in ("pass", "met")
     if s.kind == "sale_restriction":
+        held = ctx.get("triggers", [])
+        if not held:
+            return (f"无破净、破发；最近三年累计现金分红 {fa} 不低于 {fr}（亏损年度不计）：控股股东可减持",
+                    f"no price trigger; cash over three years {fa} >= {fr} (loss years left out): controlling shareholders may sell")
+        zh = "；".join(cat.SALE_TRIGGERS[k][0] for k in held)
+        en = "; ".join(cat.SALE_TRIGGERS[k][1] for k in held)
+        if "low_dividend" in held:
+            zh += f"（累计 {fa}，下限 {fr}）"
+            en += f" (cumulative {fa}, minimum {fr})"
+        return (f"控股股东、实际控制人不得在二级市场减持：{zh}", f"controlling shareholders may not sell on the market: {en}")
+    if s.kind == "conditions_held":
         if ok:
-            return (f"最近三年累计现金分红 {fa} 不低于要求 {fr}：控股股东可减持",
-                    f"cash over three years {fa} >= required {fr}: controlling shareholders may sell")
-        return (f"最近三年累计现金分红 {fa}（要求 {fr}，且不得为零）：控股股东、实际控制人不得在二级市场减持",
-                f"cash over three years {fa} (required {fr}, and not nil): controlling shareholders may not sell on the market")
+            return "现金分红时规划条件均满足", "the plan's conditions hold when paying"
+        names = "、".join(f"{t}（{c}）" for t, c in ctx.get("not_met", []))
+        return (f"条件不满足仍进行现金分红：{names}", f"cash dividend paid while conditions are not met: {names}")
     if ck.op in _OP_ZH:
+        bk = rd.bound or "minimum"
+        word_zh, word_en = cat.BOUND_ZH[bk], cat.BOUND_EN[bk]
         rel = _OP_ZH[ck.op] if ok else _NOT_OP_ZH[ck.op]
-        zh = f"实际 {fa} {rel} 要求 {fr}"
-        en = f"actual {fa} {ck.op if ok else _NOT_OP_EN[ck.op]} required {fr}"
+        zh = f"实际 {fa} {rel}{word_zh} {fr}"
+        en = f"actual {fa} {ck.op if ok else _NOT_OP_EN[ck.op]} {word_en} {fr}"
         if sf:
             zh += f"，差额 {_fmt(sf, u)}"
             en += f", short/over by {_fmt(sf, u)}"
@@ -144,6 +170,26 @@ def _missing(rd: cat.RuleDef, env: ArrayEnv, i: int, year: int) -> list[str]:
     return out
 
 
+def _context(model: cat.Model, val, rd: cat.RuleDef) -> dict:
+    """What a kind's explanation names beyond its own cells: the triggers that hold, the conditions not met."""
+    if rd.spec.kind == "sale_restriction":
+        return {"triggers": [k for k in cat.SALE_TRIGGERS if val(f"{rd.id}.{k}") is True]}
+    if rd.spec.kind == "conditions_held":
+        return {"not_met": [(c.spec.title_zh, c.spec.clause) for c in model.conditions
+                            if val(f"{c.id}.status") == "not_met"]}
+    return {}
+
+
+def _min_cash_note(model: cat.Model, val) -> tuple[str, str]:
+    """Say what a minimum of one fen means: the plan requires a cash dividend, of any amount."""
+    for rd in model.rules:
+        if rd.spec.kind == "cash_paid" and rd.is_minimum and val(f"{rd.id}.status") in ("pass", "fail") \
+                and val("min_cash_dividend") == val(f"{rd.id}.min_cash"):
+            return (f"规划要求进行现金分红（{rd.spec.clause}）：任何正数金额即满足该条，最低 0.01 元",
+                    f"the plan requires a cash dividend ({rd.spec.clause}): any positive amount meets it, at least 0.01 元")
+    return "", ""
+
+
 def build_report(model: cat.Model, env: ArrayEnv, i: int, case) -> Report:
     def val(name, unit=None):
         return py(env.calc(name, None)[i], unit)
@@ -156,11 +202,14 @@ def build_report(model: cat.Model, env: ArrayEnv, i: int, case) -> Report:
         a = val(f"{s.id}.actual", u)
         r = val(f"{s.id}.required", u) if rd.check.required is not None else None
         sf = val(f"{s.id}.shortfall") if rd.check.shortfall is not None else None
+        margin = val(f"{s.id}.margin") if rd.has_margin else None
+        reason = val(f"{s.id}.reason") if status == "not_applicable" and f"{s.id}.reason" in model.scalars else None
         miss = _missing(rd, env, i, ey) if status == "missing_input" else []
-        zh, en = _explain(rd, status, a, r, sf, miss)
+        zh, en = _explain(rd, status, a, r, sf, miss, reason, _context(model, val, rd))
         results.append(RuleResult(s.id, s.clause, s.kind, rd.role, s.severity, s.title_zh, s.title_en,
-                                  status, a, r, sf, u, zh, en, miss))
+                                  status, a, r, rd.bound if r is not None else None, margin, sf, u, zh, en, reason, miss))
     p = model.policy
+    note_zh, note_en = _min_cash_note(model, val)
     return Report(
         policy=p.id, policy_version=p.version, evaluation_year=ey,
         company={k: v.isoformat() if hasattr(v, "isoformat") else v for k, v in case.company.items()},
@@ -168,7 +217,8 @@ def build_report(model: cat.Model, env: ArrayEnv, i: int, case) -> Report:
         min_cash_dividend=val("min_cash_dividend"), max_distribution=val("max_distribution"),
         fail_count=int(val("fail_count")), warn_count=int(val("warn_count")),
         missing_input_count=int(val("missing_input_count")),
-        st_risk_warning=val("st_risk_warning"), cash_needed_to_avoid_st=val("cash_needed_to_avoid_st"), rules=results)
+        st_risk_warning=val("st_risk_warning"), cash_needed_to_avoid_st=val("cash_needed_to_avoid_st"), rules=results,
+        min_cash_note_zh=note_zh, min_cash_note_en=note_en)
 
 
 # ---- text rendering ----------------------------------------------------------
@@ -182,60 +232,310 @@ def _pad(s: str, w: int) -> str:
     return s + " " * max(0, w - _width(s))
 
 
-def render_table(rep: Report) -> str:
+def _company_line(rep: Report) -> str:
+    """The company, labelled: a name from the input never begins a line (nor a pasted cell: '=…')."""
+    name = f"{plain_text(rep.company.get('company_name', ''))} {plain_text(rep.company.get('stock_code', ''))}".strip()
+    return f"公司 Company: {name}" if name else ""
+
+
+def _company_fit(rep: Report, w: int) -> str:
+    """The company line in ``w`` columns: one line, the name cut (…) before the stock code."""
+    line = _company_line(rep)
+    if _width(line) <= w:
+        return line
+    name = plain_text(rep.company.get("company_name", ""))
+    code = plain_text(rep.company.get("stock_code", ""))
+    label = "公司 Company: "
+    if name and code and _width(code) <= 20:
+        return f"{label}{_truncate(name, w - _width(label) - 1 - _width(code))} {code}"
+    return _truncate(line, w)
+
+
+def _header_segments(rep: Report) -> list[list[tuple[str, str]]]:
+    """The header lines after the company, each a list of (separator, segment)."""
     st = cat.STATUS_ZH
     cond = rep.cash_conditions_met
-    lines = [
-        f"{rep.company.get('company_name', '')} {rep.company.get('stock_code', '')}".strip(),
-        f"政策 Policy: {rep.policy} (v{rep.policy_version})    会计年度 Fiscal year: {rep.evaluation_year}",
-        f"总体结论 Overall: {st[rep.overall_status]} {rep.overall_status}"
-        f"    不通过 fail: {rep.fail_count}  警告 warn: {rep.warn_count}  缺少输入 missing: {rep.missing_input_count}",
-        f"现金分红条件 Cash conditions met: {'—' if cond is None else ('是 yes' if cond else '否 no')}",
-        f"最低现金分红 Minimum cash dividend: {_fmt(rep.min_cash_dividend, '元')} 元",
-        f"利润分配上限 Maximum distribution: {_fmt(rep.max_distribution, '元')} 元",
-        f"交易所低分红风险警示 ST risk warning: {'— (不适用 out of scope)' if rep.st_risk_warning is None else ('是 YES' if rep.st_risk_warning else '否 no')}"
-        f"    避免所需现金 Cash needed to avoid it: {_fmt(rep.cash_needed_to_avoid_st, '元')} 元",
-        "",
+    zh, en = rep.st_verdict()
+    return [
+        [("", f"政策 Policy: {rep.policy} (v{rep.policy_version})"), ("    ", f"会计年度 Fiscal year: {rep.evaluation_year}")],
+        [("", f"总体结论 Overall: {st[rep.overall_status]} {rep.overall_status}"),
+         ("    ", f"不通过 fail: {rep.fail_count}  警告 warn: {rep.warn_count}  缺少输入 missing: {rep.missing_input_count}")],
+        [("", f"现金分红条件 Cash conditions met: {'—' if cond is None else ('是 yes' if cond else '否 no')}")],
+        [("", f"最低现金分红 Minimum cash dividend: {_fmt(rep.min_cash_dividend, '元')} 元")]
+        + ([("  ", f"（{rep.min_cash_note_zh}）")] if rep.min_cash_note_zh else []),
+        [("", f"利润分配上限 Maximum distribution: {_fmt(rep.max_distribution, '元')} 元")],
+        [("", f"交易所低分红风险警示 ST risk warning: {zh}"), (" | ", en),
+         ("    ", f"避免所需现金 Cash needed to avoid it: {_fmt(rep.cash_needed_to_avoid_st, '元')} 元")],
     ]
-    head = ["规则 Rule", "条款 Clause", "状态 Status", "实际 Actual", "要求 Required", "差额 Shortfall"]
+
+
+def _paint_overall(lines: list[str], rep: Report, color: bool) -> list[str]:
+    word = f"{cat.STATUS_ZH[rep.overall_status]} {rep.overall_status}"
+    lead = f"总体结论 Overall: {word}"
+    return [ln.replace(lead, f"总体结论 Overall: {paint(word, rep.overall_status, color)}", 1)
+            if color and ln.startswith(lead) else ln for ln in lines]
+
+
+def render_table(rep: Report, *, width: int | None = None, wide: bool = False, color: bool | None = None,
+                 preface: Sequence[tuple[str, str]] = ()) -> str:
+    """The report as text for a terminal.
+
+    By default a compact table within ``width`` display columns (default: the terminal's,
+    :func:`terminal_width`; never below :data:`MIN_WIDTH`): per rule a line with its status, title
+    and clause (wrapped), the short columns beneath (actual, bound with its kind, margin,
+    shortfall), and for a rule that does not pass its explanations, wrapped. ``wide``: the full
+    table, one line per rule, never wrapped. ``color`` (default :func:`color_enabled`) colours the
+    status words. ``preface``: (zh, en) lines of our own wording shown first (``xlmodel check``
+    puts the workbook's integrity there); text from a file in them is made plain."""
+    color = color_enabled() if color is None else color
+    if wide:
+        return _render_wide(rep, color, preface)
+    w = max(MIN_WIDTH, width or terminal_width())
+    lines: list[str] = []
+    for zh, en in preface:  # continuation lines are marked: text quoted from a file never begins one
+        lines += _fit([("", plain_text(zh)), (" | ", plain_text(en))], w, cont="  ↪ ")
+    lines.append(_company_fit(rep, w) if _company_line(rep) else "")  # one line: a name cannot push lines
+    for segments in _header_segments(rep):
+        lines += _fit(segments, w)
+    lines.append("")
+    return "\n".join(_paint_overall(lines, rep, color) + _compact_rules(rep, w, color))
+
+
+def _compact_rules(rep: Report, w: int, color: bool) -> list[str]:
+    st = cat.STATUS_ZH
+    indent = 4
+    cols = [("实际 Actual", [_fmt(r.actual, r.unit) for r in rep.rules]),
+            ("界限 Bound", [_bound(r) for r in rep.rules]),
+            ("余量 Margin", [_fmt(r.margin, r.unit) if r.margin is not None else "" for r in rep.rules]),
+            ("差额 Shortfall", [_fmt(r.shortfall, r.unit) if r.shortfall else "" for r in rep.rules])]
+    widths = [max(_width(x) for x in [h, *cells]) for h, cells in cols]
+    bands: list[list[int]] = [[]]  # columns that do not fit beside the others continue on a line below
+    used = indent
+    for i, cw in enumerate(widths):
+        if bands[-1] and used + 2 + cw > w:
+            bands.append([])
+            used = indent
+        used += cw + (2 if bands[-1] else 0)
+        bands[-1].append(i)
+
+    def band_lines(cells: list[str]) -> list[str]:
+        return [(" " * indent + "  ".join(_pad(cells[i], widths[i]) for i in band)).rstrip()
+                for band in bands if any(cells[i] not in ("", "—") for i in band)]
+
+    head = ["状态 Status  规则 Rule 〔条款 Clause〕"] + [
+        (" " * indent + "  ".join(_pad(cols[i][0], widths[i]) for i in band)).rstrip() for band in bands]
+    lines = head + ["-" * min(w, max(_width(x) for x in head))]
+    for k, r in enumerate(rep.rules):
+        status = f"{st[r.status]} {r.status}"
+        title = f"{_ROLE_TAG.get(r.role, '')}{plain_text(r.title_zh)}"
+        first, *rest = _wrap(title, w, first=status + "  ", cont=" " * indent, tail=f"〔{plain_text(r.clause)}〕")
+        lines += [paint(status, r.status, color) + first[len(status):], *rest]
+        lines += band_lines([c[1][k] for c in cols])
+        if r.status not in ("pass", "met"):
+            lines += _wrap(plain_text(r.explanation_zh), w, first=" " * indent + "↳ ", cont=" " * (indent + 2))
+            lines += _wrap(plain_text(r.explanation_en), w, first=" " * (indent + 2), cont=" " * (indent + 2))
+    return lines
+
+
+def _render_wide(rep: Report, color: bool, preface: Sequence[tuple[str, str]]) -> str:
+    """The full table: one line per rule and per header line, never wrapped (``--wide``)."""
+    st = cat.STATUS_ZH
+    lines = [f"{plain_text(zh)} | {plain_text(en)}" for zh, en in preface]
+    lines.append(_company_line(rep))
+    lines += ["".join(sep + text for sep, text in segments) for segments in _header_segments(rep)]
+    lines = _paint_overall(lines, rep, color) + [""]
+    head = ["规则 Rule", "条款 Clause", "状态 Status", "实际 Actual", "界限 Bound", "余量 Margin", "差额 Shortfall"]
     rows = []
     for r in rep.rules:
         rows.append([
-            f"{_ROLE_TAG.get(r.role, '')}{r.title_zh}",
-            r.clause, f"{st[r.status]} {r.status}",
-            _fmt(r.actual, r.unit), _fmt(r.required, r.unit), _fmt(r.shortfall, r.unit) if r.shortfall else "",
+            f"{_ROLE_TAG.get(r.role, '')}{plain_text(r.title_zh)}",
+            plain_text(r.clause), f"{st[r.status]} {r.status}",
+            _fmt(r.actual, r.unit), _bound(r), _fmt(r.margin, r.unit) if r.margin is not None else "",
+            _fmt(r.shortfall, r.unit) if r.shortfall else "",
         ])
     widths = [max(_width(x) for x in col) for col in zip(head, *rows)]
     lines.append("  ".join(_pad(h, w) for h, w in zip(head, widths)))
     lines.append("  ".join("-" * w for w in widths))
     for row, r in zip(rows, rep.rules):
-        lines.append("  ".join(_pad(c, w) for c, w in zip(row, widths)))
-        if r.status not in ("pass",):
-            lines.append(f"    ↳ {r.explanation_zh} | {r.explanation_en}")
+        cells = [_pad(c, w) for c, w in zip(row, widths)]
+        cells[2] = paint(row[2], r.status, color) + cells[2][len(row[2]):]
+        lines.append("  ".join(cells))
+        if r.status not in ("pass", "met"):
+            lines.append(f"    ↳ {plain_text(r.explanation_zh)} | {plain_text(r.explanation_en)}")
     return "\n".join(lines)
+
+
+# ---- terminal layout: width, wrapping, colour ------------------------------------
+
+#: the width when the terminal's is unknown (output to a file or a pipe, COLUMNS unset)
+DEFAULT_WIDTH = 100
+#: the narrowest layout: a narrower terminal gets lines of this width
+MIN_WIDTH = 40
+#: ANSI colours of the status words (not_applicable stays plain)
+STATUS_COLORS = {"fail": "31", "warn": "33", "pass": "32", "met": "36", "not_met": "34", "missing_input": "35"}
+_CLOSE = frozenset("，。、；：！？）》」』〕】”’,.;:!?)]}%")  # no line begins with these
+_OPEN = frozenset("（《「『〔【“‘([{")  # no line ends with these
+_SOFT = frozenset("，。、；：！？）》」』〕】")  # a line preferably breaks after these (or at a space)
+
+
+def terminal_width() -> int:
+    """The terminal's width in columns (``COLUMNS`` first); :data:`DEFAULT_WIDTH` when unknown."""
+    import shutil
+
+    return shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns or DEFAULT_WIDTH
+
+
+def color_enabled(stream=None) -> bool:
+    """Colour only on a terminal (``stream``, default stdout), and not with ``NO_COLOR`` set
+    (https://no-color.org) or ``TERM=dumb``."""
+    import os
+    import sys
+
+    stream = sys.stdout if stream is None else stream
+    try:
+        tty = stream.isatty()
+    except (AttributeError, ValueError):  # no isatty, or closed
+        return False
+    return bool(tty) and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+
+
+def paint(text: str, status: str, color: bool) -> str:
+    """``text`` in the colour of ``status`` (:data:`STATUS_COLORS`) when ``color``."""
+    code = STATUS_COLORS.get(status) if color else None
+    return f"\x1b[{code}m{text}\x1b[0m" if code else text
+
+
+def _truncate(s: str, w: int) -> str:
+    """``s`` cut to ``w`` display columns, ending in … when cut."""
+    if _width(s) <= w:
+        return s
+    out, used = "", 0
+    for ch in s:
+        if used + _width(ch) > w - 1:
+            break
+        out += ch
+        used += _width(ch)
+    return out + "…"
+
+
+def _fit(segments: list[tuple[str, str]], w: int, cont: str = "    ") -> list[str]:
+    """A header line if it fits in ``w``; else each segment on its own line(s), the later ones after ``cont``."""
+    joined = "".join(sep + text for sep, text in segments)
+    if _width(joined) <= w:
+        return [joined]
+    out: list[str] = []
+    for i, (_sep, text) in enumerate(segments):
+        out += _wrap(text, w, first=cont if i else "", cont=cont)
+    return out
+
+
+def _atoms(text: str) -> list[str]:
+    """``text`` in pieces a line never breaks inside: a space, one CJK character, a run of other
+    characters; closing punctuation stays with what precedes it, opening with what follows."""
+    atoms: list[str] = []
+    for ch in text:
+        if atoms:
+            prev = atoms[-1]
+            glue = (ch in _CLOSE and prev != " ") or (prev[-1] in _OPEN and ch != " ")
+            run = ch != " " and prev[-1] != " " and _width(ch) == 1 and _width(prev[-1]) == 1
+            if glue or run:
+                atoms[-1] += ch
+                continue
+        atoms.append(ch)
+    return atoms
+
+
+def _wrap(text: str, w: int, first: str = "", cont: str = "", tail: str = "") -> list[str]:
+    """``text`` in lines of at most ``w`` display columns (East Asian wide characters count 2), the
+    first line after ``first``, the others after ``cont``; ``tail`` follows after a space, on one
+    line where it fits one.
+
+    Lines break at spaces and between CJK characters, preferably at a space or after CJK
+    punctuation in the second half of the line, never inside a number or word that fits a line."""
+    atoms = _atoms(text)
+    if tail:
+        atoms += [" "] + ([tail] if _width(tail) <= max(2, w - _width(cont)) else _atoms(tail))
+    lines: list[str] = []
+    cur: list[str] = []
+    prefix = first
+
+    def room() -> int:
+        return max(2, w - _width(prefix))
+
+    def emit(parts: list[str]) -> None:
+        nonlocal prefix
+        lines.append((prefix + "".join(parts)).rstrip())
+        prefix = cont
+
+    def width_of(parts: list[str]) -> int:
+        return sum(_width(p) for p in parts)
+
+    for atom in atoms:
+        if atom == " " and not cur:
+            continue
+        if width_of(cur) + _width(atom) <= room():
+            cur.append(atom)
+            continue
+        if atom == " ":
+            emit(cur)
+            cur = []
+            continue
+        soft = [i for i, a in enumerate(cur) if a == " " or a[-1] in _SOFT]
+        if soft and width_of(cur[: soft[-1] + 1]) >= room() // 2:
+            emit(cur[: soft[-1] + 1])
+            cur = cur[soft[-1] + 1:]
+            while cur and cur[0] == " ":
+                cur.pop(0)
+        elif cur:
+            emit(cur)
+            cur = []
+        if cur and width_of(cur) + _width(atom) > room():
+            emit(cur)
+            cur = []
+        while _width(atom) > room():  # a word longer than a line is cut
+            piece = ""
+            for ch in atom:
+                if piece and _width(piece + ch) > room():
+                    break
+                piece += ch
+            emit([piece])
+            atom = atom[len(piece):]
+        cur.append(atom)
+    if cur or not lines:
+        emit(cur)
+    return lines
+
+
+def _bound(r: RuleResult) -> str:
+    """下限 1,000.00 / 上限 9.3e9 / 门槛 …: the bound with its kind."""
+    if r.required is None:
+        return ""
+    return f"{cat.BOUND_ZH[r.bound_kind]} {_fmt(r.required, r.unit)}" if r.bound_kind else _fmt(r.required, r.unit)
 
 
 def render_markdown(rep: Report) -> str:
     """The report as Markdown, for pasting into a board memo."""
     st = cat.STATUS_ZH
     cond = rep.cash_conditions_met
-    name = f"{rep.company.get('company_name', '')} {rep.company.get('stock_code', '')}".strip()
+    name = f"{md_text(rep.company.get('company_name', ''))} {md_text(rep.company.get('stock_code', ''))}".strip()
     lines = [
         f"### {name} — {rep.evaluation_year} 年度股东分红回报规划合规检查" if name else f"### {rep.evaluation_year} 年度股东分红回报规划合规检查",
         "",
         f"- 规划 Policy: `{rep.policy}` v{rep.policy_version}",
         f"- 总体结论 Overall: **{st[rep.overall_status]}** ({rep.overall_status}); 不通过 {rep.fail_count}, 警告 {rep.warn_count}, 缺少输入 {rep.missing_input_count}",
         f"- 现金分红条件 Cash conditions met: {'—' if cond is None else ('是' if cond else '否')}",
-        f"- 最低现金分红 Minimum cash dividend: {_fmt(rep.min_cash_dividend, '元')} 元",
+        f"- 最低现金分红 Minimum cash dividend: {_fmt(rep.min_cash_dividend, '元')} 元"
+        + (f"（{rep.min_cash_note_zh}）" if rep.min_cash_note_zh else ""),
         f"- 利润分配上限 Maximum distribution: {_fmt(rep.max_distribution, '元')} 元",
-        f"- 交易所低分红风险警示 ST risk warning: {'不适用' if rep.st_risk_warning is None else ('是' if rep.st_risk_warning else '否')};"
+        f"- 交易所低分红风险警示 ST risk warning: {rep.st_verdict()[0]};"
         f" 避免所需现金 {_fmt(rep.cash_needed_to_avoid_st, '元')} 元",
         "",
-        "| 条款 Clause | 规则 Rule | 状态 Status | 实际 Actual | 要求 Required | 差额 Shortfall | 说明 |",
-        "|---|---|---|---:|---:|---:|---|",
+        "| 条款 Clause | 规则 Rule | 状态 Status | 实际 Actual | 界限 Bound | 余量 Margin | 差额 Shortfall | 说明 |",
+        "|---|---|---|---:|---:|---:|---:|---|",
     ]
     for r in rep.rules:
         cells = [r.clause, f"{_ROLE_TAG.get(r.role, '')}{r.title_zh}", st[r.status], _fmt(r.actual, r.unit),
-                 _fmt(r.required, r.unit), _fmt(r.shortfall, r.unit) if r.shortfall else "", r.explanation_zh]
-        lines.append("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |")
+                 _bound(r), _fmt(r.margin, r.unit) if r.margin is not None else "",
+                 _fmt(r.shortfall, r.unit) if r.shortfall else "", r.explanation_zh]
+        lines.append("| " + " | ".join(md_text(c) for c in cells) + " |")  # inert text: no markup, no new row
     return "\n".join(lines)

@@ -18,7 +18,9 @@ from .policy import load_policy
 OPINIONS = ("standard_unqualified", "unqualified_with_emphasis", "qualified", "adverse", "disclaimer")
 STAGES = ("mature", "growth", "indeterminate")
 BOUNDARIES = ("min_exact", "min_short", "outlay_exact", "outlay_below", "half_fen", "vote_exact",
-              "payout_deadline", "payout_late", "cap_exact", "zero_profit", "st_exact", "st_short", "rd_exact")
+              "payout_deadline", "payout_late", "cap_exact", "zero_profit", "st_exact", "st_short", "rd_exact",
+              "low_payout_exact", "sale_loss_year", "parent_zero", "interim_loss")
+HALF_YEAR_OPINIONS = OPINIONS + ("unaudited",)
 
 
 def _fen(x: float) -> float:
@@ -56,7 +58,13 @@ def random_year(rng: np.random.Generator, p_missing: float = 0.0) -> dict:
         "vote_for_ratio": float(rng.choice([0.5, 2 / 3, round(rng.uniform(0.3, 1), 4)])),
         "online_voting_offered": bool(rng.random() < 0.8),
         "independent_directors_opinion": bool(rng.random() < 0.95),
+        "half_year_distributable_profit": _fen(npa * rng.uniform(-0.3, 0.6)),
+        "half_year_audit_opinion": str(rng.choice(HALF_YEAR_OPINIONS, p=[0.3, 0.05, 0.03, 0.01, 0.01, 0.6])),
+        "price_below_net_assets_20d": bool(rng.random() < 0.15),
+        "price_below_ipo_20d": bool(rng.random() < 0.1),
     }
+    if y["cash_dividend"] > 0 and rng.random() < 0.3:  # part of the year's cash paid as an interim dividend
+        y["interim_cash_dividend"] = _fen(y["cash_dividend"] * rng.uniform(0.1, 0.6))
     if p_missing:
         for k in list(y):
             if rng.random() < p_missing:
@@ -100,7 +108,7 @@ def apply_boundary(data: dict, kind: str, rng: np.random.Generator) -> dict:
         need = _scalar(case, "min_cash_dividend")
         if isinstance(need, float):
             bb = t.get("buyback_amount", 0.0) if load_policy(data["policy"]).settings.cash_includes_buybacks else 0.0
-            t["cash_dividend"] = _fen(need - bb - (0.01 if kind == "min_short" else 0.0))
+            t["cash_dividend"] = max(0.0, _fen(need - bb - (0.01 if kind == "min_short" else 0.0)))  # a distribution is ≥ 0
     elif kind in ("outlay_exact", "outlay_below"):
         m = model_for(data["policy"])
         if "major_outlay_threshold" in m.scalars:
@@ -125,17 +133,35 @@ def apply_boundary(data: dict, kind: str, rng: np.random.Generator) -> dict:
     elif kind == "cap_exact":
         lower = min(t.get("retained_earnings_consolidated", 0.0), t.get("retained_earnings_parent", 0.0))
         if lower > 0:
-            t["cash_dividend"] = _fen(lower - t.get("stock_dividend", 0.0))
+            t["cash_dividend"] = max(0.0, _fen(lower - t.get("stock_dividend", 0.0)))
     elif kind in ("st_exact", "st_short"):
         need = _scalar(case, "reg_st_low_dividend.needed") if "reg_st_low_dividend.needed" in model_for(data["policy"]).scalars else ""
         if isinstance(need, float):
-            t["cash_dividend"] = _fen(need - t.get("buyback_cancelled", 0.0) - (0.01 if kind == "st_short" else 0.0))
+            t["cash_dividend"] = max(0.0, _fen(need - (0.01 if kind == "st_short" else 0.0)))  # needed already counts this year's cancelled buybacks
             data["company"]["board"] = str(rng.choice(["sse_main", "chinext"]))
     elif kind == "rd_exact":
         data["company"]["board"] = "star"
         for y in data["years"][-3:]:
             y["revenue"], y["rd_expense"] = 1000000.0, 150000.0  # exactly 15%
         data["years"][-1]["rd_expense"] = 149999.99 if rng.random() < 0.5 else 150000.0
+    elif kind == "low_payout_exact":  # cash (with bidding buybacks) exactly 30% of net profit: not a low payout
+        npa = t.get("net_profit_attributable", 0.0)
+        if npa > 0:
+            t["cash_dividend"] = max(0.0, _fen(round(npa * 0.3, 2) - t.get("buyback_amount", 0.0)))
+            t.pop("interim_cash_dividend", None)
+    elif kind == "sale_loss_year":  # a loss year in the sale window, the other years paid exactly 30%
+        data["years"][-3]["net_profit_attributable"] = -abs(data["years"][-3].get("net_profit_attributable", 1e6))
+        for y in data["years"][-2:]:
+            y["buyback_amount"] = 0.0
+            y["cash_dividend"] = _fen(max(y.get("net_profit_attributable", 0.0), 0.0) * 0.3)
+            y.pop("interim_cash_dividend", None)
+        t["price_below_net_assets_20d"] = t["price_below_ipo_20d"] = False
+    elif kind == "parent_zero":
+        t["retained_earnings_parent"] = 0.0
+    elif kind == "interim_loss":
+        t["cash_dividend"] = t.get("cash_dividend") or 1000000.0
+        t["interim_cash_dividend"] = _fen(t["cash_dividend"] / 2)
+        t["half_year_distributable_profit"] = float(rng.choice([0.0, -1.0, 0.01]))
     elif kind == "zero_profit":
         t["distributable_profit"] = 0.0
         t["net_profit_attributable"] = 0.0

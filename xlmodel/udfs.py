@@ -39,7 +39,7 @@ from .errors import CaseError, XlmodelError
 from .evaluator import ArrayEnv, case_getter, evaluate_arrays, model_for
 from .expr import from_serial
 from .fields import ENUMS, FIELDS, Kind
-from .policy import TEMPLATES, Policy, list_policies, load_policy
+from .policy import Policy, find_policy, list_policies, policy_by_id
 from .workbook.layout import LABEL_TEXT
 
 __all__ = [
@@ -295,7 +295,10 @@ _POLICIES: dict[str, tuple[Path | None, float, Policy, cat.Model]] = {}
 
 
 def policy_entry(ref) -> tuple[Policy, cat.Model, float]:
-    """A policy and its compiled model by id (or path), loaded once and reloaded when its file changes."""
+    """A policy and its compiled model by id, loaded once and reloaded when its file changes.
+
+    A worksheet function's ``policy`` argument is an input: it names a plan by id
+    (:func:`xlmodel.policy.policy_by_id`), never a path."""
     ref = _text(ref, "policy")
     hit = _POLICIES.get(ref)
     if hit is not None:
@@ -305,11 +308,9 @@ def policy_entry(ref) -> tuple[Policy, cat.Model, float]:
                 return pol, model, mtime
         except OSError:
             pass
-    pol = load_policy(ref)
-    path = TEMPLATES / f"{ref}.yaml"
-    if not path.is_file():
-        path = Path(ref) if Path(ref).is_file() else None
-    mtime = os.stat(path).st_mtime if path else 0.0
+    path = find_policy(ref)
+    pol = policy_by_id(ref)
+    mtime = os.stat(path).st_mtime
     model = model_for(pol)
     _POLICIES[ref] = (path, mtime, pol, model)
     return pol, model, mtime

@@ -5,24 +5,27 @@ from __future__ import annotations
 import sys
 
 from ..errors import XlmodelError
+from ..io import check_output
+from ..sanitize import plain_text
 
 
 def cmd_build(args) -> int:
     from ..case import check_attestations, load_case
     from ..evaluator import model_for
-    from ..policy import load_policy
+    from ..policy import policy_by_id
     from .writer import build_workbook
 
     if bool(args.case) == bool(args.policy):
         raise XlmodelError("build needs either a CASE file or --policy ID")
     if args.year is not None and not 1990 <= args.year <= 2100:
         raise XlmodelError(f"--year: expected a fiscal year between 1990 and 2100, got {args.year}")
-    if not args.output.lower().endswith(".xlsx"):
-        raise XlmodelError(f"{args.output}: the workbook must be an .xlsx file")
+    check_output(args.output, force=args.force, suffixes=(".xlsx",))  # before any work
     case = None
     if args.case:
         case = load_case(args.case)
-        check_attestations(case, model_for(load_policy(case.policy)).attestation_ids())
+        check_attestations(case, model_for(policy_by_id(case.policy)).attestation_ids())
+        for w in case.warnings:  # amounts that look like 万元/亿元
+            print(f"注意 Warning: {case.source}: {w}", file=sys.stderr)
     out = build_workbook(args.output, policy=args.policy, case=case, evaluation_year=args.year, force=args.force,
                          udf=getattr(args, "udf", False))
     print(f"wrote {out}", file=sys.stderr)
@@ -52,13 +55,15 @@ def cmd_check(args) -> int:
     rep = evaluate(read.case, read.policy)
     _print_report(rep, args)
     for note in read.notes:
-        print(f"注意 Note: {note}", file=sys.stderr)
+        print(f"注意 Note: {plain_text(note)}", file=sys.stderr)
+    for w in read.case.warnings:  # amounts that look like 万元/亿元
+        print(f"注意 Warning: {read.path}: {w}", file=sys.stderr)
     code = rep.exit_code
     if read.tampered:
         print(f"公式被修改 Formulas changed in {len(read.tampered)} cells — the workbook's own results are not trusted; "
               "the report above is computed from its inputs:", file=sys.stderr)
         for line in read.tampered[:50]:
-            print(f"  - {line}", file=sys.stderr)
+            print(f"  - {plain_text(line)}", file=sys.stderr)  # cell text from the file: one line each
         code = max(code, 1)
     diffs = cached_differences(read, rep)
     if diffs:
@@ -66,7 +71,7 @@ def cmd_check(args) -> int:
               "evaluator's (stale or edited workbook; open it in Excel to recalculate, or run `xlmodel refresh`):",
               file=sys.stderr)
         for line in diffs[:50]:
-            print(f"  - {line}", file=sys.stderr)
+            print(f"  - {plain_text(line)}", file=sys.stderr)  # cell text from the file: one line each
     return code
 
 
@@ -75,6 +80,7 @@ def cmd_refresh(args) -> int:
     from .reader import read_workbook
     from .writer import build_workbook
 
+    check_output(args.output, force=args.force, suffixes=(".xlsx",))  # before reading anything
     read = read_workbook(args.workbook, check_formulas=False)
     case = read.case
     out = build_workbook(args.output, case=case, force=args.force)
@@ -84,7 +90,9 @@ def cmd_refresh(args) -> int:
           f"v{read.built_with.get('xlmodel_policy_version') or '?'}, xlmodel {read.built_with.get('xlmodel_version') or '?'})",
           file=sys.stderr)
     for note in read.notes:
-        print(f"注意 Note: {note}", file=sys.stderr)
+        print(f"注意 Note: {plain_text(note)}", file=sys.stderr)
+    for w in case.warnings:  # amounts that look like 万元/亿元
+        print(f"注意 Warning: {read.path}: {w}", file=sys.stderr)
     return 0
 
 
@@ -114,25 +122,55 @@ def add_commands(sub) -> None:
     add_sample_command(sub)
 
 
+def bundled_samples():
+    """The sample cases that come with xlmodel: ``samples/`` beside the package in a source tree,
+    else the copy an installed wheel carries (``xlmodel/samples``); None when neither has any."""
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parents[1]
+    for folder in (package.parent / "samples", package / "samples"):
+        if folder.is_dir() and any(folder.glob("*.yaml")):
+            return folder
+    return None
+
+
 def cmd_samples(args) -> int:
-    """Evaluate every bundled sample case and (re)build its workbook into --out."""
+    """Evaluate every bundled sample case and build its workbook into --out (never over an
+    existing file without --force)."""
     from pathlib import Path
 
     from ..case import load_case
+    from ..errors import OutputExistsError
     from ..evaluator import evaluate
     from ..report import render_table
     from .writer import build_workbook
 
-    src = Path(args.dir)
+    if args.dir is None:
+        src = bundled_samples()
+        if src is None:
+            package = Path(__file__).resolve().parents[1]
+            raise XlmodelError(f"no bundled sample cases found (neither {package.parent / 'samples'} nor "
+                               f"{package / 'samples'} has *.yaml files); pass --dir FOLDER")
+    else:
+        src = Path(args.dir)
     cases = sorted(src.glob("*.yaml"))
     if not cases:
         raise XlmodelError(f"no sample cases (*.yaml) in {src}")
     out = Path(args.out)
+    existing = []
+    for path in cases:  # every target checked before any work; all existing ones named at once
+        try:
+            check_output(out / f"{path.stem}.xlsx", force=args.force, suffixes=(".xlsx",))
+        except OutputExistsError:
+            existing.append(str(out / f"{path.stem}.xlsx"))
+    if existing:
+        raise OutputExistsError(f"{len(existing)} of the {len(cases)} workbooks exist; pass --force to overwrite them, "
+                                f"or choose another --out folder:\n" + "\n".join(f"  - {e}" for e in existing))
     for path in cases:
         case = load_case(path)
         rep = evaluate(case)
         target = out / f"{path.stem}.xlsx"
-        build_workbook(target, case=case, force=True)
+        build_workbook(target, case=case, force=args.force)
         print(render_table(rep))
         print(f"-> {target}\n")
     return 0
@@ -140,6 +178,8 @@ def cmd_samples(args) -> int:
 
 def add_sample_command(sub) -> None:
     ss = sub.add_parser("samples", help="evaluate the bundled sample cases and build their workbooks")
-    ss.add_argument("--dir", default="samples", help="folder of sample cases (default: samples)")
-    ss.add_argument("--out", default="samples", help="folder for the workbooks (default: samples; overwrites them)")
+    ss.add_argument("--dir", default=None,
+                    help="folder of sample cases (default: the samples that come with xlmodel, from any directory)")
+    ss.add_argument("--out", default="out", help="folder for the workbooks (default: out, in the current directory)")
+    ss.add_argument("--force", action="store_true", help="overwrite workbooks that exist in --out")
     ss.set_defaults(func=cmd_samples)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell
 
 from .. import catalogue as cat
-from ..fields import AUDIT_OPINIONS, BOARDS, COMPANY_FIELDS, FIELDS, STAGES, YEAR_FIELDS, Kind
+from ..fields import AUDIT_OPINIONS, BOARDS, COMPANY_FIELDS, FIELDS, HALF_YEAR_OPINIONS, STAGES, YEAR_FIELDS, Kind
 
 SHEETS = {
     "cover": "封面",
@@ -40,6 +40,8 @@ INPUT_SECTIONS = (
      ("cash_dividend", "buyback_amount", "buyback_cancelled", "stock_dividend", "capital_reserve_conversion")),
     ("董事会判断", "Board judgments", ("planned_major_outlay", "major_outlay_planned", "development_stage",
                                        "going_concern_unaffected", "cash_flow_sufficient")),
+    ("中期分红", "Interim dividend", ("interim_cash_dividend", "half_year_distributable_profit", "half_year_audit_opinion")),
+    ("市场数据（减持限制）", "Market facts (sale restriction)", ("price_below_net_assets_20d", "price_below_ipo_20d")),
     ("治理程序", "Governance", ("vote_for_ratio", "online_voting_offered", "independent_directors_opinion",
                                 "agm_date", "payout_date")),
 )
@@ -56,7 +58,7 @@ OUTPUTS = (
     ("st_risk_warning", "out_st_risk_warning", "触发交易所低分红风险警示（空白=不适用）", "Exchange low-dividend risk warning (blank = out of scope)"),
     ("cash_needed_to_avoid_st", "out_cash_needed_to_avoid_st", "避免风险警示所需本年现金分红（元）", "Cash needed this year to avoid the warning (元)"),
 )
-CHECK_COLS = ("actual", "required", "shortfall", "status")
+CHECK_COLS = ("actual", "required", "margin", "shortfall", "status")
 
 FIRST_YEAR_COL = 4  # column E
 HEADER_ROW = 4  # 0-based row of the year header on inputs and calc sheets
@@ -148,7 +150,7 @@ class Layout:
             self.output_rows[name] = r
             r += 1
         r = 2
-        for code in cat.STATUSES + ("ok", "check"):
+        for code in cat.STATUSES + ("ok", "check") + tuple(cat.REASONS):
             self.labels[code] = (LABEL_TEXT[code], r)
             r += 1
         r += 1
@@ -178,9 +180,12 @@ class Layout:
         return SHEETS["calc"], self.calc_rows[name], self.t_col
 
 
-ENUM_LISTS = {"audit_opinion": AUDIT_OPINIONS, "development_stage": STAGES, "board": BOARDS}
-LABEL_TEXT = {**cat.STATUS_ZH, "ok": "正常", "check": "请检查"}
-CHECK_COL_INDEX = {"actual": 4, "required": 5, "shortfall": 6, "status": 7}
+ENUM_LISTS = {"audit_opinion": AUDIT_OPINIONS, "half_year_audit_opinion": HALF_YEAR_OPINIONS,
+              "development_stage": STAGES, "board": BOARDS}
+LABEL_TEXT = {**cat.STATUS_ZH, "ok": "正常", "check": "请检查", **{k: zh for k, (zh, _en) in cat.REASONS.items()}}
+#: check sheet: actual, the kind of bound (text), the bound, the margin, the shortfall, the status
+CHECK_COL_INDEX = {"actual": 4, "bound_kind": 5, "required": 6, "margin": 7, "shortfall": 8, "status": 9}
+CHECK_STATUS_COL = "J"  # the status column's letter (chk_* names, conditional formats)
 _REF = re.compile(r"^('[^']+'|[^!]+)!(\$?)([A-Z]+)(\$?)(\d+)$")
 
 
@@ -238,6 +243,19 @@ class CellRenderer:
     def fy(self, offset):
         col = self.L.year_col(offset + (self.column or 0))
         return self._ref(SHEETS["inputs"], HEADER_ROW, col)
+
+    def span(self, refs: list[str]) -> str | None:
+        """Status cells of the checks sheet as one range for COUNTIF: from the first to the last,
+        when every rule row in between is one of them (section titles and gaps hold no status)."""
+        parts = [_REF.match(r) for r in refs]
+        status_col = col_name(CHECK_COL_INDEX["status"])
+        if not all(parts) or {(p.group(1), p.group(3)) for p in parts} != {(q(SHEETS["checks"]), status_col)}:
+            return self.range(refs)
+        rows = {int(p.group(5)) - 1 for p in parts}
+        lo, hi = min(rows), max(rows)
+        if {r for r in self.L.check_rows.values() if lo <= r <= hi} != rows:
+            return self.range(refs)
+        return f"{q(SHEETS['checks'])}!${status_col}${lo + 1}:${status_col}${hi + 1}"
 
     def range(self, refs: list[str]) -> str | None:
         """Join references to adjacent cells of one row or column into A1:B1."""

@@ -9,28 +9,33 @@ reported at once with its sheet!cell and what was expected.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import tempfile
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from openpyxl.utils.cell import column_index_from_string
 from openpyxl.utils.escape import unescape
 
-from ..case import Case, coerce, from_cell
+from .. import __version__
+from ..case import Case, read_field
 from ..errors import Problem, ProblemsError, XlmodelError
 from ..evaluator import model_for
-from ..fields import COMPANY_FIELDS, FIELDS, YEAR_FIELDS, Kind
-from ..policy import Policy, load_policy
-from .layout import OUTPUTS
+from ..fields import COMPANY_FIELDS, FIELDS, YEAR_FIELDS, Field, Kind
+from ..policy import Policy, policy_by_id
+from ..untrusted import (MAX_WORKBOOK_CELLS, MAX_XLSX_BYTES, MAX_XLSX_PART, MAX_XLSX_PARTS, MAX_XLSX_RATIO,
+                         MAX_XLSX_UNPACKED, inspect_xlsx, shown)
+from .layout import CHECK_COL_INDEX, FIRST_YEAR_COL, OUTPUTS, SHEETS, Layout, col_name, pname, q
 
 # xlmodel's own workbooks are well under 1 MB unpacked; these bound what a hostile file can cost
-MAX_FILE = 20 * 2**20  # bytes on disk
-MAX_UNPACKED = 40 * 2**20  # bytes, all entries
-MAX_ENTRY = 8 * 2**20  # bytes, one entry (a sheet of an xlmodel workbook is ~0.2 MB)
+MAX_FILE = MAX_XLSX_BYTES  # bytes on disk
+MAX_UNPACKED = MAX_XLSX_UNPACKED  # bytes, all entries
+MAX_ENTRY = MAX_XLSX_PART  # bytes, one entry (a sheet of an xlmodel workbook is ~0.2 MB)
 MAX_NAME_CELLS = 64  # cells one defined name of ours may span
-MAX_RATIO = 200  # uncompressed / compressed, for entries over 1 MiB
-MAX_ENTRIES = 5000
+MAX_RATIO = MAX_XLSX_RATIO  # uncompressed / compressed, for entries over 1 MiB
+MAX_ENTRIES = MAX_XLSX_PARTS
+MAX_CELLS = MAX_WORKBOOK_CELLS  # cell elements over all sheets (an xlmodel workbook has a few thousand)
 
 
 
@@ -49,105 +54,170 @@ class WorkbookRead:
     tampered: list[str] = field(default_factory=list)  # sheet!cell: what changed
 
 
+_VERIFIED: dict[str, bytes] = {}  # path -> the bytes _inspect_zip checked (the last file only)
+
+
 def _inspect_zip(path: Path) -> list[str]:
-    """Refuse what is not a sane xlsx before parsing any XML; return notes."""
-    notes = []
-    if not path.is_file():
-        raise XlmodelError(f"{path}: no such file")
-    size = path.stat().st_size
-    if size > MAX_FILE:
-        raise XlmodelError(f"{path}: {size / 2**20:.0f} MB is larger than an xlmodel workbook can be ({MAX_FILE // 2**20} MB)")
-    if not zipfile.is_zipfile(path):
-        raise XlmodelError(f"{path}: not an Excel workbook (.xlsx is a zip file; this is not one)")
-    try:
-        with zipfile.ZipFile(path) as z:
-            infos = z.infolist()
-            if len(infos) > MAX_ENTRIES:
-                raise XlmodelError(f"{path}: {len(infos)} parts in the file; refusing to read")
-            total = 0
-            for i in infos:
-                total += i.file_size
-                if i.file_size > MAX_ENTRY or total > MAX_UNPACKED:
-                    raise XlmodelError(f"{path}: part {i.filename} unpacks to {i.file_size / 2**20:.0f} MB; refusing to read")
-                if i.file_size > 2**20 and i.compress_size and i.file_size / i.compress_size > MAX_RATIO:
-                    raise XlmodelError(f"{path}: part {i.filename} is compressed {i.file_size // i.compress_size}:1 "
-                                       "(a zip bomb?); refusing to read")
-            names = {i.filename for i in infos}
-            if "xl/workbook.xml" not in names:
-                raise XlmodelError(f"{path}: not an Excel workbook (no xl/workbook.xml)")
-            if "xl/vbaProject.bin" in names:
-                notes.append("the file contains macros (VBA); they were ignored and never run")
-            try:
-                bad = z.testzip()
-            except Exception as e:  # zlib.error, EOFError, … on corrupt compressed data
-                raise XlmodelError(f"{path}: the file is damaged ({type(e).__name__}: {e})") from None
-            if bad:
-                raise XlmodelError(f"{path}: the file is damaged (part {bad} fails its checksum)")
-    except zipfile.BadZipFile as e:
-        raise XlmodelError(f"{path}: damaged zip file ({e})") from None
+    """Refuse what is not a sane xlsx before parsing any XML (:func:`xlmodel.untrusted.inspect_xlsx`:
+    size, parts, unpacked size, compression ratio, checksums, cells per sheet); return notes.
+
+    The bytes checked are kept for :func:`_load`, so the file is parsed as it was inspected."""
+    data, notes = inspect_xlsx(path, max_bytes=MAX_FILE, max_unpacked=MAX_UNPACKED, max_part=MAX_ENTRY,
+                               max_parts=MAX_ENTRIES, max_ratio=MAX_RATIO, max_cells=MAX_CELLS)
+    _VERIFIED.clear()
+    _VERIFIED[str(path)] = data
     return notes
 
 
 def _load(path: Path, data_only: bool):
+    import io
+
     import openpyxl
     from openpyxl.xml import DEFUSEDXML
 
     if not DEFUSEDXML:  # pragma: no cover - defusedxml is a dependency
         raise XlmodelError("defusedxml is required to read workbooks safely")
+    if str(path) not in _VERIFIED:
+        _inspect_zip(path)
+    data = _VERIFIED[str(path)]
     try:
-        return openpyxl.load_workbook(path, data_only=data_only, keep_vba=False, keep_links=False)
+        return openpyxl.load_workbook(io.BytesIO(data), data_only=data_only, keep_vba=False, keep_links=False)
     except XlmodelError:
         raise
     except Exception as e:  # openpyxl and defusedxml raise many types for hostile or broken files
         raise XlmodelError(f"{path}: cannot read the workbook ({type(e).__name__}: {str(e)[:200]})") from None
 
 
-def _cell(wb, name: str):
-    """The (sheet, cells) a workbook-scoped defined name points to, or None.
+_AREA = re.compile(r"^(?:'((?:[^']|'')+)'|([^'!:,()\s]+))!\$?([A-Za-z]{1,3})\$?([0-9]{1,7})(?::\$?([A-Za-z]{1,3})\$?([0-9]{1,7}))?$")
+_WHOLE = re.compile(r"^(?:'(?:[^']|'')+'|[^'!]+)!(?:\$?[A-Za-z]{1,3}:\$?[A-Za-z]{1,3}|\$?[0-9]+:\$?[0-9]+)$")
+MAX_ROW, MAX_COL = 1_048_576, 16_384
 
-    Only a single row of a few cells is accepted: a name stretched over a whole
-    sheet would otherwise make openpyxl create billions of cells."""
-    from openpyxl.utils.cell import range_boundaries
 
-    if name not in wb.defined_names:
+@dataclass(frozen=True)
+class Expect:
+    """Where xlmodel puts a name: ``n`` cells of one row of ``sheet`` from column ``col`` (0-based).
+
+    ``row`` (0-based) is where the layout puts it; rows may have been inserted above, so unless
+    ``exact_row`` the row is free, but column A of the row must then hold ``key`` (the field or
+    rule id the writer puts there)."""
+    sheet: str
+    col: int
+    n: int
+    row: int
+    key: str | None = None
+    exact_row: bool = False
+
+    def ref(self, row1: int | None = None) -> str:
+        r = row1 if row1 is not None else self.row + 1
+        first = f"{q(self.sheet)}!${col_name(self.col)}${r}"
+        return first if self.n == 1 else f"{first}:${col_name(self.col + self.n - 1)}${r}"
+
+    def what(self, row1: int | None = None) -> str:
+        return f"expected {'one cell' if self.n == 1 else f'{self.n} cells'} {self.ref(row1)}"
+
+
+class NameProblem(Exception):
+    """A defined name of ours exists but does not point where xlmodel put it."""
+
+    def __init__(self, problem: Problem):
+        self.problem = problem
+        super().__init__(str(problem))
+
+
+def _shown_ref(ref: str, limit: int = 120) -> str:
+    """A reference from the file as a message shows it: one line, escapes visible, cut to ``limit``."""
+    from ..sanitize import plain_text
+
+    s = plain_text(ref) or "(empty)"
+    return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+def _parse_area(ref: str) -> tuple[str, int, int, int, int]:
+    """'输入'!$E$12:$I$12 -> (sheet, c0, r0, c1, r1), 1-based; ValueError(why) for anything else."""
+    ref = (ref or "").strip()
+    m = _AREA.match(ref)
+    if not m:
+        if _WHOLE.match(ref):
+            raise ValueError("a whole column or row")
+        if "," in ref or "~" in ref or " " in ref.split("!")[-1]:
+            raise ValueError("several areas")
+        if "#REF!" in ref.upper():
+            raise ValueError("a deleted reference (#REF!)")
+        raise ValueError("not a cell or a range of cells")
+    sheet = m.group(1).replace("''", "'") if m.group(1) is not None else m.group(2)
+    c0, r0 = column_index_from_string(m.group(3).upper()), int(m.group(4))
+    c1, r1 = (column_index_from_string(m.group(5).upper()), int(m.group(6))) if m.group(5) else (c0, r0)
+    if not (1 <= r0 <= MAX_ROW and 1 <= r1 <= MAX_ROW and 1 <= c0 <= MAX_COL and 1 <= c1 <= MAX_COL):
+        raise ValueError("outside the sheet")
+    if c1 < c0 or r1 < r0:
+        raise ValueError("a reversed range")
+    return sheet, c0, r0, c1, r1
+
+
+def _cell(wb, name: str, expect: Expect | None = None):
+    """The (sheet, cells) a workbook-scoped defined name points to; None when there is no such name.
+
+    With ``expect`` the name must point exactly there (see :class:`Expect`), on the visible sheet,
+    and no sheet may have a name of its own that shadows it; otherwise :class:`NameProblem` is
+    raised, naming the name, where it points and what was expected. Without ``expect`` any single
+    row of at most MAX_NAME_CELLS cells on a visible sheet is accepted, and None is returned for
+    anything else. Cells are looked up one by one only after the shape is checked, so a name
+    stretched over a whole sheet costs nothing."""
+    dn = wb.defined_names.get(name) if hasattr(wb.defined_names, "get") else None
+    if dn is None:
         return None
+    ref = str(dn.attr_text if dn.attr_text is not None else "")
+
+    def bad(message: str, row1: int | None = None):
+        if expect is None:
+            return None
+        raise NameProblem(Problem(f"{name} → {_shown_ref(ref)}", f"{message}{'; ' if message else ''}{expect.what(row1)}"))
+
     try:
-        dests = list(wb.defined_names[name].destinations)
-    except Exception:  # a constant or an expression, not a cell reference
-        return None
-    if len(dests) != 1 or dests[0][0] not in wb.sheetnames:
-        return None
-    sheet, ref = dests[0]
-    try:
-        c0, r0, c1, r1 = range_boundaries(ref.replace("$", ""))
-    except (ValueError, TypeError):
-        return None
-    if r1 != r0 or (c1 - c0 + 1) > MAX_NAME_CELLS:
-        return None
+        sheet, c0, r0, c1, r1 = _parse_area(ref)
+    except ValueError as why:
+        return bad(str(why))
+    if sheet not in wb.sheetnames:
+        return bad(f"there is no sheet {shown(sheet, 60)}")
+    if expect is not None and sheet != expect.sheet:
+        return bad("another sheet")
     ws = wb[sheet]
-    cells = ws[ref.replace("$", "")]
-    if not isinstance(cells, tuple):
-        return sheet, [cells]
-    flat = [c for row in cells for c in (row if isinstance(row, tuple) else (row,))]
-    return sheet, flat
+    if getattr(ws, "sheet_state", "visible") != "visible":
+        return bad(f"the sheet {sheet!r} is {ws.sheet_state}")
+    if expect is None:
+        if r1 != r0 or (c1 - c0 + 1) > MAX_NAME_CELLS:
+            return None
+    else:
+        row1 = r0 if r0 == r1 else None
+        if r1 != r0 or c0 != expect.col + 1 or c1 - c0 + 1 != expect.n:
+            return bad("", row1)
+        if expect.exact_row and r0 != expect.row + 1:
+            return bad("", None)
+        if expect.key is not None and not expect.exact_row:
+            key = ws.cell(r0, 1).value
+            if not (isinstance(key, str) and key.strip() == expect.key):
+                return bad(f"row {r0} is the row of {key!r} (column A), not of {expect.key}", None)
+        for other in wb.worksheets:
+            local = getattr(other, "defined_names", None)
+            if local is not None and name in local:
+                raise NameProblem(Problem(f"{name} (sheet {other.title!r} only)",
+                                          "a second definition for one sheet shadows the workbook's there; remove it"))
+    return sheet, [ws.cell(r0, c) for c in range(c0, c1 + 1)]
 
 
 def read_value(f_kind: Kind, fid: str, raw, where: str) -> tuple[object, Problem | None]:
-    """A cell value -> (value or None when blank, problem). Never guesses."""
-    if raw is None or (isinstance(raw, str) and not raw.strip()):
-        return None, None
-    v = from_cell(f_kind, raw)
-    if f_kind == Kind.TEXT and isinstance(v, (int, float)) and not isinstance(v, bool):
-        return None, Problem(where, f"{fid}: expected text, got the number {raw!r} (enter it as text, keeping leading zeros)")
-    if isinstance(v, str):
-        v = unescape(v)
-    spec = FIELDS.get(fid) or FIELDS["online_voting_offered"]
-    val, err = coerce(spec, v)
+    """A cell value -> (value or None when blank, problem). Never guesses.
+
+    The one reading of every field (:func:`xlmodel.case.read_field`, origin "cell"), after
+    openpyxl's ``_xHHHH_`` escapes are undone; the problem names the field and quotes the cell."""
+    if isinstance(raw, str):
+        raw = unescape(raw)
+    spec = FIELDS.get(fid)
+    if spec is None or spec.kind != f_kind:  # an attestation (a yes/no by rule id)
+        spec = Field(fid, fid, fid, f_kind)
+    val, err = read_field(spec, raw, "cell")
     if err:
-        unit = {Kind.AMOUNT: "an amount in 元", Kind.RATIO: "a ratio between 0 and 1 (or a percentage)",
-                Kind.COUNT: "a whole number of shares", Kind.BOOL: "是 or 否", Kind.DATE: "a date",
-                Kind.ENUM: "a choice from the list", Kind.TEXT: "text"}[f_kind]
-        return None, Problem(where, f"{fid}: expected {unit}, got {raw!r}")
+        return None, Problem(where, f"{fid}: {err}")
     return val, None
 
 
@@ -162,11 +232,42 @@ def read_workbook(path: str | Path, check_formulas: bool = True) -> WorkbookRead
         raise XlmodelError(f"{path}: not an xlmodel workbook (no xlmodel properties or in_* names); "
                            "build one with `xlmodel build`")
     try:
-        policy = load_policy(pid)
+        policy = policy_by_id(pid)  # the property names a plan by id, never a file
     except XlmodelError as e:
-        raise XlmodelError(f"{path}: built for policy {pid!r}, which this xlmodel does not know ({e})") from None
+        raise XlmodelError(f"{path}: built for policy {shown(pid)}, which this xlmodel does not know ({e})") from None
     problems: list[Problem] = []
-    loc = _cell(wb, "in_evaluation_year")
+    model = model_for(policy)
+    L = Layout(model, policy.plan_years[1])  # columns and rows do not depend on the year
+    built_with = {k: props.get(k, "") for k in ("xlmodel_version", "xlmodel_policy", "xlmodel_policy_version")}
+    # a workbook of another version may lack names this one writes; one of this version may not
+    legacy = built_with["xlmodel_version"] != __version__ or built_with["xlmodel_policy_version"] != policy.version
+    inputs = SHEETS["inputs"]
+    if inputs not in wb.sheetnames:
+        raise XlmodelError(f"{path}: the input sheet {inputs!r} is missing (deleted or renamed); "
+                           "rebuild the workbook with `xlmodel build`")
+    if wb[inputs].sheet_state != "visible":
+        raise WorkbookError(str(path), [Problem(f"sheet {inputs!r}", f"is {wb[inputs].sheet_state}: xlmodel reads the "
+                                                "inputs only from the visible input sheet; unhide it in Excel")])
+    later: list[str] = []  # names missing from a workbook of another version: nothing to carry, but said
+
+    def locate(name: str, expect: Expect):
+        try:
+            loc = _cell(wb, name, expect)
+        except NameProblem as e:
+            problems.append(e.problem)
+            return None
+        if loc is None:
+            if legacy:
+                later.append(f"{name}: not in this workbook (built with another version); left blank")
+            else:
+                problems.append(Problem(name, f"the defined name is missing (workbook from another tool or edited); "
+                                              f"{expect.what()}"))
+        return loc
+
+    try:
+        loc = _cell(wb, "in_evaluation_year", Expect(inputs, L.t_col, 1, 2))
+    except NameProblem as e:
+        raise WorkbookError(str(path), [e.problem]) from None
     if loc is None:
         raise XlmodelError(f"{path}: the name in_evaluation_year does not point to a cell of the input sheet "
                            "(sheet deleted or name edited); rebuild the workbook with `xlmodel build`")
@@ -175,13 +276,14 @@ def read_workbook(path: str | Path, check_formulas: bool = True) -> WorkbookRead
     if isinstance(yraw, bool) or not isinstance(yraw, (int, float)) or yraw != int(yraw) or not 1990 <= yraw <= 2100:
         raise WorkbookError(str(path), [Problem(f"{ysheet}!{ycells[0].coordinate}", f"evaluation year: expected a year such as 2024, got {yraw!r}")])
     year = int(yraw)
+    rows: list[tuple[str, str, int]] = []  # (notes key, sheet, row) of every input read: its notes cell
     years: dict[int, dict] = {}
     for f in YEAR_FIELDS:
-        loc = _cell(wb, f"in_{f.id}")
+        loc = locate(f"in_{f.id}", Expect(inputs, FIRST_YEAR_COL, L.n_years, L.inputs[f.id], key=f.id))
         if loc is None:
-            problems.append(Problem(f"in_{f.id}", "the defined name is missing (workbook from another tool or edited)"))
             continue
         sheet, cells = loc
+        rows.append((f.id, sheet, cells[0].row))
         n = len(cells)
         for i, c in enumerate(cells):
             fy = year - (n - 1 - i)
@@ -193,68 +295,101 @@ def read_workbook(path: str | Path, check_formulas: bool = True) -> WorkbookRead
     years.setdefault(year, {})
     company = {}
     for f in COMPANY_FIELDS:
-        loc = _cell(wb, f"in_{f.id}")
+        loc = locate(f"in_{f.id}", Expect(inputs, FIRST_YEAR_COL, 1, L.company[f.id], key=f.id))
         if loc is None:
             continue
         sheet, cells = loc
+        rows.append((f.id, sheet, cells[0].row))
         val, prob = read_value(f.kind, f.id, cells[0].value, f"{sheet}!{cells[0].coordinate}")
         if prob:
             problems.append(prob)
         elif val is not None:
             company[f.id] = val
     attestations = {}
-    for name in wb.defined_names:
-        if name.startswith("att_"):
-            sheet, cells = _cell(wb, name) or (None, [None])
-            if cells[0] is None:
-                continue
-            val, prob = read_value(Kind.BOOL, name[4:], cells[0].value, f"{sheet}!{cells[0].coordinate}")
-            if prob:
-                problems.append(prob)
-            elif val is not None:
-                attestations[name[4:]] = val
-    notes_by_field = _notes(wb)
+    known = set(model.attestation_ids())
+    for rid in model.attestation_ids():
+        loc = locate(f"att_{rid}", Expect(inputs, L.t_col, 1, L.attest[rid], key=rid))
+        if loc is None:
+            continue
+        sheet, cells = loc
+        rows.append((rid, sheet, cells[0].row))
+        val, prob = read_value(Kind.BOOL, rid, cells[0].value, f"{sheet}!{cells[0].coordinate}")
+        if prob:
+            problems.append(prob)
+        elif val is not None:
+            attestations[rid] = val
+    dropped = []  # attestations of rules the plan no longer has: not carried, and said so
+    for name in sorted(wb.defined_names):
+        if name.startswith("att_") and name[4:] not in known:
+            loc = _cell(wb, name)
+            raw = loc[1][0].value if loc else None
+            if raw is not None and not (isinstance(raw, str) and not raw.strip()):
+                dropped.append(name[4:])
+    notes_by_field = _notes(wb, rows, L.notes_col + 1)
     if problems:
         raise WorkbookError(str(path), problems)
-    known = set(model_for(policy).attestation_ids())
-    dropped = sorted(k for k in attestations if k not in known)
-    for k in dropped:
-        del attestations[k]
-        notes_by_field.pop(k, None)
     case = Case(policy.id, year, company, {y: years[y] for y in sorted(years)}, attestations, str(path), notes_by_field)
     cached = {}
-    for name in list(wb.defined_names):
-        if name.startswith(("out_", "chk_")):
-            loc = _cell(values, name)
-            if loc:
-                v = loc[1][0].value
-                cached[name] = None if v == "" else v
-    built = {k: props.get(k, "") for k in ("xlmodel_version", "xlmodel_policy", "xlmodel_policy_version")}
+    misplaced: list[str] = []  # names of results, parameters and labels not where xlmodel put them
+    exact = [(out, SHEETS["summary"], 2, L.output_rows[name], L.output_rows[name])
+             for name, out, *_ in OUTPUTS + (("check_flag", "out_check_flag"),)]
+    exact += [(f"chk_{rd.spec.id}", SHEETS["checks"], CHECK_COL_INDEX["status"], L.check_rows[rd.spec.id],
+               L.check_rows[rd.spec.id])
+              for rd in model.rules]
+    n_cached = len(exact)
+    exact += [(pname(k), SHEETS["params"], 3, r0, r1) for k, (r0, r1) in L.params.items()]
+    exact += [(f"lbl_{code}", SHEETS["lists"], 1, row, row) for code, (_text, row) in L.labels.items()]
+    exact += [(f"list_{e}", SHEETS["lists"], 1, r0, r1) for e, (r0, r1) in L.enum_ranges.items()]
+    for i, (name, sheet, col, r0, r1) in enumerate(exact):
+        want = (sheet, col + 1, r0 + 1, col + 1, r1 + 1)
+        dn = wb.defined_names.get(name)
+        if dn is None:
+            misplaced.append(f"{name}: the defined name is missing")
+            continue
+        try:
+            got = _parse_area(str(dn.attr_text or ""))
+        except ValueError as why:
+            got = str(why)
+        if got != want:
+            where = f"{q(sheet)}!${col_name(col)}${r0 + 1}" + (f":${col_name(col)}${r1 + 1}" if r1 > r0 else "")
+            misplaced.append(f"{name} → {_shown_ref(str(dn.attr_text or ''))}: expected {where}")
+            continue
+        if i < n_cached and sheet in values.sheetnames:
+            v = values[sheet].cell(r0 + 1, col + 1).value
+            cached[name] = None if v == "" else v
+    built = built_with
     result = WorkbookRead(path, case, policy, built, cached, notes)
     result.notes += [f"not carried: attestation {k} (no longer a rule of {policy.id})" for k in dropped]
+    result.notes += later
     if built["xlmodel_policy_version"] != policy.version:
         result.notes.append(f"built with policy {pid} v{built['xlmodel_policy_version']}; the current version is "
                             f"v{policy.version}: run `xlmodel refresh` to rebuild it")
     elif check_formulas:
-        result.tampered = compare_formulas(wb, policy, case)
+        result.tampered = misplaced + compare_formulas(wb, policy, case)
     return result
 
 
-def _notes(wb) -> dict[str, str]:
-    """The source/notes column beside each input row (the column after the last year)."""
+def _notes(wb, rows: list[tuple[str, str, int]], notes_col: int) -> dict[str, str]:
+    """The source/notes cell of each input row read ((key, sheet, row), 1-based ``notes_col``).
+
+    Whatever the cell holds is carried, as text: a number or a date typed into it too."""
     out = {}
-    names = [(f.id, f"in_{f.id}") for f in YEAR_FIELDS + COMPANY_FIELDS]
-    names += [(n[4:], n) for n in wb.defined_names if n.startswith("att_")]
-    notes_col = None
-    if (loc := _cell(wb, "in_cash_dividend")) is not None:
-        notes_col = loc[1][-1].column + 1
-    for key, name in names:
-        loc = _cell(wb, name)
-        if loc and notes_col:
-            sheet, cells = loc
-            note = wb[sheet].cell(cells[0].row, notes_col).value
-            if isinstance(note, str) and note.strip():
-                out[key] = unescape(note.strip())
+    for key, sheet, row in rows:
+        note = wb[sheet].cell(row, notes_col).value
+        if note is None:
+            continue
+        if isinstance(note, bool):
+            text = "TRUE" if note else "FALSE"
+        elif isinstance(note, float) and note.is_integer() and abs(note) < 1e15:
+            text = str(int(note))
+        elif isinstance(note, dt.datetime):
+            text = note.date().isoformat() if note.time() == dt.time() else note.isoformat(sep=" ")
+        elif isinstance(note, (dt.date, dt.time)):
+            text = note.isoformat()
+        else:
+            text = str(note)
+        if text.strip():
+            out[key] = unescape(text.strip())
     return out
 
 

@@ -1,9 +1,12 @@
-"""Recalculate workbooks in headless LibreOffice (the parity oracle).
+"""Recalculate workbooks in real spreadsheet engines (the parity oracles).
 
-A private LibreOffice profile forces recalculation of every formula on load
+LibreOffice: a private profile forces recalculation of every formula on load
 (OOXMLRecalcMode = 0, "always"), then each file is converted xlsx -> xlsx, so
 the output's cached values are LibreOffice's own. Many files go through one
 ``soffice`` process.
+
+Gnumeric, a second engine with its own formula code: ``ssconvert --recalc``
+recalculates each file before writing it back as xlsx.
 """
 
 from __future__ import annotations
@@ -33,6 +36,30 @@ def soffice() -> str | None:
         if os.path.exists(path):
             return path
     return None
+
+
+def ssconvert() -> str | None:
+    """Gnumeric's command-line converter, if installed (Debian package ``gnumeric``)."""
+    return shutil.which("ssconvert")
+
+
+def recalculate_gnumeric(paths: list[Path], outdir: Path, timeout: float = 120) -> list[Path]:
+    """Recalculate ``paths`` in Gnumeric (one ``ssconvert --recalc`` per file); return the copies in ``outdir``."""
+    exe = ssconvert()
+    if exe is None:
+        raise XlmodelError("Gnumeric (ssconvert) not found; install gnumeric")
+    outdir = Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    out = []
+    for p in paths:
+        o = outdir / Path(p).name
+        o.unlink(missing_ok=True)
+        proc = subprocess.run([exe, "--recalc", str(p), str(o)], capture_output=True, text=True, timeout=timeout,
+                              env={**os.environ, "HOME": str(outdir)})
+        if not o.exists():
+            raise XlmodelError(f"Gnumeric failed on {p} ({proc.returncode}): {proc.stderr.strip()[:500]}")
+        out.append(o)
+    return out
 
 
 def recalculate(paths: list[Path], outdir: Path, timeout: float = 900) -> list[Path]:

@@ -74,12 +74,12 @@ def add_udf_sheets(b) -> None:
 
     def pair(r, fn_name, label_zh, label_en, udf_formula, native, name, value, fmt):
         native_value = b.scalar(name)  # the writer's own cached value of the native cell
-        ws.write(r, 0, fn_name, st.key)
-        ws.write(r, 1, label_zh, st.text)
+        b._put(ws, r, 0, fn_name, st.key)  # rule ids and titles come from the plan file: text cells
+        b._put(ws, r, 1, label_zh, st.text)
         ws.write_formula(r, 2, udf_formula, fmt, cached(value))
         ws.write_formula(r, 3, native, fmt, native_value)
         ws.write_formula(r, 4, f'=IF(ISERROR(C{r + 1}),"—",C{r + 1}=D{r + 1})', gen, _plain(value) == _plain(native_value))
-        ws.write(r, 5, label_en, st.text)
+        b._put(ws, r, 5, label_en, st.text)
 
     ws.write(row, 0, "关键数字  Key figures", st.section)
     row += 1

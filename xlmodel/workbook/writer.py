@@ -12,17 +12,20 @@ from pathlib import Path
 
 import numpy as np
 import xlsxwriter
+from xlsxwriter.exceptions import XlsxWriterException
 from xlsxwriter.utility import xl_rowcol_to_cell
+from xlsxwriter.worksheet import Worksheet
 
 from .. import __version__
 from .. import catalogue as cat
 from .. import plantext
 from ..case import Case
+from ..errors import XlmodelError
 from ..evaluator import case_getter, evaluate_arrays, model_for
 from ..fields import BOOL_LABELS, COMPANY_FIELDS, ENUMS, FIELDS, Kind
-from ..io import atomic_write
+from ..io import atomic_write, check_output
 from ..policy import Policy, load_policy
-from .layout import (CHECK_COL_INDEX, FIRST_YEAR_COL, HEADER_ROW, INPUT_SECTIONS, OUTPUTS, SHEET_EN, SHEETS,
+from .layout import (CHECK_COL_INDEX, CHECK_STATUS_COL, FIRST_YEAR_COL, HEADER_ROW, INPUT_SECTIONS, OUTPUTS, SHEET_EN, SHEETS,
                      CellRenderer, Layout, pname, q)
 
 FONT = "Microsoft YaHei"
@@ -45,6 +48,62 @@ class _EmptyResult(str):
 
 EMPTY = _EmptyResult("")
 
+MAX_TEXT = 32_767  # UTF-16 units in one Excel cell; XlsxWriter would truncate a longer text (and return -2)
+MAX_FORMULA = 8_192  # characters of one formula in Excel
+
+
+def text_units(s: str) -> int:
+    """The length of ``s`` as Excel counts it (UTF-16 code units)."""
+    return len(s.encode("utf-16-le", "surrogatepass")) // 2
+
+
+class CheckedWorksheet(Worksheet):
+    """A worksheet that never drops or truncates silently.
+
+    XlsxWriter returns -1 for a cell outside the sheet and -2 for a text it truncated to
+    32,767 characters, and carries on; here both raise an :class:`XlmodelError` naming the
+    sheet and cell. The builder checks user text before writing it (naming the field);
+    this is the safety net for everything else.
+    """
+
+    def _where(self, row, col) -> str:
+        return f"{self.name}!{xl_rowcol_to_cell(row, col)}"
+
+    def _checked(self, rc, row, col):
+        if rc == -1:
+            raise XlmodelError(f"{self._where(row, col)}: outside the sheet (Excel's limits); nothing was written")
+        if rc and rc < 0:
+            raise XlmodelError(f"{self._where(row, col)}: XlsxWriter refused the cell (code {rc}); nothing was written")
+        return rc
+
+    def _write_string(self, row, col, string, cell_format=None):
+        n = text_units(string)
+        if n > MAX_TEXT:
+            raise XlmodelError(f"{self._where(row, col)}: a text of {n:,} characters is longer than an Excel cell "
+                               f"holds ({MAX_TEXT:,}); it would be truncated")
+        return self._checked(super()._write_string(row, col, string, cell_format), row, col)
+
+    def _write_formula(self, row, col, formula, cell_format=None, value=0):
+        if len(formula) > MAX_FORMULA:
+            raise XlmodelError(f"{self._where(row, col)}: a formula of {len(formula):,} characters is longer than "
+                               f"Excel allows ({MAX_FORMULA:,})")
+        if isinstance(value, str) and text_units(value) > MAX_TEXT:
+            raise XlmodelError(f"{self._where(row, col)}: a result of {text_units(value):,} characters is longer "
+                               f"than an Excel cell holds ({MAX_TEXT:,}); it would be truncated")
+        return self._checked(super()._write_formula(row, col, formula, cell_format, value), row, col)
+
+    def _write_number(self, row, col, number, cell_format=None):
+        return self._checked(super()._write_number(row, col, number, cell_format), row, col)
+
+    def _write_blank(self, row, col, blank, cell_format=None):
+        return self._checked(super()._write_blank(row, col, blank, cell_format), row, col)
+
+    def _write_boolean(self, row, col, boolean, cell_format=None):
+        return self._checked(super()._write_boolean(row, col, boolean, cell_format), row, col)
+
+    def _write_datetime(self, row, col, date, cell_format=None):
+        return self._checked(super()._write_datetime(row, col, date, cell_format), row, col)
+
 
 class _Styles:
     def __init__(self, wb: xlsxwriter.Workbook):
@@ -61,7 +120,8 @@ class _Styles:
         self.key = wb.add_format({**base, "font_color": "#7F7F7F", "font_size": 8})
         self.link = wb.add_format({**base, "font_color": "#0563C1", "underline": 1})
         self.inp = {k: wb.add_format({**inp, "num_format": v}) for k, v in
-                    (("amount", MONEY), ("ratio", PCT), ("count", "#,##0"), ("date", DATE), ("text", "@"), ("gen", "General"))}
+                    (("amount", MONEY), ("ratio", PCT), ("count", "#,##0"), ("date", DATE), ("text", "@"), ("gen", "General"),
+                     ("year", "0"))}
         self.calc = {k: wb.add_format({**calc, "num_format": v}) for k, v in
                      (("amount", MONEY), ("ratio", PCT), ("count", "#,##0"), ("date", DATE), ("gen", "General"), ("year", "0")
                       )}
@@ -75,12 +135,15 @@ class _Styles:
             "warn": wb.add_format({"bg_color": "#FFEB9C", "font_color": "#9C5700"}),
             "not_applicable": wb.add_format({"font_color": "#808080"}),
             "missing_input": wb.add_format({"bg_color": "#F8CBAD", "font_color": "#833C0B"}),
+            # conditions are facts, not obligations: their own colours, never the red of a failure
+            "met": wb.add_format({"bg_color": "#DDEBF7", "font_color": "#1F4E79"}),
+            "not_met": wb.add_format({"bg_color": "#EDEDED", "font_color": "#404040", "italic": True}),
         }
 
 
 def _fmt_key(unit: str) -> str:
     return {"元": "amount", "%": "ratio", "日期": "date", "元/股": "amount", "股": "count", "月": "count",
-            "年": "count"}.get(unit, "gen")
+            "年": "year"}.get(unit, "gen")
 
 
 _FIELD_FMT = {Kind.AMOUNT: "amount", Kind.RATIO: "ratio", Kind.COUNT: "count", Kind.DATE: "date",
@@ -126,13 +189,41 @@ class WorkbookBuilder:
     def scalar(self, name: str):
         return self.cached(self.env.calc(name, None)[0])
 
+    # -- the board page's readable forms of the outputs ------------------------
+    @staticmethod
+    def _yes_no_formula(out: str) -> str:
+        """TRUE/FALSE/blank -> 是/否/缺少输入, through the labels (no text constants in formulas)."""
+        return f"=IF({out}=\"\",lbl_missing_input,IF({out},lbl_yes,lbl_no))"
+
+    def _yes_no(self, name: str) -> str:
+        v = self.env.calc(name, None)[0]
+        if isinstance(v, str) and v == "":
+            return self.L.labels["missing_input"][0]
+        return self.L.labels["yes" if bool(v) else "no"][0]
+
+    def _st_row(self) -> list[tuple]:
+        """是/否 when the exchange risk warning is in scope; else the rule's own status (不适用 or 缺少输入)."""
+        st = [r for r in self.model.rules if r.spec.kind == "st_low_dividend"]
+        if not st:
+            return []
+        rid = st[0].id
+        v = self.env.calc("st_risk_warning", None)[0]
+        cached = self.scalar(f"{rid}.status") if isinstance(v, str) else self._yes_no("st_risk_warning")
+        return [("低分红风险警示 Exchange risk warning",
+                 f"=IF(out_st_risk_warning=\"\",chk_{rid},IF(out_st_risk_warning,lbl_yes,lbl_no))", cached)]
+
+    def _in_units(self, name: str, unit: float):
+        v = self.env.calc(name, None)[0]
+        return EMPTY if isinstance(v, str) else float(v) / unit
+
     def formula(self, node, column: int | None = None) -> str:
         return "=" + node.render(CellRenderer(self.L, column))
 
     # -- build ---------------------------------------------------------------
     def write(self, path: Path) -> None:
         wb = xlsxwriter.Workbook(str(path), {"strings_to_numbers": False, "strings_to_formulas": False,
-                                             "strings_to_urls": False})
+                                             "strings_to_urls": False, "in_memory": True})  # no stray temp files
+        wb.worksheet_class = CheckedWorksheet  # every sheet, the UDF sheets too: nothing truncated silently
         self.wb, self.st = wb, _Styles(wb)
         self.ws = {k: wb.add_worksheet(v) for k, v in SHEETS.items()}
         self._lists()
@@ -159,11 +250,30 @@ class WorkbookBuilder:
                                 "select_unlocked_cells": True})
         self.ws["cover"].protect("", {"select_locked_cells": True, "select_unlocked_cells": True})
         self.ws["cover"].activate()
-        wb.close()
+        try:
+            wb.close()
+        except XlsxWriterException as e:  # FileCreateError (disk full, permissions), a duplicate sheet, …
+            raise XlmodelError(f"{path}: cannot write the workbook ({e})") from None
+
+    def _put(self, ws, row: int, col: int, text, fmt=None):
+        """Text from a plan or a case: always a string cell (never a formula or link); "" stays blank."""
+        text = "" if text is None else str(text)
+        if text == "":
+            return ws.write_blank(row, col, None, fmt)
+        return ws.write_string(row, col, text, fmt)
+
+    def _user_text(self, where: str, text: str) -> str:
+        """Text from the case, checked to fit one Excel cell (never truncated)."""
+        n = text_units(text)
+        if n > MAX_TEXT:
+            src = self.case.source if self.case else "<case>"
+            raise XlmodelError(f"{src}: {where}: a text of {n:,} characters is longer than an Excel cell holds "
+                               f"({MAX_TEXT:,}); it would be truncated")
+        return text
 
     def _header(self, ws, title_zh: str, title_en: str, cols: list[tuple[str, int]]):
         ws.write(0, 0, f"{title_zh}  {title_en}", self.st.title)
-        ws.write(1, 0, f"{self.policy.title_zh}（{self.policy.id} v{self.policy.version}）", self.st.note)
+        self._put(ws, 1, 0, f"{self.policy.title_zh}（{self.policy.id} v{self.policy.version}）", self.st.note)
         for i, (label, width) in enumerate(cols):
             ws.set_column(i, i, width)
             if label:
@@ -209,7 +319,8 @@ class WorkbookBuilder:
         elif kind == Kind.DATE:
             ws.write_datetime(row, col, dt.datetime.combine(value, dt.time()), fmt)
         elif kind == Kind.TEXT:
-            ws.write_string(row, col, str(value), fmt)  # text, never a formula, even if it starts with '='
+            where = f"company.{fid}" if fid in self.L.company else f"years.{fid}"
+            ws.write_string(row, col, self._user_text(where, str(value)), fmt)  # text, never a formula ('=…' too)
         else:
             ws.write_number(row, col, float(value), fmt)
         self._validate(ws, row, col, kind, fid)
@@ -274,8 +385,8 @@ class WorkbookBuilder:
         for rid, row in L.attest.items():
             spec = self.model.spec(rid)
             ws.write(row, 0, rid, st.key)
-            ws.write(row, 1, f"{spec.title_zh}（条款 {spec.clause}）", st.text)
-            ws.write(row, 2, spec.title_en, st.text)
+            self._put(ws, row, 1, f"{spec.title_zh}（条款 {spec.clause}）", st.text)
+            self._put(ws, row, 2, spec.title_en, st.text)
             ws.write(row, 3, "是/否", st.text)
             self._write_input(ws, row, L.t_col, cat.ATTEST + rid, self._input_value(cat.ATTEST + rid, None))
             self._write_note(ws, row, rid)
@@ -287,7 +398,7 @@ class WorkbookBuilder:
         """The source/notes cell of an input row (editable text, never a formula)."""
         note = self.case.notes.get(key) if self.case else None
         if note:
-            ws.write_string(row, self.L.notes_col, note, self.st.inp["text"])
+            ws.write_string(row, self.L.notes_col, self._user_text(f"notes.{key}", str(note)), self.st.inp["text"])
         else:
             ws.write_blank(row, self.L.notes_col, None, self.st.inp["text"])
 
@@ -310,27 +421,30 @@ class WorkbookBuilder:
         ws.write(3, 0, "阈值来自规划原文；公式只引用这些名称。修改须经董事会决议。Thresholds come from the plan text; formulas refer to these names only.", st.note)
         for name, prm in self.model.params.items():
             r0, r1 = self.L.params[name]
-            ws.write(r0, 0, pname(name), st.key)
-            ws.write(r0, 1, prm.zh, st.text)
-            ws.write(r0, 2, prm.en, st.text)
-            ws.write(r0, 4, prm.unit, st.text)
-            ws.write(r0, 5, prm.clause, st.text)
+            self._put(ws, r0, 0, pname(name), st.key)
+            self._put(ws, r0, 1, prm.zh, st.text)
+            self._put(ws, r0, 2, prm.en, st.text)
+            self._put(ws, r0, 4, prm.unit, st.text)
+            self._put(ws, r0, 5, prm.clause, st.text)
             values = prm.value if isinstance(prm.value, tuple) else (prm.value,)
             for row, v in zip(range(r0, r1 + 1), values):
                 if isinstance(v, str):
                     ws.write_string(row, 3, self.L.labels.get(v, (v,))[0], st.inp["gen"])
                     enum_id = next(k for k, choices in ENUMS.items() if v in choices)
                     ws.data_validation(row, 3, row, 3, {"validate": "list", "source": f"=list_{enum_id}"})
-                else:
-                    ws.write_number(row, 3, float(v), st.inp[_fmt_key(prm.unit)])
+                else:  # a fixed parameter (by law or by the model) is locked, a plan threshold is an input
+                    fmt = (st.inp if prm.editable else st.calc)[_fmt_key(prm.unit)]
+                    ws.write_number(row, 3, float(v), fmt)
+            if not prm.editable:
+                self._put(ws, r0, 6, "固定，不可修改 Fixed", st.note)
             self.wb.define_name(pname(name), f"={q(SHEETS['params'])}!$D${r0 + 1}" + (f":$D${r1 + 1}" if r1 > r0 else ""))
         if self.policy.major_outlay:
             mo = self.policy.major_outlay
             row = max(r1 for _, r1 in self.L.params.values()) + 2 if self.L.params else HEADER_ROW + 2
             ws.write(row, 0, "重大支出认定 Major outlay", st.section)
             ws.write(row, 1, "董事会认定（输入表）" if mo.definition == "board" else "按规划公式计算", st.text)
-            ws.write(row, 5, mo.clause, st.text)
-            ws.write(row, 6, mo.quote, st.wrap)
+            self._put(ws, row, 5, mo.clause, st.text)
+            self._put(ws, row, 6, mo.quote, st.wrap)
         ws.freeze_panes(HEADER_ROW + 1, 1)
 
     # -- calculations --------------------------------------------------------
@@ -354,10 +468,10 @@ class WorkbookBuilder:
         ws.write(first - 1, 0, "评估年度计算（规则中间结果）  Evaluation-year working", st.section)
         ws.write(first - 1, L.t_col, "评估年度", st.h)
         for name, row in L.calc_rows.items():
-            ws.write(row, 0, name, st.key)
+            self._put(ws, row, 0, name, st.key)
             zh, en = _calc_label(self.model, name)
-            ws.write(row, 1, zh, st.text)
-            ws.write(row, 2, en, st.text)
+            self._put(ws, row, 1, zh, st.text)
+            self._put(ws, row, 2, en, st.text)
             # booleans keep the General format: a custom one makes LibreOffice save them as 1/0
             ws.write_formula(row, L.t_col, self.formula(self.model.scalars[name]), st.calc[_calc_fmt(name)], self.scalar(name))
         ws.freeze_panes(HEADER_ROW + 1, FIRST_YEAR_COL)
@@ -367,8 +481,11 @@ class WorkbookBuilder:
         ws, L, st = self.ws["checks"], self.L, self.st
         self._header(ws, "检查", "Checks (one row per rule)",
                      [("规则 Rule", 30), ("条款 Clause", 16), ("描述", 46), ("Description", 46),
-                      ("实际 Actual", 18), ("要求 Required", 18), ("差额 Shortfall", 16), ("状态 Status", 12), ("单位 Unit", 8)])
-        ws.write(3, 0, "状态：通过/不通过/警告/不适用/缺少输入。条件行“通过”即条件满足。Status: pass/fail/warning/n.a./missing input; for conditions, pass = met.", st.note)
+                      ("实际 Actual", 18), ("界限类型 Bound", 10), ("界限 Bound", 18), ("余量 Margin", 16),
+                      ("差额 Shortfall", 16), ("状态 Status", 12), ("单位 Unit", 8)])
+        ws.write(3, 0, "条件：满足/不满足/缺少输入；规划要求与监管底线：通过/不通过/警告/不适用/缺少输入。界限：下限、上限或门槛；余量为界限内的空间。"
+                       "Conditions: met/not met/missing input; obligations: pass/fail/warning/n.a./missing input. Bound: minimum, limit or "
+                       "threshold; margin = headroom inside it.", st.note)
         for role, zh, en in (("condition", "现金分红条件", "Cash dividend conditions"), ("requirement", "规划要求", "Plan requirements"),
                              ("regulatory", "监管底线（适用于所有公司）", "Regulatory baseline (every company)")):
             rows = [L.check_rows[r.id] for r in self.model.rules if r.role == role]
@@ -377,24 +494,28 @@ class WorkbookBuilder:
             ws.write(min(rows) - 1, 0, f"{zh}  {en}", st.section)
         for rd in self.model.rules:
             row, s = L.check_rows[rd.id], rd.spec
-            ws.write(row, 0, s.id, st.key)
-            ws.write(row, 1, s.clause, st.text)
-            ws.write(row, 2, s.title_zh, st.wrap)
-            ws.write(row, 3, s.title_en, st.wrap)
-            ws.write(row, 8, rd.check.unit, st.text)
+            self._put(ws, row, 0, s.id, st.key)
+            self._put(ws, row, 1, s.clause, st.text)
+            self._put(ws, row, 2, s.title_zh, st.wrap)
+            self._put(ws, row, 3, s.title_en, st.wrap)
+            self._put(ws, row, 10, rd.check.unit, st.text)
+            if rd.bound and rd.check.required is not None:
+                self._put(ws, row, CHECK_COL_INDEX["bound_kind"], f"{cat.BOUND_ZH[rd.bound]} {cat.BOUND_EN[rd.bound]}", st.text)
             ws.set_row(row, 30)  # two lines of the wrapped descriptions
             fk = _fmt_key(rd.check.unit)
-            for col in ("actual", "required", "shortfall", "status"):
+            for col in ("actual", "required", "margin", "shortfall", "status"):
                 name = f"{s.id}.{col}"
                 if name not in self.model.scalars:
                     continue
                 value = self.scalar(name)
                 fmt = st.calc["gen"] if col == "status" or isinstance(value, bool) else st.calc[fk]
                 ws.write_formula(row, CHECK_COL_INDEX[col], self.formula(self.model.scalars[name]), fmt, value)
-            self.wb.define_name(f"chk_{s.id}", f"={q(SHEETS['checks'])}!$H${row + 1}")
+            self.wb.define_name(f"chk_{s.id}", f"={q(SHEETS['checks'])}!${CHECK_STATUS_COL}${row + 1}")
         rows = sorted(L.check_rows.values())
+        sc = CHECK_COL_INDEX["status"]
         for code, fmt in st.status.items():
-            ws.conditional_format(rows[0], 7, rows[-1], 7, {"type": "formula", "criteria": f"=$H{rows[0] + 1}=lbl_{code}", "format": fmt})
+            ws.conditional_format(rows[0], sc, rows[-1], sc, {"type": "formula", "criteria": f"=${CHECK_STATUS_COL}{rows[0] + 1}=lbl_{code}",
+                                                              "format": fmt})
         ws.freeze_panes(HEADER_ROW + 1, 2)
         ws.repeat_rows(HEADER_ROW)
 
@@ -418,9 +539,9 @@ class WorkbookBuilder:
             for code, fmt in st.status.items():
                 ws.conditional_format(row, 2, row, 2, {"type": "formula", "criteria": f"=$C{row + 1}=lbl_{code}", "format": fmt})
         ws.conditional_format(st_rows[1], 2, st_rows[1], 2, {"type": "formula", "criteria": f"=$C{st_rows[1] + 1}=lbl_check", "format": st.status["fail"]})
-        # chart data: cash by year against the minimum for the evaluation year
-        top = r0 + 3
-        ws.write(top, 0, "图表数据 Chart data", st.section)
+        top = self._rule_results(ws, r0 + 3)
+        # chart data (万元): cash by year against the minimum for the evaluation year
+        ws.write(top, 0, "图表数据（万元）Chart data (10k 元)", st.section)
         ws.write(top + 1, 1, "会计年度 FY", st.text)
         ws.write(top + 2, 1, "现金分红（含计入的回购）Cash", st.text)
         ws.write(top + 3, 1, "最低现金分红 Minimum required", st.text)
@@ -429,10 +550,12 @@ class WorkbookBuilder:
             col = 2 + i
             ws.set_column(col, col, 16)
             ws.write_formula(top + 1, col, f"={calc_sheet}!{xl_rowcol_to_cell(HEADER_ROW, L.year_col(off))}", st.calc["year"], self.year + off)
-            ws.write_formula(top + 2, col, f"={calc_sheet}!{xl_rowcol_to_cell(L.series['cash'], L.year_col(off))}", st.calc["amount"],
-                             self.cached(self.env.calc("cash", off)[0]))
+            cash = self.env.calc("cash", off)[0]
+            ws.write_formula(top + 2, col, f"={calc_sheet}!{xl_rowcol_to_cell(L.series['cash'], L.year_col(off))}/p_display_wan",
+                             st.calc["amount"], EMPTY if isinstance(cash, str) else float(cash) / 10_000)
         last = 2 + len(L.offsets) - 1
-        ws.write_formula(top + 3, last, "=out_min_cash_dividend", st.calc["amount"], self.scalar("min_cash_dividend"))
+        ws.write_formula(top + 3, last, "=out_min_cash_dividend/p_display_wan", st.calc["amount"],
+                         self._in_units("min_cash_dividend", 10_000))
         chart = self.wb.add_chart({"type": "column"})
         sheet = q(SHEETS["summary"])
         cats = f"={sheet}!${_c(2)}${top + 2}:${_c(last)}${top + 2}"
@@ -440,11 +563,33 @@ class WorkbookBuilder:
                           "values": f"={sheet}!${_c(2)}${top + 3}:${_c(last)}${top + 3}", "fill": {"color": "#4472C4"}})
         chart.add_series({"name": "最低要求 Minimum", "categories": cats,
                           "values": f"={sheet}!${_c(2)}${top + 4}:${_c(last)}${top + 4}", "fill": {"color": "#ED7D31"}})
-        chart.set_title({"name": "现金分红与最低要求（元）Cash dividends vs minimum", "name_font": {"name": FONT, "size": 11}})
+        chart.set_title({"name": "现金分红与最低要求（万元）Cash dividends vs minimum (10k 元)", "name_font": {"name": FONT, "size": 11}})
         chart.set_y_axis({"num_format": "#,##0", "num_font": {"name": FONT}})
         chart.set_x_axis({"num_font": {"name": FONT}})
         chart.set_legend({"position": "bottom", "font": {"name": FONT}})
         ws.insert_chart(top + 6, 1, chart, {"x_scale": 1.6, "y_scale": 1.2})
+
+    def _rule_results(self, ws, top: int) -> int:
+        """Which rule failed, by how much, under which clause: one line per rule, its status read from 检查."""
+        st, L = self.st, self.L
+        ws.write(top, 0, "规则结果 Rule results", st.section)
+        for c, h in enumerate(("规则 Rule", "条款 Clause", "状态 Status", "差额（元）Shortfall")):
+            ws.write(top + 1, c, h, st.h)
+        checks = q(SHEETS["checks"])
+        status_rows = []
+        for i, rd in enumerate(self.model.rules):
+            r = top + 2 + i
+            self._put(ws, r, 0, rd.spec.title_zh, st.wrap)
+            self._put(ws, r, 1, rd.spec.clause, st.text)
+            ws.write_formula(r, 2, f"=chk_{rd.id}", st.calc["gen"], self.scalar(f"{rd.id}.status"))
+            if rd.check.shortfall is not None:
+                cell = xl_rowcol_to_cell(L.check_rows[rd.id], CHECK_COL_INDEX["shortfall"], row_abs=True, col_abs=True)
+                ws.write_formula(r, 3, f"={checks}!{cell}", st.calc["amount"], self.scalar(f"{rd.id}.shortfall"))
+            status_rows.append(r)
+        first, last = status_rows[0], status_rows[-1]
+        for code, fmt in st.status.items():
+            ws.conditional_format(first, 2, last, 2, {"type": "formula", "criteria": f"=$C{first + 1}=lbl_{code}", "format": fmt})
+        return last + 3
 
     # -- plan text -----------------------------------------------------------
     def _text(self):
@@ -457,9 +602,9 @@ class WorkbookBuilder:
         treat_zh = {"computed": "计算检查", "attestation": "声明确认", "informational": "仅供参考"}
         for i, (cid, entry) in enumerate(p.clauses.items()):
             row = HEADER_ROW + 1 + i
-            ws.write(row, 0, cid, st.text)
+            self._put(ws, row, 0, cid, st.text)
             ws.write(row, 1, treat_zh[entry.treatment], st.text)
-            ws.write(row, 2, ", ".join(cited.get(cid, []) + list(entry.rules)), st.wrap)
+            self._put(ws, row, 2, ", ".join(cited.get(cid, []) + list(entry.rules)), st.wrap)
             text = clauses.get(cid, "")
             if entry.note:
                 text = f"{text}\n【说明】{entry.note}" if text else f"【说明】{entry.note}"
@@ -468,14 +613,14 @@ class WorkbookBuilder:
         if base is not None:
             row = HEADER_ROW + 2 + len(p.clauses)
             ws.write(row, 0, "监管底线 Regulatory baseline", st.section)
-            ws.write(row, 3, f"{base.title_zh}（{base.id} v{base.version}）", st.wrap)
+            self._put(ws, row, 3, f"{base.title_zh}（{base.id} v{base.version}）", st.wrap)
             for i, src in enumerate(base.sources):
                 ws.write_string(row + 1 + i, 3, src, st.wrap)
             for j, (cid, entry) in enumerate(base.clauses.items()):
                 r = row + 2 + len(base.sources) + j
-                ws.write(r, 0, cid, st.text)
+                self._put(ws, r, 0, cid, st.text)
                 ws.write(r, 1, treat_zh[entry.treatment], st.text)
-                ws.write(r, 2, ", ".join(x.id for x in base.rules if x.clause == cid), st.wrap)
+                self._put(ws, r, 2, ", ".join(x.id for x in base.rules if x.clause == cid), st.wrap)
                 ws.write_string(r, 3, "；".join(x.quote for x in base.rules if x.clause == cid) or (entry.note or ""), st.wrap)
         ws.freeze_panes(HEADER_ROW + 1, 1)
 
@@ -493,6 +638,14 @@ class WorkbookBuilder:
             ("政策 Policy", f"{p.id} v{p.version}（{p.plan_years[0]}–{p.plan_years[1]}）", None),
             ("评估年度 Evaluation year", "=in_evaluation_year", float(self.year)),
             ("总体结论 Overall result", "=out_overall_status", self.scalar("overall_status")),
+            ("现金分红条件满足 Conditions met", self._yes_no_formula("out_cash_conditions_met"),
+             self._yes_no("cash_conditions_met")),
+            ("最低现金分红（万元）Minimum cash (10k 元)", "=out_min_cash_dividend/p_display_wan", self._in_units("min_cash_dividend", 10_000)),
+            ("利润分配上限（亿元）Maximum distribution (100m 元)", "=out_max_distribution/p_display_yi",
+             self._in_units("max_distribution", 100_000_000)),
+            *self._st_row(),
+            ("不通过 / 警告 / 缺少输入 Failed / warnings / missing", "=out_fail_count&\" / \"&out_warn_count&\" / \"&out_missing_input_count",
+             f"{int(self.scalar('fail_count'))} / {int(self.scalar('warn_count'))} / {int(self.scalar('missing_input_count'))}"),
             ("模型检查 Model check", "=out_check_flag", self.scalar("check_flag")),
             ("生成 Generated by", f"xlmodel {__version__}", None),
         ]
@@ -502,7 +655,12 @@ class WorkbookBuilder:
             if cached is None:
                 ws.write_string(r, 2, value, st.text)
             else:
-                ws.write_formula(r, 2, value, st.out["gen"], cached)
+                fmt = st.out["amount"] if "/p_display_" in value else st.out["gen"]
+                ws.write_formula(r, 2, value, fmt, cached)
+            if value in ("=out_overall_status", "=out_check_flag"):  # the result cell coloured by its value
+                for code, sfmt in st.status.items():
+                    ws.conditional_format(r, 2, r, 2, {"type": "formula", "criteria": f"=$C${r + 1}=lbl_{code}", "format": sfmt})
+                ws.conditional_format(r, 2, r, 2, {"type": "formula", "criteria": f"=$C${r + 1}=lbl_check", "format": st.status["fail"]})
         r = 3 + len(rows) + 1
         ws.write(r, 1, "单元格样式 Cell styles", st.section)
         ws.write(r + 1, 1, "输入（可编辑）Input", st.inp["gen"])
@@ -565,7 +723,7 @@ def _calc_label(model: cat.Model, name: str) -> tuple[str, str]:
     fixed = {
         "major_outlay": ("有重大投资计划或重大现金支出", "Major outlay planned"),
         "major_outlay_threshold": ("重大支出金额标准", "Major outlay threshold"),
-        "cond_fail_count": ("未满足的条件数", "Conditions not met"),
+        "cond_not_met_count": ("未满足的条件数", "Conditions not met"),
         "cond_missing_count": ("缺少输入的条件数", "Conditions missing input"),
         "cond_met": ("现金分红条件全部满足", "All cash dividend conditions met"),
         "cond_unknown": ("条件无法判断（缺少输入）", "Conditions undetermined (missing input)"),
@@ -575,22 +733,36 @@ def _calc_label(model: cat.Model, name: str) -> tuple[str, str]:
     rid, _, what = name.rpartition(".")
     title = next((r.spec.title_zh for r in model.rules if r.id == rid), rid)
     return {
-        "applies": (f"适用：{title}", f"Applies: {rid}"),
+        "reason": (f"不适用的原因：{title}", f"Why it does not apply: {rid}"),
+        "test": (f"检验是否成立：{title}", f"Test holds: {rid}"),
+        "missing": (f"检验所需输入缺失：{title}", f"Inputs of the test missing: {rid}"),
+        "unknown": (f"适用性无法判断（缺少输入）：{title}", f"Applicability undetermined: {rid}"),
+        "na": (f"不适用：{title}", f"Not applicable: {rid}"),
         "min_cash": (f"本年所需现金：{title}", f"Cash required this year: {rid}"),
         "share": (f"适用的最低现金占比：{title}", f"Minimum cash share applied: {rid}"),
-    }.get(what, (name, name))
+    }.get(what) or ((f"适用条件第{what[2:]}项不成立：{title}", f"Applicability part {what[2:]} is false: {rid}")
+                    if what[:2] == "na" and what[2:].isdigit() else (name, name))
 
 
 def build_workbook(out: Path, policy: Policy | str | None = None, case: Case | None = None,
                    evaluation_year: int | None = None, force: bool = False, udf: bool = False) -> Path:
-    """Write the workbook atomically; refuse to overwrite unless ``force``. ``udf``: add the UDF sheets."""
-    from ..errors import OutputExistsError
+    """Write the workbook atomically; refuse to overwrite unless ``force``. ``udf``: add the UDF sheets.
 
-    out = Path(out)
-    if out.exists() and not force:
-        raise OutputExistsError(f"{out} exists; pass --force to overwrite it")
-    pol = load_policy(policy or case.policy) if not isinstance(policy, Policy) else policy
+    The path is checked before any work (:func:`xlmodel.io.check_output`); without ``force`` an
+    existing file is never replaced, not even one that appears while the workbook is written."""
+    out = check_output(out, force=force, suffixes=(".xlsx",))
+    if isinstance(policy, Policy):
+        pol = policy
+    elif policy:
+        pol = load_policy(policy)  # the command line / Python API: an id or a path
+    else:
+        from ..policy import policy_by_id
+
+        pol = policy_by_id(case.policy)  # a case names its plan by id, never by a path
     builder = WorkbookBuilder(pol, case, evaluation_year, udf=udf)
-    with atomic_write(out) as tmp:
-        builder.write(tmp)
+    with atomic_write(out, force=force) as tmp:
+        try:
+            builder.write(tmp)
+        except XlsxWriterException as e:  # an invalid sheet name, a duplicate, …: an error, never half a file
+            raise XlmodelError(f"{out}: cannot write the workbook ({type(e).__name__}: {e})") from None
     return out

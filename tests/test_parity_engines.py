@@ -1,11 +1,12 @@
-"""Parity in a real spreadsheet engine: workbook formulas == evaluator == cached values.
+"""Parity in two real spreadsheet engines: workbook formulas == evaluator == cached values.
 
 For every plan, N randomised and boundary cases (xlmodel.synth) are built into
-workbooks, recalculated in headless LibreOffice with a profile that forces
-recalculation on load, and read back. Every formula cell LibreOffice computed
-must equal the value xlmodel cached in it, and the named outputs and rule
-statuses must equal the evaluator's report. Fails (not skips) in CI when
-LibreOffice is missing. XLMODEL_PARITY_N overrides N (default 300 per plan).
+workbooks once, then recalculated in headless LibreOffice (a profile that forces
+recalculation on load) and in Gnumeric (``ssconvert --recalc``), and read back.
+In each engine every formula cell must equal the value xlmodel cached in it, and
+the named outputs and rule statuses must equal the evaluator's report. Fails (not
+skips) in CI when an engine is missing. XLMODEL_PARITY_N overrides N (default 300
+per plan).
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ import pytest
 from xlmodel.catalogue import STATUS_ZH
 from xlmodel.evaluator import evaluate
 from xlmodel.synth import parity_cases
-from xlmodel.workbook.layout import OUTPUTS, SHEETS, Layout
-from xlmodel.workbook.recalc import recalculate
+from xlmodel.workbook.layout import CHECK_COL_INDEX, OUTPUTS, SHEETS, Layout, col_name
+from xlmodel.workbook.recalc import recalculate, recalculate_gnumeric
 from xlmodel.workbook.writer import build_workbook
 
 POLICIES = ("far-east-2022-2024", "gcl-energy-2022-2024", "houpu-2024-2026")
@@ -29,7 +30,8 @@ N = int(os.environ.get("XLMODEL_PARITY_N", "300"))
 FORMULA_SHEETS = (SHEETS["calc"], SHEETS["checks"], SHEETS["summary"], SHEETS["cover"])
 ZH_STATUS = {v: k for k, v in STATUS_ZH.items()}
 
-pytestmark = pytest.mark.libreoffice
+ENGINES = ("libreoffice", "gnumeric")
+pytestmark = pytest.mark.engines
 
 
 def _values(path: Path) -> dict[tuple[str, str], object]:
@@ -48,20 +50,30 @@ def _values(path: Path) -> dict[tuple[str, str], object]:
 
 
 @pytest.fixture(scope="module")
-def parity(libreoffice, tmp_path_factory):
+def built(tmp_path_factory):
+    """The parity set, built once for both engines."""
     root = tmp_path_factory.mktemp("parity")
-    built = []
+    out = []
     for pid in POLICIES:
         for i, case in enumerate(parity_cases(pid, N)):
             path = root / "built" / f"{pid}-{i:03d}.xlsx"
             build_workbook(path, case=case)
-            built.append((case, path))
-    paths = [p for _, p in built]
-    halves = [paths[0::2], paths[1::2]]  # two soffice processes, one per core
+            out.append((case, path))
+    return root, out
+
+
+@pytest.fixture(scope="module", params=ENGINES)
+def parity(request, built):
+    """(case, our workbook, the engine's recalculated copy) for every case of the set, per engine."""
+    request.getfixturevalue(request.param)  # the engine is installed (fails in CI when it is not)
+    root, cases = built
+    paths = [p for _, p in cases]
+    halves = [paths[0::2], paths[1::2]]  # two engine processes at a time, one per core
+    run = recalculate if request.param == "libreoffice" else recalculate_gnumeric
     with ThreadPoolExecutor(2) as pool:
-        outs = list(pool.map(lambda ps: recalculate(ps, root / "lo"), halves))
+        outs = list(pool.map(lambda ps: run(ps, root / request.param), halves))
     recalculated = {p.name: p for ps in outs for p in ps}
-    return [(case, path, recalculated[path.name]) for case, path in built]
+    return request.param, [(case, path, recalculated[path.name]) for case, path in cases]
 
 
 def _same(a, b) -> bool:
@@ -72,24 +84,26 @@ def _same(a, b) -> bool:
     return a == b
 
 
-def test_every_formula_cell_equals_libreoffice(parity):
-    """The cached values xlmodel writes are exactly what LibreOffice computes."""
+def test_every_formula_cell_equals_the_engine(parity):
+    """The cached values xlmodel writes are exactly what each engine computes."""
+    engine, sets = parity
     mismatches = []
     cells = 0
-    for case, ours, theirs in parity:
+    for case, ours, theirs in sets:
         a, b = _values(ours), _values(theirs)
         for key in sorted(set(a) | set(b)):
             cells += 1
             if not _same(a.get(key), b.get(key)):
-                mismatches.append(f"{case.source} {key}: xlmodel {a.get(key)!r} vs LibreOffice {b.get(key)!r}")
-    print(f"\n{len(parity)} workbooks, {cells} cells compared, {len(mismatches)} mismatches")
+                mismatches.append(f"{case.source} {key}: xlmodel {a.get(key)!r} vs {engine} {b.get(key)!r}")
+    print(f"\n{engine}: {len(sets)} workbooks, {cells} cells compared, {len(mismatches)} mismatches")
     assert not mismatches, "\n".join(mismatches[:30])
 
 
 def test_outputs_and_statuses_equal_the_evaluator(parity):
-    """Named outputs and every rule's status, as LibreOffice computes them, equal evaluate()."""
+    """Named outputs and every rule's status, as each engine computes them, equal evaluate()."""
+    engine, sets = parity
     mismatches = []
-    for case, _ours, theirs in parity:
+    for case, _ours, theirs in sets:
         rep = evaluate(case)
         from xlmodel.evaluator import model_for
 
@@ -108,51 +122,57 @@ def test_outputs_and_statuses_equal_the_evaluator(parity):
         }
         for k, v in want.items():
             if not _same(got[k], v):
-                mismatches.append(f"{case.source} {k}: LibreOffice {got[k]!r} vs evaluator {v!r}")
+                mismatches.append(f"{case.source} {k}: {engine} {got[k]!r} vs evaluator {v!r}")
         for r in rep.rules:
-            cell = (SHEETS["checks"], f"H{layout.check_rows[r.id] + 1}")
+            cell = (SHEETS["checks"], f"{col_name(CHECK_COL_INDEX['status'])}{layout.check_rows[r.id] + 1}")
             lo_status = ZH_STATUS.get(vals.get(cell))
             if lo_status != r.status:
-                mismatches.append(f"{case.source} {r.id}: LibreOffice {lo_status} vs evaluator {r.status}")
-            for col, want_v in (("E", r.actual), ("F", r.required), ("G", r.shortfall)):
+                mismatches.append(f"{case.source} {r.id}: {engine} {lo_status} vs evaluator {r.status}")
+            for key, want_v in (("actual", r.actual), ("required", r.required), ("margin", r.margin),
+                                ("shortfall", r.shortfall)):
+                col = col_name(CHECK_COL_INDEX[key])
                 got_v = vals.get((SHEETS["checks"], f"{col}{layout.check_rows[r.id] + 1}"))
                 if isinstance(want_v, (int, float)) and not isinstance(want_v, bool) and r.unit != "日期":
                     if not _same(got_v, want_v):
-                        mismatches.append(f"{case.source} {r.id}.{col}: LibreOffice {got_v!r} vs evaluator {want_v!r}")
+                        mismatches.append(f"{case.source} {r.id}.{col}: {engine} {got_v!r} vs evaluator {want_v!r}")
     assert not mismatches, "\n".join(mismatches[:30])
 
 
-def test_the_cases_reach_every_status(parity):
+def test_the_cases_reach_every_status(built):
     """The generated cases are not trivial: every status and both condition outcomes occur."""
     seen, conds = set(), set()
-    for case, *_ in parity:
+    for case, _path in built[1]:
         rep = evaluate(case)
         seen |= {r.status for r in rep.rules}
         conds.add(rep.cash_conditions_met)
-    assert seen == {"pass", "fail", "warn", "not_applicable", "missing_input"}
+    assert seen == {"pass", "fail", "warn", "not_applicable", "missing_input", "met", "not_met"}
     assert conds == {True, False, None}
 
 
-def test_libreoffice_really_recalculates(libreoffice, tmp_path):
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_engine_really_recalculates(engine, request, tmp_path):
     """A deliberately wrong cached value is corrected by the forced recalculation."""
     import xlsxwriter
 
+    request.getfixturevalue(engine)
     src = tmp_path / "bogus.xlsx"
     wb = xlsxwriter.Workbook(str(src))
     ws = wb.add_worksheet("计算")
     ws.write_number(0, 0, 1000000.15)
     ws.write_formula(0, 1, "=ROUND(A1*0.3,2)", None, 999)  # 300000.045 -> 300000.05 (half up)
     wb.close()
-    out = recalculate([src], tmp_path / "lo")[0]
+    out = (recalculate if engine == "libreoffice" else recalculate_gnumeric)([src], tmp_path / engine)[0]
     assert openpyxl.load_workbook(out, data_only=True)["计算"]["B1"].value == 300000.05
 
 
 SAMPLES = sorted((Path(__file__).resolve().parents[1] / "samples").glob("*.xlsx"))
 
 
-def test_sample_workbooks_show_the_same_results_after_recalculation(libreoffice, tmp_path):
-    """The committed sample workbooks: LibreOffice's forced recalculation changes no value."""
-    outs = recalculate(SAMPLES, tmp_path)
+@pytest.mark.parametrize("engine", ENGINES)
+def test_sample_workbooks_show_the_same_results_after_recalculation(engine, request, tmp_path):
+    """The committed sample workbooks: each engine's forced recalculation changes no value."""
+    request.getfixturevalue(engine)
+    outs = (recalculate if engine == "libreoffice" else recalculate_gnumeric)(SAMPLES, tmp_path)
     for ours, theirs in zip(SAMPLES, outs):
         a, b = _values(ours), _values(theirs)
         diff = [k for k in set(a) | set(b) if not _same(a.get(k), b.get(k))]

@@ -1,0 +1,475 @@
+"""Write the results of ``xlmodel evaluate --batch`` (a DataFrame) as CSV or XLSX.
+
+* CSV, for machines: one header row of column ids, UTF-8 with a BOM (Excel opens the Chinese
+  text correctly), the values as :func:`~xlmodel.batch.evaluate_batch` gives them (status codes,
+  ``True``/``False``, dates ``YYYY-MM-DD``, blank for none).
+* XLSX, for people: a summary sheet 汇总 first (counts by overall status and by rule and
+  status, the company-years at risk of the exchange low-dividend warning with the cash each still
+  needs, a legend), then the results sheet 结果 with a two-row header (Chinese label, column id),
+  frozen below the header and right of the company columns, an autofilter, 元 amounts as
+  ``#,##0.00``, ratios as percentages, dates as dates, statuses and yes/no in Chinese
+  (满足/不满足, 通过/不通过/警告, 不适用, 缺少输入; 是/否) and coloured by conditional formats.
+  Every cell is a static value: no formula is written.
+
+Company names and stock codes come from the input table, so every text cell is
+written as inert text: in CSV through :func:`~xlmodel.sanitize.csv_cell` (a text
+a spreadsheet would run as a formula gets a leading ``'``), in XLSX with
+XlsxWriter's ``write_string`` (never a formula or a hyperlink). Numbers stay
+numbers, blanks stay blank. Both are written atomically (:func:`~xlmodel.io.atomic_write`)
+and never overwrite an existing file unless ``force``.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .errors import XlmodelError
+from .io import atomic_write
+from .progress import progress_bar
+from .sanitize import csv_cell
+
+AMOUNT_COLUMNS = ("min_cash_dividend", "max_distribution", "cash_needed_to_avoid_st")
+AMOUNT_SUFFIXES = (".shortfall", ".actual", ".bound", ".required", ".margin")
+AMOUNT_FORMAT = "#,##0.00"
+PERCENT_FORMAT = "0.00%"
+DATE_FORMAT = "yyyy-mm-dd"
+SUMMARY_SHEET, RESULTS_SHEET = "汇总", "结果"
+HEADER_ROWS = 2  #: the results sheet's header: Chinese labels, then column ids
+XLSX_MAX_ROWS, XLSX_MAX_COLS, XLSX_MAX_TEXT = 1_048_576, 16_384, 32_767
+CHUNK = 500  #: rows between progress updates
+
+#: (status code, 中文 label, who has it, meaning 中文, meaning English), the legend's order
+LEGEND = (
+    ("met", "满足", "条件", "条件成立", "the condition holds"),
+    ("not_met", "不满足", "条件", "条件不成立：以条件为前提的最低分红不适用", "the condition does not hold: minimums that depend on it do not apply"),
+    ("pass", "通过", "规划要求、监管规则", "符合要求", "the requirement is met"),
+    ("fail", "不通过", "规划要求、监管规则", "不符合要求：“差额”列给出缺口", "the requirement is not met: the shortfall column says by how much"),
+    ("warn", "警告", "规划要求、监管规则", "建议性要求未满足，或需关注", "a recommendation is not met, or needs attention"),
+    ("not_applicable", "不适用", "全部", "本年度该规则不适用（原因见 xlmodel evaluate 报告）", "the rule does not apply this year (the report says why)"),
+    ("missing_input", "缺少输入", "全部", "该规则所需的输入为空", "an input the rule needs is blank"),
+)
+STATUS_LABELS = {code: zh for code, zh, *_ in LEGEND}
+#: cell colours of the statuses (the workbook's palette: a condition is a fact, never the red of a failure)
+STATUS_COLOURS = {
+    "pass": {"bg_color": "#C6EFCE", "font_color": "#006100"},
+    "fail": {"bg_color": "#FFC7CE", "font_color": "#9C0006", "bold": True},
+    "warn": {"bg_color": "#FFEB9C", "font_color": "#9C5700"},
+    "not_applicable": {"font_color": "#808080"},
+    "missing_input": {"bg_color": "#F8CBAD", "font_color": "#833C0B"},
+    "met": {"bg_color": "#DDEBF7", "font_color": "#1F4E79"},
+    "not_met": {"bg_color": "#EDEDED", "font_color": "#404040", "italic": True},
+}
+_OVERALL_ORDER = ("pass", "warn", "fail", "missing_input", "not_applicable")
+_RULE_ORDER = ("met", "not_met", "pass", "fail", "warn", "not_applicable", "missing_input")
+_ROLE_ZH = {"condition": "条件", "requirement": "规划要求", "regulatory": "监管规则"}
+_YES_NO = {True: "是", False: "否"}
+
+
+def is_amount_column(name) -> bool:
+    name = str(name)
+    return name in AMOUNT_COLUMNS or name.endswith(AMOUNT_SUFFIXES)
+
+
+def column_info(df: pd.DataFrame | dict, name: str) -> dict:
+    """A column's labels and units: from ``df.attrs["columns"]`` (:func:`~xlmodel.batch.evaluate_batch`;
+    or that dict itself), else guessed from its id (a frame built by hand)."""
+    got = ((df if isinstance(df, dict) else df.attrs.get("columns")) or {}).get(name)
+    if got:
+        return got
+    from .batch import _LEAD_LABELS, _OUTPUT_UNITS, RULE_PART_LABELS
+
+    if name in _LEAD_LABELS:
+        zh, en, unit = _LEAD_LABELS[name]
+        return {"zh": zh, "en": en, "units": [unit]}
+    if name in _OUTPUT_UNITS:
+        return {"zh": name, "en": name, "units": [_OUTPUT_UNITS[name]]}
+    rid, _, part = name.rpartition(".")
+    if rid and part in RULE_PART_LABELS:
+        return {"zh": f"{rid} {RULE_PART_LABELS[part][0]}", "en": name, "rule": rid, "part": part,
+                "units": ["状态"] if part == "status" else ["元"] if is_amount_column(name) else []}
+    return {"zh": name, "en": name, "units": []}
+
+
+def _value(v):
+    """A DataFrame cell as None (blank), bool, int, float, str or a date/datetime."""
+    if isinstance(v, np.generic):
+        v = v.item()
+    if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA or v is pd.NaT:
+        return None
+    if isinstance(v, (bool, int, float, str, dt.date)):
+        return v
+    if isinstance(v, pd.Timestamp):
+        return v.to_pydatetime()
+    return str(v)
+
+
+def _csv_text(v) -> str:
+    v = _value(v)
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "True" if v else "False"
+    if isinstance(v, float):
+        return repr(v) if math.isfinite(v) else csv_cell(str(v))
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, dt.datetime):
+        return v.isoformat()[:10] if v.time() == dt.time() else v.isoformat()
+    if isinstance(v, dt.date):
+        return v.isoformat()
+    return csv_cell(v)
+
+
+def write_batch_csv(df: pd.DataFrame, path, *, force: bool = False, progress: bool | None = False) -> Path:
+    """UTF-8 with a BOM (so Excel opens Chinese text correctly); one header row of column ids;
+    every text cell through ``csv_cell``."""
+    path = Path(path)
+    bar = progress_bar(len(df), "写出 writing", progress)
+    with atomic_write(path, force=force) as tmp:
+        with open(tmp, "w", encoding="utf-8-sig", newline="") as fh:
+            w = csv.writer(fh, lineterminator="\r\n")
+            w.writerow([_csv_text(str(c)) for c in df.columns])
+            for i, row in enumerate(df.itertuples(index=False, name=None), start=1):
+                w.writerow([_csv_text(v) for v in row])
+                if i % CHUNK == 0:
+                    bar.update(CHUNK)
+    bar.close()
+    return path
+
+
+def write_batch_xlsx(df: pd.DataFrame, path, *, force: bool = False, progress: bool | None = False) -> Path:
+    """The summary sheet 汇总 and the results sheet 结果 (see the module doc); static values only."""
+    import xlsxwriter
+    from xlsxwriter.exceptions import XlsxWriterException
+
+    path = Path(path)
+    n_rows, n_cols = len(df), len(df.columns)
+    if n_rows + HEADER_ROWS > XLSX_MAX_ROWS or n_cols > XLSX_MAX_COLS:
+        raise XlmodelError(f"{path}: {n_rows} rows × {n_cols} columns do not fit in an Excel sheet "
+                           f"({XLSX_MAX_ROWS - HEADER_ROWS} rows, {XLSX_MAX_COLS} columns); write a .csv instead")
+    meta = dict(df.attrs)
+    df = df.copy(deep=False)
+    df.attrs = {}  # pandas deep-copies attrs on every operation: read them once
+    bar = progress_bar(n_rows, "写出 writing", progress)
+    with atomic_write(path, force=force) as tmp:
+        wb = xlsxwriter.Workbook(str(tmp), {"strings_to_formulas": False, "strings_to_urls": False,
+                                            "strings_to_numbers": False, "nan_inf_to_errors": False,
+                                            "in_memory": True})  # no temporary files of its own
+        try:
+            st = _Styles(wb)
+            summary = wb.add_worksheet(SUMMARY_SHEET)  # first: the sheet a reader opens on
+            results = wb.add_worksheet(RESULTS_SHEET)
+            _results_sheet(results, st, df, meta, path, bar)
+            _summary_sheet(summary, st, df, meta, path)
+        except XlsxWriterException as e:
+            wb.fileclosed = True
+            raise XlmodelError(f"{path}: cannot write ({type(e).__name__}: {e})") from None
+        except BaseException:
+            wb.fileclosed = True  # nothing to save: the temporary file is removed
+            raise
+        try:
+            wb.close()
+        except XlsxWriterException as e:
+            raise XlmodelError(f"{path}: cannot write ({e})") from None
+    bar.close()
+    return path
+
+
+class _Styles:
+    def __init__(self, wb):
+        base = {"font_name": "Microsoft YaHei", "font_size": 10}
+        self.base = base
+        add = wb.add_format
+        self.plain = add(base)
+        self.money = add({**base, "num_format": AMOUNT_FORMAT})
+        self.pct = add({**base, "num_format": PERCENT_FORMAT})
+        self.int = add({**base, "num_format": "0"})
+        self.date = add({**base, "num_format": DATE_FORMAT})
+        self.center = add({**base, "align": "center"})
+        head = {**base, "bold": True, "font_color": "#FFFFFF", "text_wrap": True, "valign": "top", "border": 1}
+        ids = {**base, "font_size": 9, "font_color": "#1F3864", "border": 1}
+        # a rule's columns share a header colour; neighbouring rules alternate
+        self.head = [add({**head, "bg_color": c}) for c in ("#1F4E79", "#2F5597")]
+        self.ids = [add({**ids, "bg_color": c}) for c in ("#D9E1F2", "#B4C6E7")]
+        self.title = add({**base, "bold": True, "font_size": 14, "font_color": "#1F4E79"})
+        self.section = add({**base, "bold": True, "font_size": 11, "bg_color": "#D9E1F2"})
+        self.th = add({**head, "bg_color": "#1F4E79"})
+        self.note = add({**base, "font_color": "#595959", "text_wrap": True, "valign": "top"})
+        self.wrap = add({**base, "text_wrap": True, "valign": "top"})
+        self.bold_int = add({**base, "bold": True, "num_format": "0"})
+        self.status = {k: add({**base, **v}) for k, v in STATUS_COLOURS.items()}  # static cells (the legend)
+        self.cond = {k: add(v) for k, v in STATUS_COLOURS.items()}  # conditional formats: colours only
+
+
+def _put(ws, path: Path, row: int, col: int, text: str, fmt, where: str) -> int:
+    """write_string, refusing what Excel would truncate (32,767 UTF-16 units per cell)."""
+    units = len(text.encode("utf-16-le")) // 2
+    if units > XLSX_MAX_TEXT:
+        raise XlmodelError(f"{path}: {where}: a text of {units:,} characters is longer than an Excel cell holds "
+                           f"({XLSX_MAX_TEXT:,}); it would be truncated — write a .csv instead")
+    rc = ws.write_string(row, col, text, fmt)
+    if rc:
+        raise XlmodelError(f"{path}: cannot write {where} (XlsxWriter code {rc})")
+    return 0
+
+
+def _company_columns(columns: list[str]) -> int:
+    """How many leading columns identify the company (frozen beside the header): up to the last of
+    company_name / stock_code among the leading key columns."""
+    keys = ("company_name", "stock_code", "policy", "fiscal_year")
+    n = last = 0
+    while n < len(columns) and columns[n] in keys:
+        if columns[n] in ("company_name", "stock_code"):
+            last = n + 1
+        n += 1
+    return last or n
+
+
+def _width(name: str, units: list[str]) -> int:
+    if name == "company_name":
+        return 26
+    if name == "policy":
+        return 22
+    if name in ("stock_code", "fiscal_year", "in_plan_period"):
+        return 10
+    if "元" in units:
+        return 17
+    if "状态" in units or "是/否" in units:
+        return 10
+    return 13
+
+
+def _results_sheet(ws, st: _Styles, df: pd.DataFrame, meta: dict, path: Path, bar) -> None:
+    columns = [str(c) for c in df.columns]
+    infos = [column_info(meta.get("columns") or {}, c) for c in columns]
+    n_rows, n_cols = len(df), len(columns)
+    group, prev = 0, None
+    for j, (name, info) in enumerate(zip(columns, infos)):
+        rule = info.get("rule")
+        if rule is not None and rule != prev:
+            group += 1
+        prev = rule
+        g = group % 2 if rule is not None else 0
+        _put(ws, path, 0, j, str(info.get("zh") or name), st.head[g], f"{RESULTS_SHEET}: the header of column {j + 1}")
+        _put(ws, path, 1, j, name, st.ids[g], f"{RESULTS_SHEET}: the header of column {j + 1}")
+        ws.set_column(j, j, _width(name, info.get("units") or []))
+    ws.set_row(0, 64)
+
+    writers = [_cell_writer(ws, st, path, name, info) for name, info in zip(columns, infos)]
+    for i, row in enumerate(df.itertuples(index=False, name=None)):
+        r = i + HEADER_ROWS
+        for j, raw in enumerate(row):
+            writers[j](r, j, raw)
+        if (i + 1) % CHUNK == 0:
+            bar.update(CHUNK)
+    ws.freeze_panes(HEADER_ROWS, _company_columns(columns))
+    ws.autofilter(HEADER_ROWS - 1, 0, HEADER_ROWS - 1 + max(n_rows, 1), max(n_cols - 1, 0))
+    status_cols = [j for j, info in enumerate(infos) if "状态" in (info.get("units") or [])]
+    if n_rows and status_cols:
+        first, last = HEADER_ROWS, HEADER_ROWS + n_rows - 1
+        ranges = " ".join(f"{_col_name(j)}{first + 1}:{_col_name(j)}{last + 1}" for j in status_cols)
+        for code, label in STATUS_LABELS.items():
+            ws.conditional_format(first, status_cols[0], last, status_cols[0],
+                                  {"type": "cell", "criteria": "==", "value": f'"{label}"',
+                                   "format": st.cond[code], "multi_range": ranges})
+
+
+def _col_name(j: int) -> str:
+    from xlsxwriter.utility import xl_col_to_name
+
+    return xl_col_to_name(j)
+
+
+def _cell_writer(ws, st: _Styles, path: Path, name: str, info: dict):
+    """A function writing one cell of the column: statuses and yes/no as Chinese labels, numbers
+    with the column's format, dates as dates, any other text as inert text."""
+    units = info.get("units") or []
+    status = "状态" in units
+    option = "选项" in units
+    num = (st.money if "元" in units or (not units and is_amount_column(name)) else st.pct if "%" in units
+           else st.int if units and units[0] in ("年", "项") else st.plain)
+    labels: dict = {}
+    if option:
+        from .fields import ENUMS
+
+        for choices in ENUMS.values():
+            labels.update(choices)
+
+    def put(r: int, j: int, raw) -> None:
+        v = _value(raw)
+        if v is None:
+            return
+        if isinstance(v, bool):
+            rc = ws.write_string(r, j, _YES_NO[v], st.center)
+        elif isinstance(v, (int, float)):
+            rc = ws.write_number(r, j, v, num) if math.isfinite(v) else \
+                _put(ws, path, r, j, str(v), st.plain, f"{RESULTS_SHEET} row {r + 1}, column {name!r}")
+        elif isinstance(v, dt.date):
+            rc = ws.write_datetime(r, j, v, st.date)
+        elif status:
+            rc = ws.write_string(r, j, STATUS_LABELS.get(v, v), st.plain) if v in STATUS_LABELS else \
+                _put(ws, path, r, j, v, st.plain, f"{RESULTS_SHEET} row {r + 1}, column {name!r}")
+        else:
+            rc = _put(ws, path, r, j, labels.get(v, v) if option else v, st.plain,
+                      f"{RESULTS_SHEET} row {r + 1}, column {name!r}")
+        if rc:
+            raise XlmodelError(f"{path}: cannot write row {r + 1}, column {name!r} (code {rc})")
+    return put
+
+
+# ---- the summary sheet ---------------------------------------------------------------------------
+
+def at_risk(df: pd.DataFrame) -> pd.DataFrame:
+    """The company-years with ``st_risk_warning`` true, by the cash each still needs to avoid the
+    warning (``cash_needed_to_avoid_st``, most first), then company and year."""
+    if "st_risk_warning" not in df.columns:
+        return df.iloc[0:0]
+    flagged = df[df["st_risk_warning"].map(lambda v: isinstance(v, (bool, np.bool_)) and bool(v)).astype(bool)]
+    cols = [c for c in ("company_name", "stock_code", "policy", "fiscal_year", "cash_needed_to_avoid_st") if c in df.columns]
+    keys = [c for c in ("cash_needed_to_avoid_st", "stock_code", "company_name", "fiscal_year") if c in cols]
+    asc = [c != "cash_needed_to_avoid_st" for c in keys]
+    return flagged[cols].sort_values(keys, ascending=asc, na_position="last", kind="stable") if keys else flagged[cols]
+
+
+def _summary_sheet(ws, st: _Styles, df: pd.DataFrame, meta: dict, path: Path) -> None:
+    from . import __version__
+
+    n = len(df)
+    ws.set_column(0, 0, 30)
+    ws.set_column(1, 1, 44)
+    ws.set_column(2, 12, 12)
+    r = 0
+    ws.write_string(r, 0, "分红回报规划批量评估汇总 Batch evaluation summary", st.title)
+    r += 1
+    key = next((c for c in ("stock_code", "company_name") if c in df.columns), None)
+    companies = df[key].nunique() if key else 0
+    ws.write_string(r, 0, f"{n:,} 个公司年度 company-years，{companies:,} 家公司 companies；xlmodel {__version__}；"
+                          f"明细见“{RESULTS_SHEET}”表 (details on the {RESULTS_SHEET} sheet)", st.note)
+    r += 1
+    policies = meta.get("policies") or {}
+    if "policy" in df.columns:
+        for pid, grp in df.groupby("policy", sort=True):
+            meta = policies.get(pid, {})
+            years = meta.get("plan_years")
+            outside = int((~grp["in_plan_period"].astype(bool)).sum()) if "in_plan_period" in grp else 0
+            text = f"{pid}  {meta.get('title_zh', '')}" + (f"  规划期 plan years {years[0]}–{years[1]}" if years else "")
+            text += f"：{len(grp):,} 行 rows"
+            if outside:
+                text += (f"，其中 {outside:,} 行会计年度在规划期外 ({outside:,} outside the plan period: "
+                         f"evaluated, marked 否 in in_plan_period)")
+            _put(ws, path, r, 0, text, st.note, f"{SUMMARY_SHEET} row {r + 1}")
+            r += 1
+    risk = at_risk(df)
+    r += 1
+
+    # 1. overall status
+    if "overall_status" in df.columns:
+        ws.write_string(r, 0, "1. 总体结果 Overall status", st.section)
+        r += 1
+        for j, h in enumerate(("状态 Status", "代码 Code", "公司年度 Company-years", "占比 Share")):
+            ws.write_string(r, j, h, st.th)
+        r += 1
+        counts = df["overall_status"].value_counts()
+        order = [s for s in _OVERALL_ORDER if s in counts.index] + \
+            sorted(s for s in counts.index if s not in _OVERALL_ORDER)
+        for s in order:
+            c = int(counts[s])
+            _put(ws, path, r, 0, STATUS_LABELS.get(s, str(s)), st.status.get(s, st.plain), f"{SUMMARY_SHEET} row {r + 1}")
+            _put(ws, path, r, 1, str(s), st.plain, f"{SUMMARY_SHEET} row {r + 1}")
+            ws.write_number(r, 2, c, st.int)
+            ws.write_number(r, 3, c / n if n else 0, st.pct)
+            r += 1
+        ws.write_string(r, 0, "合计 Total", st.plain)
+        ws.write_number(r, 2, n, st.bold_int)
+        r += 1
+        ws.write_string(r, 0, "总体结果取规划要求与监管规则中最差的状态（通过 < 警告 < 不通过 < 缺少输入），条件不计入。"
+                              "The overall status is the worst of the obligations; conditions are not counted.", st.note)
+        r += 2
+
+    # 2. the legend
+    ws.write_string(r, 0, "2. 状态说明 Statuses", st.section)
+    r += 1
+    heads = ("状态 Status", "含义 Meaning", "代码 Code", "适用 For")
+    for j, h in enumerate(heads):
+        ws.write_string(r, j, h, st.th)
+    r += 1
+    for code, zh, who, mzh, men in LEGEND:
+        ws.write_string(r, 0, zh, st.status[code])
+        ws.write_string(r, 1, f"{mzh}；{men}", st.wrap)
+        ws.write_string(r, 2, code, st.plain)
+        ws.write_string(r, 3, who, st.plain)
+        r += 1
+    for line in ("界限 Bound：下限 minimum / 上限 limit / 门槛 threshold，即“实际”与之比较的值（列标题写明种类）；"
+                 "余量 margin：界限内的空间（元），负数表示超出；差额 shortfall：仅在不通过、不满足或警告时给出，其余为空。",
+                 "是/否 yes/no；空白 blank：不适用或缺少输入。在规划期内为“否”：该会计年度不在规划年度内，仍按该规划评估，仅供参考。"
+                 "A fiscal year outside the plan's years is evaluated against it all the same and marked 否."):
+        _put(ws, path, r, 0, line, st.note, f"{SUMMARY_SHEET} row {r + 1}")
+        r += 1
+    r += 1
+
+    # 3. by rule and status
+    status_cols = [c for c in df.columns if str(c).endswith(".status")]
+    if status_cols:
+        ws.write_string(r, 0, "3. 按规则统计 By rule and status（公司年度数 company-years）", st.section)
+        r += 1
+        heads = ["规则 Rule", "标题 Title", "类型 Role"] + [f"{STATUS_LABELS[s]}\n{s}" for s in _RULE_ORDER] + ["合计 Total"]
+        for j, h in enumerate(heads):
+            ws.write_string(r, j, h, st.th)
+        ws.set_row(r, 30)
+        r += 1
+        for c in status_cols:
+            info = column_info(meta.get("columns") or {}, str(c))
+            rid = info.get("rule") or str(c)[:-len(".status")]
+            title = str(info.get("zh") or rid)
+            title = title[:-len(" 状态")] if title.endswith(" 状态") else title
+            for tag in ("[条件] ", "[监管] "):
+                title = title[len(tag):] if title.startswith(tag) else title
+            role = info.get("role")
+            counts = df[c].value_counts()
+            _put(ws, path, r, 0, rid, st.plain, f"{SUMMARY_SHEET} row {r + 1}")
+            _put(ws, path, r, 1, title, st.plain, f"{SUMMARY_SHEET} row {r + 1}")
+            _put(ws, path, r, 2, _ROLE_ZH.get(role, ""), st.plain, f"{SUMMARY_SHEET} row {r + 1}")
+            possible = set(_RULE_ORDER) if role is None else \
+                {"met", "not_met", "not_applicable", "missing_input"} if role == "condition" else \
+                {"pass", "fail", "warn", "not_applicable", "missing_input"}
+            for k, s in enumerate(_RULE_ORDER):
+                if s in possible or s in counts.index:
+                    ws.write_number(r, 3 + k, int(counts.get(s, 0)), st.int)
+            ws.write_number(r, 3 + len(_RULE_ORDER), int(counts.sum()), st.bold_int)
+            r += 1
+        r += 1
+
+    # 4. at risk of the exchange low-dividend warning
+    if "st_risk_warning" in df.columns:
+        ws.write_string(r, 0, f"4. 交易所低分红风险警示 At risk of the exchange low-dividend warning：{len(risk):,} 个公司年度 company-years",
+                        st.section)
+        r += 1
+        ws.write_string(r, 0, "st_risk_warning 为“是”的公司年度，按避免警示本年尚需宣告的现金分红（cash_needed_to_avoid_st）从高到低排列。"
+                              "Sorted by the cash still needed this year to avoid the warning, most first.", st.note)
+        r += 1
+        labels = {"company_name": "公司名称 Company", "stock_code": "证券代码 Code", "policy": "规划 Policy",
+                  "fiscal_year": "会计年度 Year", "cash_needed_to_avoid_st": "尚需现金分红（元）Cash needed"}
+        cols = list(risk.columns)
+        for j, c in enumerate(cols):
+            ws.write_string(r, j, labels[c], st.th)
+        r += 1
+        if not len(risk):
+            ws.write_string(r, 0, "无 None", st.plain)
+        for row in risk.itertuples(index=False, name=None):
+            for j, (c, raw) in enumerate(zip(cols, row)):
+                v = _value(raw)
+                if v is None:
+                    continue
+                if isinstance(v, bool):
+                    ws.write_string(r, j, _YES_NO[v], st.plain)
+                elif isinstance(v, (int, float)) and math.isfinite(v):
+                    ws.write_number(r, j, v, st.money if c == "cash_needed_to_avoid_st" else st.int)
+                else:
+                    _put(ws, path, r, j, str(v), st.plain, f"{SUMMARY_SHEET} row {r + 1}, column {c!r}")
+            r += 1

@@ -1,0 +1,696 @@
+"""Every input file is untrusted: bounded reading of case, policy, batch and workbook files.
+
+Whatever a file holds, reading it costs bounded time and memory and ends in a
+value or in a clear :class:`InputFileError` naming the file (and, where there is
+one, the line, column, row or part), never a traceback:
+
+* :func:`read_regular` reads only regular files (a FIFO, device or directory is
+  refused at once, without blocking) up to a size limit;
+* :func:`load_yaml` / :func:`load_json` parse text with duplicate keys refused
+  and aliases, expanded size and nesting depth limited (no alias bomb, no
+  ``RecursionError``); YAML 1.1's implicit timestamps are off (a date stays text
+  and is checked like any field) and unquoted integers keep their source text
+  (:class:`YamlInt`) so that ``stock_code: 002015`` (octal 1037 in YAML 1.1) can
+  be explained;
+* :func:`read_csv_rows` decodes UTF-8 (with or without BOM) or GB18030 (what
+  Chinese Excel saves) and reads every cell as text within row, column and cell
+  limits; :func:`read_xlsx_rows` reads the first sheet of a workbook as values;
+* :func:`inspect_xlsx` refuses what is not a sane .xlsx before any XML is
+  parsed: file size, number of parts, unpacked size, compression ratio and a
+  streamed count of the cell and row elements of every worksheet.
+
+Messages never quote the parser's snippet of the file.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import difflib
+import io
+import json
+import math
+import os
+import re
+import stat
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+import yaml
+from yaml.nodes import MappingNode, ScalarNode
+
+from .errors import XlmodelError
+
+# ---- limits ----------------------------------------------------------------------------------------
+
+# PyYAML parses ~20,000 values a second here: these keep the worst file well under a second
+MAX_CASE_BYTES = 256 * 2**10  #: a case file (YAML/JSON); a real one is a few KB
+MAX_POLICY_BYTES = 1 * 2**20  #: a policy file; the bundled ones are ~30 KB
+MAX_YAML_ALIASES = 100  #: alias (``*name``) uses in one YAML document
+MAX_YAML_NODES = 10_000  #: values of a YAML document with every alias expanded (a case has ~200, a plan ~600)
+MAX_DEPTH = 32  #: nesting of mappings/lists in YAML and JSON (a case needs 3)
+MAX_TABLE_BYTES = 64 * 2**20  #: a batch CSV/XLSX on disk
+MAX_ROWS = 1_000_000  #: data rows of a batch file
+MAX_COLUMNS = 500  #: columns of a batch file
+MAX_TABLE_CELLS = 5_000_000  #: rows × columns of a batch file (every cell is read as text)
+MAX_FIELD_CHARS = 100_000  #: one CSV cell
+
+# .xlsx files: xlmodel's own workbooks are well under 1 MB unpacked
+MAX_XLSX_BYTES = 20 * 2**20  #: a workbook on disk
+MAX_XLSX_UNPACKED = 40 * 2**20  #: all parts, unpacked
+MAX_XLSX_PART = 8 * 2**20  #: one part, unpacked (a sheet of an xlmodel workbook is ~0.2 MB)
+MAX_XLSX_PARTS = 5000
+MAX_XLSX_RATIO = 200  #: unpacked / compressed, for parts over 1 MiB
+MAX_WORKBOOK_CELLS = 200_000  #: cell elements over all worksheets of a workbook read back
+# a batch .xlsx may be bigger (a market-wide screen), still bounded
+MAX_TABLE_XLSX_UNPACKED = 512 * 2**20
+MAX_TABLE_XLSX_PART = 400 * 2**20
+
+_CHUNK = 1 << 20
+
+
+class InputFileError(XlmodelError):
+    """A file that cannot be read as what it should be. ``str()`` is one line naming the file."""
+
+    def __init__(self, source: str, message: str, where: str | None = None):
+        self.source, self.message, self.where = str(source), message, where
+        super().__init__(f"{self.source}: " + (f"{where}: " if where else "") + message)
+
+
+def did_you_mean(word: Any, choices: Iterable[str], n: int = 3) -> str:
+    """``"; did you mean 'x'?"`` (or ``'x' or 'y'``) for a misspelt id, else ``""``."""
+    if not isinstance(word, str):
+        return ""
+    close = difflib.get_close_matches(word, list(choices), n=n)
+    if not close:
+        return ""
+    return "; did you mean " + " or ".join(repr(c) for c in close) + "?"
+
+
+def shown(v: Any, limit: int = 80) -> str:
+    """``repr`` of a value from a file, cut to ``limit`` characters (a message never dumps a file)."""
+    r = repr(v)
+    return r if len(r) <= limit else r[: limit - 1] + "…"
+
+
+# ---- regular files -----------------------------------------------------------------------------------
+
+def open_regular(path: str | Path, max_bytes: int, what: str = "file") -> tuple[io.BufferedReader, int]:
+    """Open ``path`` for reading if it is a regular file of at most ``max_bytes``; (file, size).
+
+    The file is opened non-blocking and checked with ``fstat`` on the open
+    descriptor, so a FIFO or a device is refused at once and cannot be swapped in
+    after the check."""
+    source = str(path)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags |= getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise InputFileError(source, "no such file") from None
+    except IsADirectoryError:
+        raise InputFileError(source, f"is a directory, not a {what}") from None
+    except PermissionError:
+        raise InputFileError(source, "permission denied") from None
+    except (OSError, ValueError) as e:  # ValueError: a NUL character in the path
+        raise InputFileError(source, f"cannot open: {getattr(e, 'strerror', None) or e}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = ("a directory" if stat.S_ISDIR(st.st_mode) else "a named pipe (FIFO)" if stat.S_ISFIFO(st.st_mode)
+                    else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
+                    else "a socket" if stat.S_ISSOCK(st.st_mode) else "not a regular file")
+            raise InputFileError(source, f"is {kind}, not a {what}")
+        if st.st_size > max_bytes:
+            raise InputFileError(source, f"{_size(st.st_size)} is larger than a {what} can be ({_size(max_bytes)}); "
+                                         "refusing to read")
+        return os.fdopen(fd, "rb"), st.st_size
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular(path: str | Path, max_bytes: int, what: str = "file") -> bytes:
+    """The bytes of a regular file of at most ``max_bytes`` (see :func:`open_regular`)."""
+    f, _ = open_regular(path, max_bytes, what)
+    with f:
+        try:
+            data = f.read(max_bytes + 1)
+        except OSError as e:
+            raise InputFileError(str(path), f"cannot read: {e.strerror or e}") from None
+    if len(data) > max_bytes:  # grew while being read
+        raise InputFileError(str(path), f"larger than a {what} can be ({_size(max_bytes)}); refusing to read")
+    return data
+
+
+def _size(n: int) -> str:
+    return f"{n / 2**20:.0f} MB" if n >= 2**20 else f"{n / 1024:.0f} KB" if n >= 1024 else f"{n} bytes"
+
+
+def decode_utf8(data: bytes, source: str) -> str:
+    """UTF-8 text, with or without a byte-order mark."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        raise InputFileError(source, "the file is saved as UTF-16 ('Unicode text'); save it as UTF-8")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise InputFileError(source, f"not UTF-8 text (an invalid byte at line {line}); save the file as UTF-8") from None
+
+
+def decode_table_text(data: bytes, source: str) -> tuple[str, str]:
+    """(text, encoding): UTF-8 with or without BOM, else GB18030 (Chinese Excel's 'CSV')."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        raise InputFileError(source, "the file is saved as UTF-16 ('Unicode text'); save it as 'CSV UTF-8' "
+                                     "(comma-separated)")
+    if b"\x00" in data:
+        raise InputFileError(source, "not a text file (it contains NUL bytes); expected a CSV file")
+    try:
+        return data.decode("utf-8-sig"), "utf-8"
+    except UnicodeDecodeError:
+        pass
+    try:
+        return data.decode("gb18030"), "gb18030"
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise InputFileError(source, f"neither UTF-8 nor GB18030 text (an invalid byte at line {line}); "
+                                     "save the file as 'CSV UTF-8'") from None
+
+
+# ---- YAML -------------------------------------------------------------------------------------------
+
+class YamlInt(int):
+    """An int from YAML that remembers its source text (``002015`` is octal 1037 in YAML 1.1)."""
+
+    yaml_text: str = ""
+
+    def __new__(cls, value: int, text: str):
+        obj = super().__new__(cls, value)
+        obj.yaml_text = text
+        return obj
+
+    def __reduce__(self):
+        return (YamlInt, (int(self), self.yaml_text))
+
+
+class SciFloat(float):
+    """A float written in exponent notation (``1.0e+3`` in YAML, ``1e3`` in JSON), with its source text.
+
+    Amounts are not read in exponent notation anywhere (text in a CSV file or a cell in
+    that form may have lost digits), so a case file's number in that form is refused too."""
+
+    text: str = ""
+
+    def __new__(cls, text: str):
+        obj = super().__new__(cls, float(text.replace("_", "")))
+        obj.text = text
+        return obj
+
+    def __reduce__(self):
+        return (SciFloat, (self.text,))
+
+
+#: an unquoted integer that YAML 1.1 and a reader would agree on
+PLAIN_YAML_INT = re.compile(r"[-+]?(0|[1-9][0-9_]*)")
+
+
+def yaml_int_surprise(v: Any) -> str | None:
+    """Why an unquoted YAML integer is not what it looks like, or None."""
+    if not isinstance(v, YamlInt) or PLAIN_YAML_INT.fullmatch(v.yaml_text):
+        return None
+    t = v.yaml_text
+    if ":" in t:
+        return f"unquoted, {t} is read by YAML 1.1 as the base-60 number {int(v)}"
+    if re.fullmatch(r"[-+]?0[xX][0-9a-fA-F_]+", t):
+        return f"unquoted, {t} is read by YAML 1.1 as the hexadecimal number {int(v)}"
+    if re.fullmatch(r"[-+]?0[bB][01_]+", t):
+        return f"unquoted, {t} is read by YAML 1.1 as the binary number {int(v)}"
+    return f"unquoted, {t} is read by YAML 1.1 as the octal number {int(v)}"
+
+
+class _LimitError(yaml.YAMLError):
+    def __init__(self, message: str, mark=None):
+        self.message, self.problem_mark = message, mark
+        super().__init__(message)
+
+
+class SafeLoader(yaml.SafeLoader):
+    """PyYAML's SafeLoader, bounded: duplicate keys refused, aliases, expanded size and depth limited.
+
+    No implicit timestamps (a date stays text, checked and named like any field)."""
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self._depth = 0
+        self._aliases = 0
+        self._expanded = 0
+        self._weights: dict[int, int] = {}
+        self.duplicates: list[tuple[str, int, int]] = []  # (key, first line, duplicate line)
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            mark = self.peek_event().start_mark
+            self._aliases += 1
+            if self._aliases > MAX_YAML_ALIASES:
+                raise _LimitError(f"more than {MAX_YAML_ALIASES} aliases (*name); refusing to expand them", mark)
+            node = super().compose_node(parent, index)
+            weight = self._weights.get(id(node))
+            if weight is None:
+                raise _LimitError("an alias refers to the node that contains it (a recursive structure)", mark)
+            self._expanded += weight
+            if self._expanded > MAX_YAML_NODES:
+                raise _LimitError(f"the aliases expand to more than {MAX_YAML_NODES:,} values (an alias bomb?)", mark)
+            return node
+        mark = self.peek_event().start_mark
+        self._depth += 1
+        if self._depth > MAX_DEPTH:
+            raise _LimitError(f"nested more than {MAX_DEPTH} levels deep", mark)
+        before = self._expanded
+        node = super().compose_node(parent, index)
+        self._depth -= 1
+        self._expanded += 1
+        if self._expanded > MAX_YAML_NODES:
+            raise _LimitError(f"more than {MAX_YAML_NODES:,} values", mark)
+        self._weights[id(node)] = self._expanded - before
+        return node
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, MappingNode):
+            seen: dict[Any, int] = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    hash(key)
+                except TypeError:
+                    continue  # reported by the base constructor
+                k = (type(key) if not isinstance(key, int) or isinstance(key, bool) else int, key)
+                line = key_node.start_mark.line + 1
+                if k in seen:
+                    self.duplicates.append((str(key), seen[k], line))
+                else:
+                    seen[k] = line
+        return super().construct_mapping(node, deep=deep)
+
+
+SafeLoader.yaml_implicit_resolvers = {
+    k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:timestamp"]
+    for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def _construct_int(loader: SafeLoader, node: ScalarNode):
+    value = yaml.SafeLoader.construct_yaml_int(loader, node)
+    return YamlInt(value, str(node.value)) if node.style is None else value
+
+
+def _construct_float(loader: SafeLoader, node: ScalarNode):
+    value = yaml.SafeLoader.construct_yaml_float(loader, node)
+    text = str(node.value)
+    if node.style is None and "e" in text.lower() and math.isfinite(value) and ":" not in text:
+        return SciFloat(text)
+    return value
+
+
+SafeLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+SafeLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
+
+
+class PlainIntLoader(SafeLoader):
+    """:class:`SafeLoader` with plain ints and floats (for policy files, validated by their schema)."""
+
+
+PlainIntLoader.add_constructor("tag:yaml.org,2002:int", yaml.SafeLoader.construct_yaml_int)
+PlainIntLoader.add_constructor("tag:yaml.org,2002:float", yaml.SafeLoader.construct_yaml_float)
+
+
+def load_yaml(text: str, source: str, quote_problem: bool = True, loader_class: type[SafeLoader] = SafeLoader) -> Any:
+    """Parse one YAML document with :class:`SafeLoader` (or ``loader_class``).
+
+    Errors name the line and column; ``quote_problem`` adds the parser's one-line
+    description of the problem (never its snippet of the file), off for files
+    that may not be what they claim (a policy file)."""
+    loader = loader_class(text)
+    try:
+        data = loader.get_single_data()
+    except _LimitError as e:
+        raise InputFileError(source, _at(e.problem_mark) + e.message) from None
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        what = f": {_one_line(e.problem)}" if quote_problem and e.problem else ""
+        raise InputFileError(source, f"not valid YAML/JSON {_at(mark, False)}{what}".rstrip()) from None
+    except yaml.YAMLError as e:
+        what = f": {_one_line(str(e))}" if quote_problem else ""
+        raise InputFileError(source, f"not valid YAML/JSON{what}") from None
+    except RecursionError:  # pragma: no cover - the depth limit comes first
+        raise InputFileError(source, f"nested more than {MAX_DEPTH} levels deep") from None
+    finally:
+        loader.dispose()
+    if loader.duplicates:
+        key, first, line = loader.duplicates[0]
+        more = f" (and {len(loader.duplicates) - 1} more)" if len(loader.duplicates) > 1 else ""
+        raise InputFileError(source, f"line {line}: key {shown(key, 60)} appears twice in one mapping (first at line "
+                                     f"{first}){more}; each field may be given once")
+    return data
+
+
+def _at(mark, colon: bool = True) -> str:
+    if mark is None:
+        return ""
+    return f"at line {mark.line + 1}, column {mark.column + 1}" + (": " if colon else "")
+
+
+def _one_line(s: str, limit: int = 120) -> str:
+    s = " ".join(str(s).split())
+    return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+# ---- JSON -------------------------------------------------------------------------------------------
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+
+
+def _json_depth(text: str) -> int:
+    brackets = re.sub(r"[^\[\]{}]", "", _JSON_STRING.sub("", text))
+    depth = deepest = 0
+    for ch in brackets:
+        if ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest
+
+
+def load_json(text: str, source: str) -> Any:
+    """Parse JSON: duplicate keys, NaN/Infinity and nesting beyond :data:`MAX_DEPTH` refused."""
+    if _json_depth(text) > MAX_DEPTH:
+        raise InputFileError(source, f"nested more than {MAX_DEPTH} levels deep")
+    duplicates: list[str] = []
+
+    def pairs(items):
+        out = {}
+        for k, v in items:
+            if k in out:
+                duplicates.append(k)
+            out[k] = v
+        return out
+
+    def constant(name):
+        raise ValueError(f"{name} is not a number JSON allows")
+
+    try:
+        data = json.loads(text, object_pairs_hook=pairs, parse_constant=constant,
+                          parse_float=lambda t: SciFloat(t) if "e" in t or "E" in t else float(t))
+    except json.JSONDecodeError as e:
+        raise InputFileError(source, f"not valid YAML/JSON at line {e.lineno}, column {e.colno}: {e.msg}") from None
+    except (ValueError, RecursionError) as e:  # a 5000-digit integer, NaN
+        raise InputFileError(source, f"not valid YAML/JSON: {_one_line(str(e))}") from None
+    if duplicates:
+        more = f" (and {len(duplicates) - 1} more)" if len(duplicates) > 1 else ""
+        raise InputFileError(source, f"key {shown(duplicates[0], 60)} appears twice in one object{more}; "
+                                     "each field may be given once")
+    return data
+
+
+# ---- CSV --------------------------------------------------------------------------------------------
+
+def _check_shape(source: str, n_rows: int, n_cols: int) -> None:
+    if n_cols > MAX_COLUMNS:
+        raise InputFileError(source, f"{n_cols} columns; at most {MAX_COLUMNS}")
+    if n_rows > MAX_ROWS:
+        raise InputFileError(source, f"more than {MAX_ROWS:,} data rows; split the file")
+    if n_rows * max(n_cols, 1) > MAX_TABLE_CELLS:
+        raise InputFileError(source, f"{n_rows:,} rows × {n_cols} columns is more than {MAX_TABLE_CELLS:,} cells; "
+                                     "split the file")
+
+
+def read_csv_rows(path: str | Path) -> Table:
+    """The header and data rows of a comma-separated file, every cell as text.
+
+    Rows shorter than the header are padded with blanks; a row with values beyond
+    the header is an error naming its line; trailing blank rows and columns
+    without a header and without values are dropped."""
+    source = str(path)
+    data = read_regular(path, MAX_TABLE_BYTES, "batch file")
+    text, encoding = decode_table_text(data, source)
+    if not text.strip():
+        raise InputFileError(source, "the file is empty; expected a header row and one row per company and year")
+    lines = text.count("\n") + 1
+    first = text.split("\n", 1)[0]
+    _check_shape(source, lines - 1, first.count(",") + 1)
+    old = csv.field_size_limit()
+    csv.field_size_limit(MAX_FIELD_CHARS)
+    rows: list[list[str]] = []
+    try:
+        reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+        header = next(reader)
+        width = len(header)
+        for row in reader:
+            if len(row) > width:
+                if any(c.strip() for c in row[width:]):
+                    raise InputFileError(source, f"{len(row)} values but the header has {width} columns",
+                                         f"line {reader.line_num}")
+                row = row[:width]
+            elif len(row) < width:
+                row = row + [""] * (width - len(row))
+            rows.append(row)
+    except csv.Error as e:
+        raise InputFileError(source, f"not a readable CSV file ({_one_line(str(e))})", f"line {reader.line_num}") from None
+    finally:
+        csv.field_size_limit(old)
+    table = _trim_table(source, [str(h) for h in header], rows)
+    table.encoding = encoding
+    return table
+
+
+@dataclass
+class Table:
+    """A batch file's cells: the header, the data rows (blank rows left out) and their spreadsheet row numbers."""
+
+    header: list[str]
+    rows: list[list]
+    row_numbers: list[int]  # the header is row 1
+    notes: list[str] = field(default_factory=list)
+    encoding: str | None = None
+
+
+def _trim_table(source: str, header: list, rows: list[list]) -> Table:
+    def blank(v) -> bool:
+        return v is None or (isinstance(v, str) and not v.strip())
+
+    numbers = [i + 2 for i, r in enumerate(rows) if not all(blank(v) for v in r)]
+    rows = [rows[n - 2] for n in numbers]  # wholly blank rows (spacers, Excel's trailing ,,,) are not data
+    names = ["" if blank(h) else str(h).strip() for h in header]
+    keep = []
+    for j, name in enumerate(names):
+        if name:
+            keep.append(j)
+        elif any(not blank(r[j]) for r in rows):
+            raise InputFileError(source, f"column {_col_letter(j)} has values but no header")
+    if not keep:
+        raise InputFileError(source, "no header row (the first row names the columns: stock_code, fiscal_year, …)")
+    if len(keep) < len(names):
+        names = [names[j] for j in keep]
+        rows = [[r[j] for j in keep] for r in rows]
+    if not rows:
+        raise InputFileError(source, "no data rows (only a header); expected one row per company and fiscal year")
+    return Table(names, rows, numbers)
+
+
+def _col_letter(j: int) -> str:
+    s = ""
+    j += 1
+    while j:
+        j, r = divmod(j - 1, 26)
+        s = chr(65 + r) + s
+    return s
+
+
+# ---- XLSX -------------------------------------------------------------------------------------------
+
+_PREFIX = re.compile(rb"<(?:([A-Za-z_][\w.-]{0,20}):)?worksheet[\s>/]")
+
+
+def inspect_xlsx(path: str | Path, *, max_bytes: int = MAX_XLSX_BYTES, max_unpacked: int = MAX_XLSX_UNPACKED,
+                 max_part: int = MAX_XLSX_PART, max_parts: int = MAX_XLSX_PARTS, max_ratio: int = MAX_XLSX_RATIO,
+                 max_cells: int = MAX_WORKBOOK_CELLS, max_rows: int | None = None,
+                 what: str = "Excel workbook") -> tuple[bytes, list[str]]:
+    """Refuse what is not a sane .xlsx before any XML is parsed; (the file's bytes, notes).
+
+    Checks, in order: a regular file within ``max_bytes``; a zip with at most
+    ``max_parts`` parts, each unpacking to at most ``max_part`` bytes, all to at
+    most ``max_unpacked``, compressed at most ``max_ratio``:1 (parts over 1 MiB);
+    ``xl/workbook.xml`` present; every part's checksum; and, decompressing each
+    worksheet in chunks, at most ``max_cells`` cell elements (``<c``) in all and
+    ``max_rows`` row elements per sheet. The bytes returned are the ones checked:
+    parse those, not the path again."""
+    source = str(path)
+    data = read_regular(path, max_bytes, what)
+    if not data.startswith(b"PK") or not zipfile.is_zipfile(io.BytesIO(data)):
+        raise InputFileError(source, f"not an {what} (.xlsx is a zip file; this is not one)")
+    notes: list[str] = []
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            infos = z.infolist()
+            if len(infos) > max_parts:
+                raise InputFileError(source, f"{len(infos)} parts in the file; refusing to read")
+            total = 0
+            for i in infos:
+                total += i.file_size
+                if i.file_size > max_part or total > max_unpacked:
+                    raise InputFileError(source, f"part {_name(i.filename)} unpacks to {i.file_size / 2**20:.0f} MB; "
+                                                 "refusing to read")
+                if i.file_size > 2**20 and (not i.compress_size or i.file_size / i.compress_size > max_ratio):
+                    ratio = i.file_size // max(i.compress_size, 1)
+                    raise InputFileError(source, f"part {_name(i.filename)} is compressed {ratio}:1 (a zip bomb?); "
+                                                 "refusing to read")
+            names = {i.filename for i in infos}
+            if "xl/workbook.xml" not in names:
+                raise InputFileError(source, f"not an {what} (no xl/workbook.xml)")
+            if "xl/vbaProject.bin" in names:
+                notes.append("the file contains macros (VBA); they were ignored and never run")
+            if any(n.startswith("xl/externalLinks/") for n in names):
+                notes.append("the file links to other workbooks (external links); the links were ignored, never opened")
+            cells = 0
+            for i in infos:  # every part streamed once: its checksum, its true size, a worksheet's cells
+                sheet = i.filename.startswith("xl/worksheets/") and i.filename.endswith(".xml")
+                n_cells, n_rows, last_row = _scan_part(source, z, i, sheet, max_cells - cells, max_rows is not None)
+                cells += n_cells
+                if max_rows is not None and last_row > max_rows:
+                    raise InputFileError(source, f"a row numbered {last_row:,} (part {_name(i.filename)}); at most "
+                                                 f"{max_rows:,} rows; refusing to read")
+                if cells > max_cells:
+                    raise InputFileError(source, f"more than {max_cells:,} cells (part {_name(i.filename)}); "
+                                                 "refusing to read")
+                if max_rows is not None and n_rows > max_rows:
+                    raise InputFileError(source, f"more than {max_rows:,} rows (part {_name(i.filename)}); "
+                                                 "refusing to read")
+    except zipfile.BadZipFile as e:
+        raise InputFileError(source, f"damaged zip file ({_one_line(str(e), 80)})") from None
+    except (zipfile.LargeZipFile, NotImplementedError, RuntimeError, EOFError, OSError) as e:  # encrypted, zip64 oddities
+        raise InputFileError(source, f"cannot read the zip file ({type(e).__name__}: {_one_line(str(e), 80)})") from None
+    return data, notes
+
+
+def _name(n: str) -> str:
+    return _one_line(n, 80)
+
+
+def _tags(prefix: bytes, name: bytes) -> tuple[bytes, ...]:
+    return tuple(b"<" + prefix + name + end for end in (b" ", b">", b"/", b"\t", b"\n", b"\r"))
+
+
+_ROW_REF = re.compile(rb'<(?:[A-Za-z_][\w.-]{0,20}:)?row\s[^>]{0,400}?\br="([0-9]{1,12})"')
+
+
+def _scan_part(source: str, z: zipfile.ZipFile, info: zipfile.ZipInfo, sheet: bool, budget: int,
+               row_refs: bool = False) -> tuple[int, int, int]:
+    """Decompress one part in chunks: (cell elements, row elements, highest row number if ``row_refs``)
+    of a worksheet, (0, 0, 0) otherwise.
+
+    Refuses a part that unpacks to more than its header says or fails its
+    checksum; stops counting once over ``budget`` cells."""
+    cells = rows = last_row = 0
+    size = 0
+    buf = b""
+    cell_tags: tuple[bytes, ...] | None = None
+    row_tags: tuple[bytes, ...] = ()
+    try:
+        with z.open(info) as f:
+            while True:
+                chunk = f.read(_CHUNK)
+                size += len(chunk)
+                if size > info.file_size:
+                    raise InputFileError(source, f"the file is damaged (part {_name(info.filename)} unpacks to more "
+                                                 "than its header says); refusing to read")
+                if not sheet:
+                    if not chunk:
+                        break
+                    continue
+                buf += chunk
+                if cell_tags is None:
+                    m = _PREFIX.search(buf)
+                    if m is None and chunk and len(buf) < 65536:
+                        continue  # the root element is still to come
+                    prefix = (m.group(1) + b":") if m and m.group(1) else b""
+                    cell_tags, row_tags = _tags(prefix, b"c"), _tags(prefix, b"row")
+                # count the tags starting before ``cut``; the rest of the buffer is kept for the next round
+                cut = len(buf) - 512 if chunk else len(buf)  # (a tag is far shorter than what is kept)
+                if row_refs:  # the highest row number: a maximum, so a tag seen in two rounds does no harm
+                    refs = _ROW_REF.findall(buf)
+                    if refs:
+                        last_row = max(last_row, max(map(int, refs)))
+                if cut > 0:
+                    for t in cell_tags:
+                        cells += buf.count(t, 0, cut + len(t) - 1)
+                    for t in row_tags:
+                        rows += buf.count(t, 0, cut + len(t) - 1)
+                    buf = buf[cut:]
+                if cells > budget or not chunk:
+                    break
+    except InputFileError:
+        raise
+    except zipfile.BadZipFile as e:
+        if "CRC" in str(e):
+            raise InputFileError(source, f"the file is damaged (part {_name(info.filename)} fails its checksum)") from None
+        raise InputFileError(source, f"the file is damaged (part {_name(info.filename)}: {_one_line(str(e), 80)})") from None
+    except Exception as e:  # zlib.error, EOFError, … on corrupt compressed data
+        raise InputFileError(source, f"the file is damaged ({type(e).__name__}: {_one_line(str(e), 80)})") from None
+    return cells, rows, last_row
+
+
+def read_xlsx_rows(path: str | Path) -> Table:
+    """The header and data rows of the first worksheet of a batch .xlsx, cells as values.
+
+    :func:`inspect_xlsx` first; then openpyxl in read-only mode on the checked
+    bytes, formulas as their cached values, at most :data:`MAX_ROWS` rows and the
+    header's columns."""
+    import openpyxl
+    from openpyxl.xml import DEFUSEDXML
+
+    source = str(path)
+    if not DEFUSEDXML:  # pragma: no cover - defusedxml is a dependency
+        raise XlmodelError("defusedxml is required to read .xlsx files safely")
+    data, notes = inspect_xlsx(path, max_bytes=MAX_TABLE_BYTES, max_unpacked=MAX_TABLE_XLSX_UNPACKED,
+                               max_part=MAX_TABLE_XLSX_PART, max_cells=MAX_TABLE_CELLS, max_rows=MAX_ROWS + 1,
+                               what="Excel workbook")
+    try:
+        wb = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True, keep_vba=False, keep_links=False)
+    except Exception as e:  # openpyxl and defusedxml raise many types for hostile or broken files
+        raise InputFileError(source, f"cannot read the workbook ({type(e).__name__}: {_one_line(str(e), 160)})") from None
+    try:
+        if not wb.worksheets:
+            raise InputFileError(source, "the workbook has no worksheet")
+        ws = wb.worksheets[0]
+        ws.reset_dimensions()  # the file's own <dimension> is not trusted
+        try:
+            first = next(ws.iter_rows(min_row=1, max_row=1, max_col=MAX_COLUMNS + 1, values_only=True), ())
+            header = list(first)
+            while header and (header[-1] is None or (isinstance(header[-1], str) and not header[-1].strip())):
+                header.pop()
+            if len(header) > MAX_COLUMNS:
+                raise InputFileError(source, f"more than {MAX_COLUMNS} columns")
+            if not header:
+                raise InputFileError(source, "no header row (the first row names the columns: stock_code, fiscal_year, …)")
+            rows: list[list] = []
+            for row in ws.iter_rows(min_row=2, max_col=len(header), values_only=True):
+                rows.append(list(row) if len(row) == len(header) else list(row) + [None] * (len(header) - len(row)))
+                if len(rows) > MAX_ROWS:
+                    raise InputFileError(source, f"more than {MAX_ROWS:,} data rows; split the file")
+        except InputFileError:
+            raise
+        except Exception as e:
+            raise InputFileError(source, f"cannot read the workbook ({type(e).__name__}: {_one_line(str(e), 160)})") from None
+        _check_shape(source, len(rows), len(header))
+    finally:
+        wb.close()
+    header = [h if isinstance(h, str) or h is None else str(h) for h in header]
+    table = _trim_table(source, header, rows)
+    if len(wb.worksheets) > 1:
+        notes.append(f"read the first worksheet ({ws.title}) only")
+    table.notes = notes
+    return table
