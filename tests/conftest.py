@@ -40,23 +40,20 @@ def run(policy: str, year: int, years: dict, attestations: dict | None = None, b
     return evaluate(c, baseline=baseline)
 
 
-@pytest.fixture(scope="session")
-def libreoffice():
-    """The soffice path; fails (not skips) in CI when LibreOffice is missing."""
-    exe = soffice()
+def _engine(exe: str | None, name: str, package: str) -> str:
+    """An engine's path; fails (not skips) in CI when it is missing."""
     if exe is None:
         if IN_CI:
-            pytest.fail("LibreOffice is required in CI (install libreoffice-calc-nogui)")
-        pytest.skip("LibreOffice not installed")
+            pytest.fail(f"{name} is required in CI (install {package})")
+        pytest.skip(f"{name} not installed")
     return exe
+
+
+@pytest.fixture(scope="session")
+def libreoffice():
+    return _engine(soffice(), "LibreOffice", "libreoffice-calc-nogui")
 
 
 @pytest.fixture(scope="session")
 def gnumeric():
-    """The ssconvert path; fails (not skips) in CI when Gnumeric is missing."""
-    exe = ssconvert()
-    if exe is None:
-        if IN_CI:
-            pytest.fail("Gnumeric is required in CI (install gnumeric)")
-        pytest.skip("Gnumeric not installed")
-    return exe
+    return _engine(ssconvert(), "Gnumeric", "gnumeric")
