@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 
 import numpy as np
@@ -21,6 +22,15 @@ def _eq(a, b) -> bool:
     if a is None or (isinstance(a, float) and math.isnan(a)):
         return b is None or (isinstance(b, float) and math.isnan(b))
     return a == b
+
+
+def _plain(v):
+    """A result cell as the report gives it: None for blank, dates as ISO text, numpy scalars as Python."""
+    if isinstance(v, np.generic):
+        v = v.item()
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return None
+    return v.isoformat() if isinstance(v, dt.date) else v
 
 
 @pytest.fixture(scope="module")
@@ -48,8 +58,13 @@ def test_every_row_equals_the_single_case_path(mixed):
             assert single.cash_conditions_met == (None if cond is None or (isinstance(cond, float) and math.isnan(cond)) else bool(cond))
             for r in single.rules:
                 assert row[f"{r.id}.status"] == r.status, (c.source, y, r.id)
+                # actual, bound and margin as the report has them; a shortfall only where the rule falls short
+                for part, want in (("actual", r.actual), ("bound", r.required), ("margin", r.margin)):
+                    if f"{r.id}.{part}" in row:
+                        assert _eq(want, _plain(row[f"{r.id}.{part}"])), (c.source, y, r.id, part)
                 if f"{r.id}.shortfall" in row:
-                    assert _eq(r.shortfall, None if pd.isna(row[f"{r.id}.shortfall"]) else row[f"{r.id}.shortfall"])
+                    want = r.shortfall if r.status in ("fail", "not_met", "warn") else None
+                    assert _eq(want, _plain(row[f"{r.id}.shortfall"])), (c.source, y, r.id, "shortfall")
             checked += 1
     assert checked == len(out)
 

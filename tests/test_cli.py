@@ -509,7 +509,13 @@ def test_batch_xlsx_in_and_out(capsys, tmp_path):
     out = tmp_path / "results.xlsx"
     code, stdout, err = cli(capsys, "evaluate", "--batch", src, "-o", out)
     assert code == 1
-    df = pd.read_excel(out, dtype={"stock_code": str})
+    # the results sheet: Chinese labels on row 1, column ids on row 2; statuses shown in Chinese
+    from xlmodel.batch_output import RESULTS_SHEET, STATUS_LABELS
+
+    df = pd.read_excel(out, sheet_name=RESULTS_SHEET, header=1, dtype={"stock_code": str})
+    codes = {zh: code for code, zh in STATUS_LABELS.items()}
+    for c in [c for c in df.columns if c == "overall_status" or c.endswith(".status")]:
+        df[c] = df[c].map(lambda v: codes.get(v, v))
     assert_batch_matches_api(df, rows)
     # the same as the CSV route
     csv_out = tmp_path / "results.csv"

@@ -32,7 +32,7 @@ import pandas as pd
 import pytest
 
 import xlmodel
-from xlmodel.batch_output import write_batch_csv, write_batch_xlsx
+from xlmodel.batch_output import RESULTS_SHEET, SUMMARY_SHEET, write_batch_csv, write_batch_xlsx
 from xlmodel.case import load_case
 from xlmodel.cli import main
 from xlmodel.errors import OutputExistsError, XlmodelError
@@ -239,36 +239,41 @@ def test_batch_csv_has_a_bom_and_inert_text(tmp_path):
 def test_batch_xlsx_has_string_cells_only_and_a_usable_header(tmp_path):
     out = write_batch_xlsx(_frame(), tmp_path / "out.xlsx")
     sheets, shared = _sheets_xml(out)
-    (name, root), = sheets.items()
-    assert root.find(".//m:f", NS) is None  # not a single formula
+    assert list(sheets) == [SUMMARY_SHEET, RESULTS_SHEET]
+    for root in sheets.values():
+        assert root.find(".//m:f", NS) is None  # not a single formula, on any sheet
+    root = sheets[RESULTS_SHEET]
     cells = {c.get("r"): c for c in root.iter(f"{{{NS['m']}}}c")}
-    for i, p in enumerate(PAYLOADS, start=2):
+    assert _cell_text(cells["B2"], shared) == "company_name"  # row 1: labels, row 2: column ids
+    for i, p in enumerate(PAYLOADS, start=3):
         c = cells[f"B{i}"]
         assert c.get("t") == "s" and _cell_text(c, shared) == p
-    assert cells["E2"].get("t") == "b" and "E4" not in cells  # a boolean; None is blank
-    assert cells["F2"].get("t") is None and float(_cell_text(cells["F2"], shared)) == 85_509_212.89
-    assert "F3" not in cells  # NaN is blank
+    assert _cell_text(cells["E3"], shared) == "是" and "E5" not in cells  # yes/no in Chinese; None is blank
+    assert _cell_text(cells["D3"], shared) == "通过" and _cell_text(cells[f"D{len(PAYLOADS) + 2}"], shared) == "缺少输入"
+    assert cells["F3"].get("t") is None and float(_cell_text(cells["F3"], shared)) == 85_509_212.89
+    assert "F4" not in cells  # NaN is blank
     assert root.find(".//m:pane", NS).get("state") == "frozen"
-    assert root.find("m:autoFilter", NS).get("ref") == f"A1:I{len(PAYLOADS) + 1}"
+    assert root.find("m:autoFilter", NS).get("ref") == f"A2:I{len(PAYLOADS) + 2}"
     with zipfile.ZipFile(out) as z:
         styles = z.read("xl/styles.xml").decode()
         assert "#,##0.00" in styles and "<b/>" in styles
-        assert "hyperlink" not in z.read("xl/worksheets/sheet1.xml").decode().lower()
+        assert not any("hyperlink" in z.read(n).decode().lower() for n in z.namelist() if n.startswith("xl/worksheets/"))
     import openpyxl
 
-    ws = openpyxl.load_workbook(out).active
-    assert ws["F2"].number_format == "#,##0.00" and ws["H2"].number_format == "#,##0.00"
-    assert ws["G2"].number_format == "General" and ws["A1"].font.b
+    ws = openpyxl.load_workbook(out)[RESULTS_SHEET]
+    assert ws["F3"].number_format == "#,##0.00" and ws["H3"].number_format == "#,##0.00"
+    assert ws["G3"].number_format == "0" and ws["A1"].font.b
+    assert ws.freeze_panes == "C3"  # below the header, right of the company name
     from openpyxl.utils.escape import unescape
 
-    df = pd.read_excel(out)  # openpyxl leaves OOXML's _x000D_ (a CR) escaped
+    df = pd.read_excel(out, sheet_name=RESULTS_SHEET, header=1)  # openpyxl leaves OOXML's _x000D_ (a CR) escaped
     assert [unescape(v) for v in df["company_name"]] == PAYLOADS
 
 
 def test_batch_xlsx_refuses_to_truncate_a_long_text(tmp_path):
     df = _frame()
     df.loc[3, "company_name"] = "x" * 40_000
-    with pytest.raises(XlmodelError, match=r"row 5, column 'company_name'.*40,000"):
+    with pytest.raises(XlmodelError, match=r"结果 row 6, column 'company_name'.*40,000"):  # two header rows
         write_batch_xlsx(df, tmp_path / "out.xlsx")
     assert everything(tmp_path) == []
     write_batch_csv(df, tmp_path / "out.csv")  # CSV has no cell limit
@@ -298,9 +303,10 @@ def test_batch_cli_output_carries_no_live_formula(tmp_path, capsys, ext):
         assert set(df["company_name"]) == {"'" + p for p in PAYLOADS[:4]}
     else:
         sheets, shared = _sheets_xml(out)
-        root = next(iter(sheets.values()))
-        assert root.find(".//m:f", NS) is None
-        df = pd.read_excel(out)
+        assert list(sheets) == [SUMMARY_SHEET, RESULTS_SHEET]
+        for root in sheets.values():
+            assert root.find(".//m:f", NS) is None
+        df = pd.read_excel(out, sheet_name=RESULTS_SHEET, header=1)
         assert set(df["company_name"]) == set(PAYLOADS[:4])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv", f"out.{ext}"]
 

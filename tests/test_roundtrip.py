@@ -22,11 +22,13 @@ import datetime as dt
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
 import tracemalloc
+import unicodedata
 import zipfile
 from pathlib import Path
 
@@ -47,6 +49,7 @@ from xlmodel.fields import COMPANY_FIELDS, ENUMS, YEAR_FIELDS, Kind
 from xlmodel.policy import load_policy
 from xlmodel.report import render_markdown, render_table
 from xlmodel.synth import parity_cases, random_case_data
+from xlmodel.workbook.integrity import verdict_lines
 from xlmodel.workbook.layout import CHECK_COL_INDEX, SHEETS, Layout
 from xlmodel.workbook.reader import WorkbookError, cached_differences, read_workbook
 from xlmodel.workbook.writer import build_workbook
@@ -62,6 +65,8 @@ GCL_MIN_CASH = 85_509_212.89
 INPUTS, CALC, CHECKS, SUMMARY, COVER = (SHEETS[k] for k in ("inputs", "calc", "checks", "summary", "cover"))
 HOSTILE_SECONDS = 5.0  # every hostile file is refused or read within this
 HOSTILE_PEAK_MB = 64  # traced Python allocations while refusing or reading it
+#: the integrity verdict of a workbook as xlmodel built it (the first line of `check`'s report)
+INTACT = [("完整性 Integrity: ✓ 公式与生成器一致，缓存结果为最新", "formulas as generated, cached results current")]
 TIMINGS: dict[str, tuple[float, float]] = {}  # name -> (seconds, peak MB), printed at the end (-s)
 
 
@@ -77,6 +82,20 @@ def cli(capsys, *args):
         code = e.code
     out = capsys.readouterr()
     return code, out.out, out.err
+
+
+def check_json(out: str) -> list[dict]:
+    """`check --json`: always a list, one object per workbook, each with its file, exit code and integrity."""
+    docs = json.loads(out)
+    assert isinstance(docs, list) and docs
+    for d in docs:
+        assert {"workbook", "exit_code"} <= set(d) and ("error" in d or "integrity" in d), sorted(d)
+    return docs
+
+
+def report_of(doc: dict) -> dict:
+    """The report part of one `check --json` object: what `evaluate --json` gives for the inputs."""
+    return {k: v for k, v in doc.items() if k not in ("workbook", "exit_code", "integrity")}
 
 
 def assert_clean_error(err: str):
@@ -361,7 +380,9 @@ def test_an_empty_model_filled_in_by_hand_reads_as_the_case(tmp_path, capsys):
     code, out, err = cli(capsys, "check", filled, "--json")
     rep = xlmodel.evaluate(case)
     assert code == rep.exit_code == 0
-    assert json.loads(out) == json.loads(json.dumps(rep.to_dict(), ensure_ascii=False, default=str))
+    (doc,) = check_json(out)
+    assert report_of(doc) == json.loads(json.dumps(rep.to_dict(), ensure_ascii=False, default=str))
+    assert doc["integrity"]["cached_results_stale"] and not doc["integrity"]["trusted"]
     assert "cached results differ" in err  # openpyxl dropped the empty model's cached results
 
 
@@ -599,7 +620,10 @@ def test_inputs_edited_with_openpyxl_are_reported_stale_and_evaluated(gcl_book, 
     edit(gcl_book, path, {("cash_dividend", 2023): round(GCL_MIN_CASH - 0.01, 2)})
     code, out, err = cli(capsys, "check", path, "--json")
     assert code == 1
-    report = json.loads(out)
+    (doc,) = check_json(out)
+    assert doc["exit_code"] == 1 and doc["integrity"]["formulas_changed"] == []  # stale is not tampered
+    assert doc["integrity"]["cached_results_stale"] and doc["integrity"]["trusted"] is False
+    report = report_of(doc)
     rule = next(r for r in report["rules"] if r["id"] == "min_annual")
     assert rule["status"] == "fail" and rule["shortfall"] == pytest.approx(0.01, abs=1e-9)
     assert report["min_cash_dividend"] == GCL_MIN_CASH
@@ -1018,8 +1042,15 @@ def test_refresh_of_a_workbook_with_input_errors_writes_nothing(gcl_book, tmp_pa
 def test_check_json_equals_evaluate(books, capsys, sample):
     code, out, err = cli(capsys, "check", books[sample.stem], "--json")
     rep = xlmodel.evaluate(load_case(sample))
-    assert json.loads(out) == json.loads(json.dumps(rep.to_dict(), ensure_ascii=False, default=str))
-    assert code == rep.exit_code and err == ""
+    (doc,) = check_json(out)  # a list of one: one JSON shape for one workbook or many
+    assert report_of(doc) == json.loads(json.dumps(rep.to_dict(), ensure_ascii=False, default=str))
+    assert code == rep.exit_code == doc["exit_code"] and err == ""
+    integrity = doc["integrity"]
+    assert integrity["trusted"] is True and integrity["formulas_checked"] is True
+    assert integrity["formulas_changed"] == [] and integrity["cached_results_stale"] == []
+    assert integrity["plan"] == {"id": rep.policy, "built_with_version": rep.policy_version,
+                                 "installed_version": rep.policy_version}
+    assert integrity["xlmodel"]["built_with_version"] == integrity["xlmodel"]["installed_version"] == xlmodel.__version__
 
 
 @pytest.mark.parametrize("policy_id", POLICIES)
@@ -1028,7 +1059,8 @@ def test_check_json_equals_evaluate_on_synthetic_cases(tmp_path, capsys, policy_
         path = build_workbook(tmp_path / f"{i}.xlsx", case=case)
         code, out, _ = cli(capsys, "check", path, "--json")
         rep = xlmodel.evaluate(case)
-        assert json.loads(out) == json.loads(json.dumps(rep.to_dict(), ensure_ascii=False, default=str))
+        (doc,) = check_json(out)
+        assert report_of(doc) == json.loads(json.dumps(rep.to_dict(), ensure_ascii=False, default=str))
         assert code == rep.exit_code
 
 
@@ -1036,7 +1068,7 @@ def test_check_markdown_prints_a_markdown_table(gcl_book, capsys):
     code, out, _ = cli(capsys, "check", gcl_book, "--markdown")
     rep = xlmodel.evaluate(load_case(GCL_SAMPLE))
     assert code == 0
-    assert out.strip() == render_markdown(rep).strip()
+    assert out.strip() == render_markdown(rep, preface=INTACT).strip()
     lines = out.splitlines()
     head = next(i for i, line in enumerate(lines) if line.startswith("| 条款 Clause |"))
     assert re.fullmatch(r"\|(-{3,}:?\|)+", lines[head + 1].replace("---:", "---"))
@@ -1052,7 +1084,118 @@ def test_check_formats_are_exclusive_and_the_default_is_a_table(gcl_book, capsys
     code, _, err = cli(capsys, "check", gcl_book, "--json", "--markdown")
     assert code == 2 and "not allowed with" in err
     code, out, _ = cli(capsys, "check", gcl_book)
-    assert code == 0 and out.strip() == render_table(xlmodel.evaluate(load_case(GCL_SAMPLE))).strip()
+    assert code == 0 and out.strip() == render_table(xlmodel.evaluate(load_case(GCL_SAMPLE)), preface=INTACT).strip()
+
+
+# ---------------------------------------------------------------------------------------------
+# 8. integrity in every format; several workbooks
+
+
+def _tampered(gcl_book: Path, path: Path) -> tuple[Path, str]:
+    """The GCL workbook with min_annual's status formula replaced by the constant 通过; (path, sheet!cell)."""
+    sheet, cell, change = TAMPERS["checks_constant"]
+    coord = cell()
+    wb = openpyxl.load_workbook(gcl_book)
+    wb[sheet][coord] = change(wb[sheet][coord].value)
+    wb.save(path)
+    return path, f"{sheet}!{coord}"
+
+
+def test_a_changed_formula_is_in_every_format(gcl_book, tmp_path, capsys):
+    path, where = _tampered(gcl_book, tmp_path / "tampered.xlsx")
+    code, out, _ = cli(capsys, "check", path, "--json")
+    (doc,) = check_json(out)
+    assert code == doc["exit_code"] == 1 and doc["overall_status"] == "pass"  # the rules pass: the formulas fail it
+    integrity = doc["integrity"]
+    assert integrity["trusted"] is False and integrity["formulas_checked"] is True
+    assert [c.split(":")[0] for c in integrity["formulas_changed"]] == [where]
+    assert integrity["cached_results_stale"]  # openpyxl dropped the cached results when saving
+    code, out, _ = cli(capsys, "check", path, "--markdown")
+    lines = out.splitlines()
+    assert code == 1 and lines[0].startswith("### ")
+    assert lines[2].startswith("> 完整性 Integrity: ⚠ 公式被修改（1 个单元格）— 工作簿自身结果不可信；以下结果按其输入重新计算")
+    code, out, _ = cli(capsys, "check", path)
+    assert code == 1 and out.startswith("完整性 Integrity: ⚠ 公式被修改（1 个单元格）")
+    code, out, _ = cli(capsys, "check", path, "--wide")
+    assert code == 1 and out.splitlines()[0].startswith("完整性 Integrity: ⚠ 公式被修改（1 个单元格）— 工作簿自身结果不可信")
+
+
+def test_an_intact_workbook_says_so_at_the_top(gcl_book, capsys):
+    code, out, _ = cli(capsys, "check", gcl_book, "--markdown")
+    assert code == 0 and out.splitlines()[2] == "> 完整性 Integrity: ✓ 公式与生成器一致，缓存结果为最新 / " \
+                                                "formulas as generated, cached results current"
+    code, out, _ = cli(capsys, "check", gcl_book, "--wide")
+    assert out.splitlines()[0] == "完整性 Integrity: ✓ 公式与生成器一致，缓存结果为最新 | formulas as generated, cached results current"
+
+
+def test_a_workbook_of_another_plan_version_is_not_trusted(hostile, capsys):
+    code, out, err = cli(capsys, "check", hostile["older_version"], "--json")
+    (doc,) = check_json(out)
+    integrity = doc["integrity"]
+    assert integrity["formulas_checked"] is False and integrity["trusted"] is False
+    assert integrity["plan"]["built_with_version"] == "0.9.0"
+    assert integrity["plan"]["installed_version"] == load_policy(GCL).version
+    assert code == doc["exit_code"] == 0  # the rules pass; the formulas were not compared (refresh first)
+    (zh, en), *_ = verdict_lines(integrity)
+    assert "v0.9.0" in zh and "xlmodel refresh" in en
+
+
+def test_several_workbooks_a_bad_one_among_them(books, tmp_path, capsys):
+    bad = tmp_path / "bad.xlsx"
+    bad.write_bytes(b"not a zip")
+    order = [books[GCL], bad, books["houpu-2024-2026"]]
+    code, out, err = cli(capsys, "check", *order, "--json")
+    docs = check_json(out)
+    assert code == 2  # the worst: the bad one; the others are still checked
+    assert [d["workbook"] for d in docs] == [str(p) for p in order]
+    assert [d["exit_code"] for d in docs] == [0, 2, 0]
+    assert "error" in docs[1] and "bad.xlsx" in docs[1]["error"] and "integrity" not in docs[1]
+    assert docs[0]["integrity"]["trusted"] and docs[2]["policy"] == "houpu-2024-2026"
+    assert "xlmodel: " in err and "bad.xlsx" in err and "Traceback" not in err
+    code, out, err = cli(capsys, "check", *order)
+    assert code == 2
+    assert out.count("完整性 Integrity:") == 2 and out.count("总体结论 Overall:") == 2
+    summary = out[out.index("汇总 Summary"):].splitlines()
+    assert summary[0] == "汇总 Summary（3 个工作簿 workbooks）"
+    rows = [ln for ln in summary if re.match(r"^[1-3]  ", ln)]
+    assert len(rows) == 3 and "无法读取" in rows[1] and "✓ 完好" in rows[0] and "85,509,212.89" in rows[0]
+
+
+def test_a_folder_of_returned_workbooks(books, gcl_book, tmp_path, capsys, monkeypatch):
+    folder = tmp_path / "returned"
+    folder.mkdir()
+    for stem, src in books.items():
+        shutil.copy(src, folder / f"{stem}.xlsx")
+    _tampered(gcl_book, folder / "z-tampered.XLSX")
+    (folder / "~$gcl-energy-2022-2024.xlsx").write_bytes(b"lock")  # Excel's lock file of an open workbook
+    (folder / "notes.txt").write_text("not a workbook")
+    code, out, err = cli(capsys, "check", folder, "--json")
+    docs = check_json(out)
+    assert code == 1  # one workbook's formulas were changed; the others are compliant and intact
+    assert [Path(d["workbook"]).name for d in docs] == sorted(f"{s}.xlsx" for s in books) + ["z-tampered.XLSX"]
+    assert [d["integrity"]["trusted"] for d in docs] == [True] * len(books) + [False]
+    assert "skipped" in err and "~$gcl-energy-2022-2024.xlsx" in err
+    for columns in (80, 120):
+        monkeypatch.setenv("COLUMNS", str(columns))
+        code, out, _ = cli(capsys, "check", folder)
+        assert code == 1
+        lines = out.splitlines()
+        assert all(display_width(line) <= columns for line in lines), max(lines, key=display_width)
+        summary = out[out.index("汇总 Summary"):]
+        assert "⚠ 公式被改 1" in summary and summary.count("✓ 完好") == len(books)
+    code, out, _ = cli(capsys, "check", folder, "--markdown")
+    table = [ln for ln in out[out.index("### 汇总 Summary"):].splitlines() if ln.startswith("|")]
+    assert len(table) == 2 + len(books) + 1
+
+
+def test_an_empty_folder_is_a_clear_error(tmp_path, capsys):
+    code, out, err = cli(capsys, "check", tmp_path)
+    assert code == 2 and out == "" and "no workbooks (*.xlsx)" in err
+    assert_clean_error(err)
+
+
+def display_width(line: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in line)
 
 
 def test_zz_print_hostile_timings():

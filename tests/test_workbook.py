@@ -191,11 +191,11 @@ def _content(path: Path) -> dict:
 @pytest.mark.parametrize("case_path", SAMPLES, ids=[p.stem for p in SAMPLES])
 def test_sample_workbooks_are_current(case_path, tmp_path):
     """samples/*.xlsx are what the current generator builds from samples/*.yaml.
-    Regenerate with: xlmodel samples --out samples"""
+    Regenerate with: xlmodel samples --out samples --force"""
     committed = case_path.with_suffix(".xlsx")
-    assert committed.exists(), f"{committed} missing: run `xlmodel samples --out samples`"
+    assert committed.exists(), f"{committed} missing: run `xlmodel samples --out samples --force`"
     fresh = build_workbook(tmp_path / committed.name, case=load_case(case_path))
-    assert _content(fresh) == _content(committed), f"{committed.name} is stale: run `xlmodel samples --out samples`"
+    assert _content(fresh) == _content(committed), f"{committed.name} is stale: run `xlmodel samples --out samples --force`"
 
 
 def test_no_formula_is_longer_than_a_modeller_can_audit(tmp_path):

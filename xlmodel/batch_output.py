@@ -65,7 +65,7 @@ STATUS_COLOURS = {
     "met": {"bg_color": "#DDEBF7", "font_color": "#1F4E79"},
     "not_met": {"bg_color": "#EDEDED", "font_color": "#404040", "italic": True},
 }
-_OVERALL_ORDER = ("pass", "warn", "fail", "missing_input", "not_applicable")
+_OVERALL_ORDER = ("pass", "warn", "missing_input", "fail", "not_applicable")
 _RULE_ORDER = ("met", "not_met", "pass", "fail", "warn", "not_applicable", "missing_input")
 _ROLE_ZH = {"condition": "条件", "requirement": "规划要求", "regulatory": "监管规则"}
 _YES_NO = {True: "是", False: "否"}
@@ -139,6 +139,7 @@ def write_batch_csv(df: pd.DataFrame, path, *, force: bool = False, progress: bo
                 w.writerow([_csv_text(v) for v in row])
                 if i % CHUNK == 0:
                     bar.update(CHUNK)
+            bar.update(len(df) % CHUNK)
     bar.close()
     return path
 
@@ -166,6 +167,8 @@ def write_batch_xlsx(df: pd.DataFrame, path, *, force: bool = False, progress: b
             summary = wb.add_worksheet(SUMMARY_SHEET)  # first: the sheet a reader opens on
             results = wb.add_worksheet(RESULTS_SHEET)
             _results_sheet(results, st, df, meta, path, bar)
+            bar.update(n_rows % CHUNK)
+            bar.set_description_str("保存 saving")
             _summary_sheet(summary, st, df, meta, path)
         except XlsxWriterException as e:
             wb.fileclosed = True
@@ -200,8 +203,7 @@ class _Styles:
         self.title = add({**base, "bold": True, "font_size": 14, "font_color": "#1F4E79"})
         self.section = add({**base, "bold": True, "font_size": 11, "bg_color": "#D9E1F2"})
         self.th = add({**head, "bg_color": "#1F4E79"})
-        self.note = add({**base, "font_color": "#595959", "text_wrap": True, "valign": "top"})
-        self.wrap = add({**base, "text_wrap": True, "valign": "top"})
+        self.note = add({**base, "font_color": "#595959"})  # one line, running on into the empty cells beside it
         self.bold_int = add({**base, "bold": True, "num_format": "0"})
         self.status = {k: add({**base, **v}) for k, v in STATUS_COLOURS.items()}  # static cells (the legend)
         self.cond = {k: add(v) for k, v in STATUS_COLOURS.items()}  # conditional formats: colours only
@@ -260,6 +262,9 @@ def _results_sheet(ws, st: _Styles, df: pd.DataFrame, meta: dict, path: Path, ba
         _put(ws, path, 1, j, name, st.ids[g], f"{RESULTS_SHEET}: the header of column {j + 1}")
         ws.set_column(j, j, _width(name, info.get("units") or []))
     ws.set_row(0, 64)
+    ws.repeat_rows(0, HEADER_ROWS - 1)  # printed: the header on every page
+    ws.set_landscape()
+    ws.set_paper(9)  # A4
 
     writers = [_cell_writer(ws, st, path, name, info) for name, info in zip(columns, infos)]
     for i, row in enumerate(df.itertuples(index=False, name=None)):
@@ -341,6 +346,9 @@ def _summary_sheet(ws, st: _Styles, df: pd.DataFrame, meta: dict, path: Path) ->
     from . import __version__
 
     n = len(df)
+    ws.set_landscape()
+    ws.set_paper(9)  # A4
+    ws.fit_to_pages(1, 0)  # printed: one page wide
     ws.set_column(0, 0, 30)
     ws.set_column(1, 1, 44)
     ws.set_column(2, 12, 12)
@@ -355,10 +363,10 @@ def _summary_sheet(ws, st: _Styles, df: pd.DataFrame, meta: dict, path: Path) ->
     policies = meta.get("policies") or {}
     if "policy" in df.columns:
         for pid, grp in df.groupby("policy", sort=True):
-            meta = policies.get(pid, {})
-            years = meta.get("plan_years")
+            plan = policies.get(pid, {})
+            years = plan.get("plan_years")
             outside = int((~grp["in_plan_period"].astype(bool)).sum()) if "in_plan_period" in grp else 0
-            text = f"{pid}  {meta.get('title_zh', '')}" + (f"  规划期 plan years {years[0]}–{years[1]}" if years else "")
+            text = f"{pid}  {plan.get('title_zh', '')}" + (f"  规划期 plan years {years[0]}–{years[1]}" if years else "")
             text += f"：{len(grp):,} 行 rows"
             if outside:
                 text += (f"，其中 {outside:,} 行会计年度在规划期外 ({outside:,} outside the plan period: "
@@ -372,14 +380,14 @@ def _summary_sheet(ws, st: _Styles, df: pd.DataFrame, meta: dict, path: Path) ->
     if "overall_status" in df.columns:
         ws.write_string(r, 0, "1. 总体结果 Overall status", st.section)
         r += 1
-        for j, h in enumerate(("状态 Status", "代码 Code", "公司年度 Company-years", "占比 Share")):
+        for j, h in enumerate(("状态 Status", "代码 Code", "公司年度\nCompany-years", "占比 Share")):
             ws.write_string(r, j, h, st.th)
+        ws.set_row(r, 30)
         r += 1
         counts = df["overall_status"].value_counts()
-        order = [s for s in _OVERALL_ORDER if s in counts.index] + \
-            sorted(s for s in counts.index if s not in _OVERALL_ORDER)
+        order = [s for s in _OVERALL_ORDER[:4]] + [s for s in counts.index if s not in _OVERALL_ORDER[:4]]
         for s in order:
-            c = int(counts[s])
+            c = int(counts.get(s, 0))
             _put(ws, path, r, 0, STATUS_LABELS.get(s, str(s)), st.status.get(s, st.plain), f"{SUMMARY_SHEET} row {r + 1}")
             _put(ws, path, r, 1, str(s), st.plain, f"{SUMMARY_SHEET} row {r + 1}")
             ws.write_number(r, 2, c, st.int)
@@ -388,22 +396,23 @@ def _summary_sheet(ws, st: _Styles, df: pd.DataFrame, meta: dict, path: Path) ->
         ws.write_string(r, 0, "合计 Total", st.plain)
         ws.write_number(r, 2, n, st.bold_int)
         r += 1
-        ws.write_string(r, 0, "总体结果取规划要求与监管规则中最差的状态（通过 < 警告 < 不通过 < 缺少输入），条件不计入。"
-                              "The overall status is the worst of the obligations; conditions are not counted.", st.note)
+        ws.write_string(r, 0, "总体结果：任一规划要求或监管规则不通过即为不通过；否则有缺少输入即为缺少输入；否则有警告即为警告；否则通过。条件不计入。"
+                              "Overall: fail if any obligation fails, else missing input, else warning, else pass; "
+                              "conditions are not counted.", st.note)
         r += 2
 
     # 2. the legend
     ws.write_string(r, 0, "2. 状态说明 Statuses", st.section)
     r += 1
-    heads = ("状态 Status", "含义 Meaning", "代码 Code", "适用 For")
+    heads = ("状态 Status", "适用 For", "代码 Code", "含义 Meaning")
     for j, h in enumerate(heads):
         ws.write_string(r, j, h, st.th)
     r += 1
     for code, zh, who, mzh, men in LEGEND:
         ws.write_string(r, 0, zh, st.status[code])
-        ws.write_string(r, 1, f"{mzh}；{men}", st.wrap)
+        ws.write_string(r, 1, who, st.plain)
         ws.write_string(r, 2, code, st.plain)
-        ws.write_string(r, 3, who, st.plain)
+        ws.write_string(r, 3, f"{mzh}；{men}", st.plain)  # the last column: runs on to the right
         r += 1
     for line in ("界限 Bound：下限 minimum / 上限 limit / 门槛 threshold，即“实际”与之比较的值（列标题写明种类）；"
                  "余量 margin：界限内的空间（元），负数表示超出；差额 shortfall：仅在不通过、不满足或警告时给出，其余为空。",

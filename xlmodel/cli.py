@@ -43,7 +43,9 @@ EXIT_HELP = {
         "  0    compliant, and the workbook's formulas are the ones xlmodel generates",
         "  1    a rule fails, an input a rule needs is missing, or formulas were changed",
         "  2    not a workbook xlmodel can read (the message names sheet!cell and what was expected)",
-        _INTERRUPTED),
+        _INTERRUPTED)
+    + "\n\nSeveral workbooks or a folder: each is checked (a bad one too), then a summary table;\n"
+      "the exit code is the worst. --json prints a list, one object per workbook (also for one).",
     "build": _codes("  0    written", "  2    bad input or usage (the message names the field and year)" + _EXISTS,
                     _INTERRUPTED),
     "refresh": _codes("  0    written", "  2    a workbook xlmodel cannot read" + _EXISTS, _INTERRUPTED),
@@ -119,8 +121,8 @@ def cmd_evaluate(args) -> int:
         (write_batch_csv if out.suffix.lower() == ".csv" else write_batch_xlsx)(df, out, force=args.force, progress=None)
         outside = int((~df["in_plan_period"]).sum())
         if outside:
-            print(f"注意 Note: {outside} company-years lie outside their plan's years (in_plan_period 否 / False): "
-                  f"evaluated against the plan all the same", file=sys.stderr)
+            print(f"注意 Note: {outside} company-years outside their plan's years (in_plan_period False), "
+                  f"evaluated all the same", file=sys.stderr)
         counts = df["overall_status"].value_counts().to_dict()
         at_risk = df.loc[df["st_risk_warning"].eq(True), "stock_code" if "stock_code" in df else "company_name"]
         print(f"{len(df)} company-years evaluated -> {out}  ({', '.join(f'{k}: {v}' for k, v in sorted(counts.items()))})",

@@ -513,14 +513,17 @@ def _bound(r: RuleResult) -> str:
     return f"{cat.BOUND_ZH[r.bound_kind]} {_fmt(r.required, r.unit)}" if r.bound_kind else _fmt(r.required, r.unit)
 
 
-def render_markdown(rep: Report) -> str:
-    """The report as Markdown, for pasting into a board memo."""
+def render_markdown(rep: Report, *, preface: Sequence[tuple[str, str]] = ()) -> str:
+    """The report as Markdown, for pasting into a board memo; ``preface`` (zh, en) lines are quoted
+    beneath the heading (``xlmodel check``: the workbook's integrity)."""
     st = cat.STATUS_ZH
     cond = rep.cash_conditions_met
     name = f"{md_text(rep.company.get('company_name', ''))} {md_text(rep.company.get('stock_code', ''))}".strip()
+    quoted = "\n>\n".join(f"> {md_text(zh)} / {md_text(en)}" for zh, en in preface)
     lines = [
         f"### {name} — {rep.evaluation_year} 年度股东分红回报规划合规检查" if name else f"### {rep.evaluation_year} 年度股东分红回报规划合规检查",
         "",
+        *([quoted, ""] if quoted else []),
         f"- 规划 Policy: `{rep.policy}` v{rep.policy_version}",
         f"- 总体结论 Overall: **{st[rep.overall_status]}** ({rep.overall_status}); 不通过 {rep.fail_count}, 警告 {rep.warn_count}, 缺少输入 {rep.missing_input_count}",
         f"- 现金分红条件 Cash conditions met: {'—' if cond is None else ('是' if cond else '否')}",

@@ -32,47 +32,86 @@ def cmd_build(args) -> int:
     return 0
 
 
-def _print_report(rep, args) -> None:
-    import json
-
-    from ..cli import _json
+def _print_report(rep, args, preface=()) -> None:
     from ..report import render_markdown, render_table
 
-    if getattr(args, "json", False):
-        print(json.dumps(_json(rep), ensure_ascii=False, indent=2, default=str))
-    elif getattr(args, "markdown", False):
-        print(render_markdown(rep))
+    if getattr(args, "markdown", False):
+        print(render_markdown(rep, preface=preface))
     else:
-        print(render_table(rep))
+        print(render_table(rep, wide=getattr(args, "wide", False), preface=preface))
 
 
-def cmd_check(args) -> int:
-    """Read a filled-in workbook back, evaluate it, and say whether the workbook can be trusted."""
+def _check_one(path, args, several: bool):
+    """Check one workbook: (exit code, its JSON object, report, integrity); the report is printed
+    unless --json, the details of what is wrong on stderr (named by file when ``several``)."""
+    from ..cli import _json
     from ..evaluator import evaluate
+    from .integrity import integrity, verdict_lines
     from .reader import cached_differences, read_workbook
 
-    read = read_workbook(args.workbook)
+    read = read_workbook(path)
     rep = evaluate(read.case, read.policy)
-    _print_report(rep, args)
+    diffs = cached_differences(read, rep)
+    integ = integrity(read, diffs)
+    code = max(rep.exit_code, 1 if read.tampered else 0)  # a changed formula is a failure, whatever the rules say
+    if not getattr(args, "json", False):
+        _print_report(rep, args, verdict_lines(integ))
+    where = f"{plain_text(read.path)}: " if several else ""
     for note in read.notes:
-        print(f"注意 Note: {plain_text(note)}", file=sys.stderr)
+        print(f"注意 Note: {where}{plain_text(note)}", file=sys.stderr)
     for w in read.case.warnings:  # amounts that look like 万元/亿元
         print(f"注意 Warning: {read.path}: {w}", file=sys.stderr)
-    code = rep.exit_code
     if read.tampered:
-        print(f"公式被修改 Formulas changed in {len(read.tampered)} cells — the workbook's own results are not trusted; "
-              "the report above is computed from its inputs:", file=sys.stderr)
+        print(f"{where}公式被修改 Formulas changed in {len(read.tampered)} cells — the workbook's own results are not "
+              "trusted; the report is computed from its inputs:", file=sys.stderr)
         for line in read.tampered[:50]:
             print(f"  - {plain_text(line)}", file=sys.stderr)  # cell text from the file: one line each
-        code = max(code, 1)
-    diffs = cached_differences(read, rep)
     if diffs:
-        print("工作簿显示的结果与评估不一致（未重新计算或被修改）The workbook's cached results differ from the "
+        print(f"{where}工作簿显示的结果与评估不一致（未重新计算或被修改）The workbook's cached results differ from the "
               "evaluator's (stale or edited workbook; open it in Excel to recalculate, or run `xlmodel refresh`):",
               file=sys.stderr)
         for line in diffs[:50]:
             print(f"  - {plain_text(line)}", file=sys.stderr)  # cell text from the file: one line each
-    return code
+    return code, {"workbook": str(path), "exit_code": code, "integrity": integ, **_json(rep)}, rep, integ
+
+
+def cmd_check(args) -> int:
+    """Read filled-in workbooks back, evaluate them, and say whether each workbook can be trusted.
+
+    Several workbooks (or a folder: every *.xlsx in it): each is checked and reported, a bad one
+    too (its error on stderr, exit 2 for it), then a summary table; the exit code is the worst.
+    --json prints a list, one object per workbook (also for one)."""
+    import json
+    from pathlib import Path
+
+    from .integrity import summary_markdown, summary_table, workbook_paths
+
+    paths, skipped = workbook_paths(args.workbook)
+    several = len(args.workbook) > 1 or any(Path(a).is_dir() for a in args.workbook)
+    for lock in skipped:
+        print(f"注意 Note: skipped {plain_text(lock)} (an Excel lock file, left while a workbook is open)", file=sys.stderr)
+    objects, rows, worst, printed = [], [], 0, False
+    for path in paths:
+        if printed and not args.json:
+            print()
+        try:
+            code, obj, rep, integ = _check_one(path, args, several)
+            printed = True
+        except XlmodelError as e:
+            if not several:
+                raise
+            msg = str(e)
+            print("xlmodel: " + "\n".join(plain_text(line) for line in msg.split("\n")), file=sys.stderr)
+            code, obj, rep, integ = 2, {"workbook": str(path), "exit_code": 2, "error": msg}, None, None
+        worst = max(worst, code)
+        objects.append(obj)
+        rows.append((path, rep, integ, code))
+    if args.json:  # always a list, one object per workbook
+        print(json.dumps(objects, ensure_ascii=False, indent=2, default=str))
+    elif several:
+        print()
+        print(summary_markdown(rows) if args.markdown else summary_table(rows, wide=args.wide))
+    return worst
 
 
 def cmd_refresh(args) -> int:
@@ -98,10 +137,14 @@ def cmd_refresh(args) -> int:
 
 def add_commands(sub) -> None:
     sc = sub.add_parser("check", help="read a filled-in workbook back, evaluate it and check its integrity")
-    sc.add_argument("workbook", metavar="BOOK.xlsx")
+    sc.add_argument("workbook", metavar="BOOK.xlsx", nargs="+",
+                    help="workbooks to check, or a folder: every *.xlsx in it (then a summary table)")
     fmt = sc.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_true", help="print JSON")
+    fmt.add_argument("--json", action="store_true",
+                     help="print JSON: always a list, one object per workbook, with its integrity and exit code")
     fmt.add_argument("--markdown", action="store_true", help="print Markdown (for a board memo)")
+    sc.add_argument("--wide", action="store_true",
+                    help="the full table, one line per rule, not fitted to the terminal's width (COLUMNS)")
     sc.set_defaults(func=cmd_check)
     sr = sub.add_parser("refresh", help="rebuild a workbook with the current plan and generator, keeping its inputs")
     sr.add_argument("workbook", metavar="OLD.xlsx")

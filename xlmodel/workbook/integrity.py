@@ -77,9 +77,125 @@ def short_label(integ: dict | None) -> str:
         return "—"
     parts = []
     if integ["formulas_changed"]:
-        parts.append(f"⚠ 公式被修改 {len(integ['formulas_changed'])}")
+        parts.append(f"公式被改 {len(integ['formulas_changed'])}")
     if not integ["formulas_checked"]:
-        parts.append("⚠ 规划版本不同")
+        parts.append("规划版本不同")
     if integ["cached_results_stale"]:
-        parts.append("⚠ 结果过期")
-    return "，".join(parts) or "✓ 完好"
+        parts.append("结果过期")
+    return "⚠ " + "、".join(parts) if parts else "✓ 完好"
+
+
+# ---- several workbooks: the paths, the summary table ------------------------------
+
+def workbook_paths(args: list[str]) -> tuple[list, list]:
+    """The workbooks named on the command line, a folder standing for every ``*.xlsx`` in it (sorted
+    by name); (paths, skipped): Excel's lock files (``~$name.xlsx``, left while a workbook is
+    open) are skipped, and said so."""
+    from pathlib import Path
+
+    from ..errors import XlmodelError
+
+    paths, skipped = [], []
+    for arg in args:
+        p = Path(arg)
+        if not p.is_dir():
+            paths.append(p)
+            continue
+        try:
+            found = sorted((q for q in p.iterdir() if q.suffix.lower() == ".xlsx"), key=lambda q: q.name)
+        except OSError as e:
+            raise XlmodelError(f"{p}: cannot list the folder ({e.strerror or type(e).__name__})") from None
+        books = [q for q in found if not q.name.startswith("~$")]
+        skipped += [q for q in found if q.name.startswith("~$")]
+        if not books:
+            raise XlmodelError(f"{p}: no workbooks (*.xlsx) in this folder")
+        paths += books
+    return paths, skipped
+
+
+#: one row of the summary: (path, report or None, integrity or None, exit code)
+Row = tuple
+
+
+def _cells(rows: list[Row], text) -> list[list[str]]:
+    from ..catalogue import STATUS_ZH
+    from ..report import _fmt
+
+    out = []
+    for i, (path, rep, integ, _code) in enumerate(rows, 1):
+        if rep is None:
+            out.append([str(i), text(str(path)), "", "", "无法读取", "—", ""])
+            continue
+        company = f"{text(rep.company.get('stock_code', ''))} {text(rep.company.get('company_name', ''))}".strip()
+        out.append([str(i), text(str(path)), company, str(rep.evaluation_year), STATUS_ZH[rep.overall_status],
+                    short_label(integ), _fmt(rep.min_cash_dividend, "元")])
+    return out
+
+
+SUMMARY_HEAD = [("#", ""), ("文件", "File"), ("公司", "Company"), ("年度", "Year"), ("结论", "Overall"),
+                ("完整性", "Integrity"), ("最低现金分红", "Min cash")]
+
+
+def summary_table(rows: list[Row], width: int | None = None, wide: bool = False, color: bool | None = None) -> str:
+    """The summary of several workbooks as text, one line per workbook, within ``width`` columns
+    unless ``wide``: file and company are cut (…) to fit, and where even then they cannot have
+    12 columns each the file goes on a line of its own beneath its row. Every line of a row
+    begins with its number or with spaces, never with text from a file."""
+    from ..report import MIN_WIDTH, _pad, _truncate, _width, color_enabled, paint, terminal_width
+    from ..sanitize import plain_text
+
+    color = color_enabled() if color is None else color
+    cells = _cells(rows, plain_text)
+    widths = [max(_width(x) for x in [zh, en, *col]) for (zh, en), col in zip(SUMMARY_HEAD, zip(*cells))]
+    cols = list(range(len(widths)))
+    below = False  # the file on its own line beneath the row
+    w = max(MIN_WIDTH, width or terminal_width())
+    if not wide:
+        fixed = sum(widths) - widths[1] - widths[2] + 2 * (len(widths) - 1)
+        avail = w - fixed
+        fw, cw = widths[1], widths[2]
+        if fw + cw > avail:
+            if avail >= 24:
+                half = avail // 2
+                fw, cw = (fw, avail - fw) if fw <= half else (avail - cw, cw) if cw <= half else (half, avail - half)
+            else:
+                below, cols = True, [i for i in cols if i != 1]
+                cw = max(8, w - (sum(widths[i] for i in cols if i != 2) + 2 * (len(cols) - 1)))
+                fw = w - widths[0] - 2
+        widths[1], widths[2] = fw, min(cw, widths[2])
+        for row in cells:
+            if _width(row[1]) > fw:  # cut at the start: the end of a path names the file
+                tail = ""
+                for ch in reversed(row[1]):
+                    if _width(tail) + _width(ch) > fw - 1:
+                        break
+                    tail = ch + tail
+                row[1] = "…" + tail
+            row[2] = _truncate(row[2], widths[2])
+
+    def line(values: list[str], status: str | None = None) -> str:
+        padded = {i: _pad(values[i], widths[i]) for i in cols}
+        if status:  # the overall status word in its colour
+            padded[4] = paint(values[4], status, color) + padded[4][len(values[4]):]
+        return "  ".join(padded[i] for i in cols).rstrip()
+
+    lines = [f"汇总 Summary（{len(rows)} 个工作簿 workbooks）",
+             line([zh for zh, _ in SUMMARY_HEAD]), line([en for _, en in SUMMARY_HEAD]),
+             "  ".join("-" * widths[i] for i in cols)]
+    for row, (_p, rep, _i, _c) in zip(cells, rows):
+        lines.append(line(row, rep.overall_status if rep is not None else "fail"))
+        if below:
+            lines.append(" " * (widths[0] + 2) + row[1])
+    return "\n".join(lines)
+
+
+def summary_markdown(rows: list[Row]) -> str:
+    """The summary of several workbooks as a Markdown table (inert text in every cell)."""
+    from ..sanitize import md_text
+
+    cells = _cells(rows, md_text)
+    lines = [f"### 汇总 Summary（{len(rows)} 个工作簿 workbooks）", "",
+             "| " + " | ".join(f"{zh} {en}".strip() for zh, en in SUMMARY_HEAD) + " |",
+             "|---:|---|---|---:|---|---|---:|"]
+    lines += ["| " + " | ".join(md_text(c) if i > 2 else c for i, c in enumerate(row)) + " |" for row in cells]
+    return "\n".join(lines)

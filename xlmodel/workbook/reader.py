@@ -401,30 +401,73 @@ def _norm(formula) -> str:
     return s.upper()
 
 
+_CELL = re.compile(r"(?<![A-Z0-9_.!])(?:([^\W\d][\w.]*)!)?\$?([A-Z]{1,3})\$?(\d+)(?![A-Z0-9_(])")
+
+
+def _row_keys(ws) -> dict[int, str]:
+    """Each row of a sheet by what it holds, not where it is: the id or label in column A (else B),
+    a row without one by the keyed row above it and its distance. Inserting rows moves no key."""
+    keys: dict[int, str] = {}
+    seen: dict[str, int] = {}
+    last, gap = "top", 0
+    for row in ws.iter_rows(min_col=1, max_col=2):
+        r = row[0].row
+        label = next((c.value.strip() for c in row if isinstance(c.value, str) and c.value.strip()), None)
+        if label:
+            n = seen.get(label, 0)
+            seen[label] = n + 1
+            last, gap = (label if n == 0 else f"{label}#{n}"), 0
+            keys[r] = last
+        else:
+            gap += 1
+            keys[r] = f"{last}+{gap}"
+    return keys
+
+
+def _keyed(formula: str, sheet: str, keys: dict[str, dict[int, str]]) -> str:
+    """A formula with every cell reference written as sheet!column[row key] (see :func:`_row_keys`)."""
+    def sub(m):
+        target = m.group(1) or sheet
+        rows = keys.get(target)
+        row = int(m.group(3))
+        key = rows.get(row, f"row{row}") if rows is not None else f"row{row}"
+        return f"{target}!{m.group(2)}[{key}]"
+    return _CELL.sub(sub, _norm(formula))
+
+
 def compare_formulas(wb, policy: Policy, case: Case) -> list[str]:
-    """Cells whose formula differs from what this xlmodel generates for the plan and year."""
+    """Cells whose formula differs from what this xlmodel generates for the plan and year.
+
+    Cells are matched by the row they belong to (the id in column A), and references are compared by
+    the rows they point to, so rows inserted where the README allows leave every formula trusted."""
     from .writer import WorkbookBuilder
 
     with tempfile.TemporaryDirectory(prefix="xlmodel-ref-") as d:
         ref_path = Path(d) / "reference.xlsx"
         WorkbookBuilder(policy, Case(policy.id, case.evaluation_year)).write(ref_path)
         ref = _load(ref_path, data_only=False)
+    ours = {n: _row_keys(wb[n]) for n in ref.sheetnames if n in wb.sheetnames}
+    theirs = {n: _row_keys(ref[n]) for n in ref.sheetnames}
     changed = []
     for name in ref.sheetnames:  # every sheet xlmodel writes formulas on (cover, inputs' year headers, …)
         if name not in wb.sheetnames:
             changed.append(f"{name}: sheet missing")
             continue
         ws, rs = wb[name], ref[name]
+        where = {k: r for r, k in ours[name].items()}
         for row in rs.iter_rows():
             for c in row:
                 want = c.value
                 if not (isinstance(want, str) and want.startswith("=")):
                     continue
-                got = ws[c.coordinate].value
+                r = where.get(theirs[name][c.row])
+                cell = ws.cell(r, c.column) if r is not None else None
+                got = cell.value if cell is not None else None
+                at = f"{name}!{cell.coordinate if cell is not None else c.coordinate}"
                 if not (isinstance(got, str) and got.startswith("=")):
-                    changed.append(f"{name}!{c.coordinate}: formula replaced by {got!r}")
-                elif _norm(got) != _norm(want):
-                    changed.append(f"{name}!{c.coordinate}: {got} (expected {want})")
+                    changed.append(f"{at}: formula replaced by {got!r}")
+                elif _keyed(got, name, ours) != _keyed(want, name, theirs):
+                    changed.append(f"{at}: {got} (expected {want})")
     return changed
 
 

@@ -29,6 +29,7 @@ from .layout import (CHECK_COL_INDEX, CHECK_STATUS_COL, FIRST_YEAR_COL, HEADER_R
                      CellRenderer, Layout, pname, q)
 
 FONT = "Microsoft YaHei"
+PLAN_VALUE_COL = 7  # 参数 sheet: the plan's own value beside the editable one (column H), then 与规划一致
 MONEY = "#,##0.00;[Red]-#,##0.00"
 PCT = "0.00%"
 DATE = "yyyy-mm-dd"
@@ -417,7 +418,8 @@ class WorkbookBuilder:
     def _params(self):
         ws, st = self.ws["params"], self.st
         self._header(ws, "参数", "Parameters (the plan's thresholds, each with its clause)",
-                     [("名称 Name", 34), ("参数", 36), ("Parameter", 36), ("数值 Value", 16), ("单位 Unit", 8), ("条款 Clause", 18), ("说明 Note", 50)])
+                     [("名称 Name", 34), ("参数", 36), ("Parameter", 36), ("数值 Value", 16), ("单位 Unit", 8), ("条款 Clause", 18),
+                      ("说明 Note", 50), ("规划值 Plan value", 16), ("与规划一致 As planned", 14)])
         ws.write(3, 0, "阈值来自规划原文；公式只引用这些名称。修改须经董事会决议。Thresholds come from the plan text; formulas refer to these names only.", st.note)
         for name, prm in self.model.params.items():
             r0, r1 = self.L.params[name]
@@ -430,11 +432,17 @@ class WorkbookBuilder:
             for row, v in zip(range(r0, r1 + 1), values):
                 if isinstance(v, str):
                     ws.write_string(row, 3, self.L.labels.get(v, (v,))[0], st.inp["gen"])
+                    ws.write_string(row, PLAN_VALUE_COL, self.L.labels.get(v, (v,))[0], st.calc["gen"])
                     enum_id = next(k for k, choices in ENUMS.items() if v in choices)
                     ws.data_validation(row, 3, row, 3, {"validate": "list", "source": f"=list_{enum_id}"})
                 else:  # a fixed parameter (by law or by the model) is locked, a plan threshold is an input
                     fmt = (st.inp if prm.editable else st.calc)[_fmt_key(prm.unit)]
                     ws.write_number(row, 3, float(v), fmt)
+                    ws.write_number(row, PLAN_VALUE_COL, float(v), st.calc[_fmt_key(prm.unit)])
+                # the master check lists every parameter that differs from the plan's value
+                here, plan = xl_rowcol_to_cell(row, 3), xl_rowcol_to_cell(row, PLAN_VALUE_COL)
+                ws.write_formula(row, PLAN_VALUE_COL + 1, f"=IF({here}={plan},lbl_ok,lbl_check)", st.calc["gen"],
+                                 self.L.labels["ok"][0])
             if not prm.editable:
                 self._put(ws, r0, 6, "固定，不可修改 Fixed", st.note)
             self.wb.define_name(pname(name), f"={q(SHEETS['params'])}!$D${r0 + 1}" + (f":$D${r1 + 1}" if r1 > r0 else ""))
@@ -445,6 +453,20 @@ class WorkbookBuilder:
             ws.write(row, 1, "董事会认定（输入表）" if mo.definition == "board" else "按规划公式计算", st.text)
             self._put(ws, row, 5, mo.clause, st.text)
             self._put(ws, row, 6, mo.quote, st.wrap)
+        rows = [r for span in self.L.params.values() for r in range(span[0], span[1] + 1)]
+        if rows:
+            self.wb.define_name("model_params_as_planned", f"={q(SHEETS['params'])}!${_c(PLAN_VALUE_COL + 1)}${min(rows) + 1}:"
+                                                          f"${_c(PLAN_VALUE_COL + 1)}${max(rows) + 1}")
+        # the model's own constants, for its master check (fixed)
+        row = max(rows, default=HEADER_ROW) + 5
+        ws.write(row - 1, 0, "模型常数（固定）Model constants (fixed)", st.section)
+        for i, (key, zh, en, value) in enumerate((("model_years", "年度列数", "Year columns", self.L.n_years),
+                                                  ("model_rules", "规则数", "Rules", len(self.model.rules)))):
+            self._put(ws, row + i, 0, key, st.key)
+            self._put(ws, row + i, 1, zh, st.text)
+            self._put(ws, row + i, 2, en, st.text)
+            ws.write_number(row + i, 3, float(value), st.calc["count"])
+            self.wb.define_name(key, f"={q(SHEETS['params'])}!$D${row + i + 1}")
         ws.freeze_panes(HEADER_ROW + 1, 1)
 
     # -- calculations --------------------------------------------------------
@@ -539,7 +561,8 @@ class WorkbookBuilder:
             for code, fmt in st.status.items():
                 ws.conditional_format(row, 2, row, 2, {"type": "formula", "criteria": f"=$C{row + 1}=lbl_{code}", "format": fmt})
         ws.conditional_format(st_rows[1], 2, st_rows[1], 2, {"type": "formula", "criteria": f"=$C{st_rows[1] + 1}=lbl_check", "format": st.status["fail"]})
-        top = self._rule_results(ws, r0 + 3)
+        top = self._model_checks(ws, r0 + 3)
+        top = self._rule_results(ws, top)
         # chart data (万元): cash by year against the minimum for the evaluation year
         ws.write(top, 0, "图表数据（万元）Chart data (10k 元)", st.section)
         ws.write(top + 1, 1, "会计年度 FY", st.text)
@@ -568,6 +591,47 @@ class WorkbookBuilder:
         chart.set_x_axis({"num_font": {"name": FONT}})
         chart.set_legend({"position": "bottom", "font": {"name": FONT}})
         ws.insert_chart(top + 6, 1, chart, {"x_scale": 1.6, "y_scale": 1.2})
+
+    def _model_checks(self, ws, top: int) -> int:
+        """The master check of the model itself (not of the company): each test on its own row."""
+        st, L = self.st, self.L
+        ws.write(top, 0, "模型自检 Model checks", st.section)
+        ok = self.L.labels["ok"][0]
+        inputs = q(SHEETS["inputs"])
+        years = f"{inputs}!${_c(FIRST_YEAR_COL)}${HEADER_ROW + 1}:${_c(L.t_col)}${HEADER_ROW + 1}"
+        status_col = _c(CHECK_COL_INDEX["status"])
+        statuses = f"{q(SHEETS['checks'])}!${status_col}${min(L.check_rows.values()) + 1}:${status_col}${max(L.check_rows.values()) + 1}"
+        checks = [
+            ("model_params_ok", "参数等于规划值（差异见参数表）", "Parameters as the plan sets them (differences on 参数)",
+             "=IF(COUNTIF(model_params_as_planned,lbl_check)=0,lbl_ok,lbl_check)" if L.params else "=lbl_ok"),
+            ("model_years_ok", "年度表头连续", "Year header continuous",
+             f"=IF(AND(COUNT({years})=model_years,MAX({years})-MIN({years})=model_years-1),lbl_ok,lbl_check)"),
+            ("model_ranges_ok", "输入区域宽度等于年度列数", "Input ranges span the year columns",
+             "=IF(AND(COLUMNS(in_cash_dividend)=model_years,COLUMNS(in_net_profit_attributable)=model_years),lbl_ok,lbl_check)"),
+            ("model_statuses_ok", "每条规则均有状态", "Every rule has a status", f"=IF(COUNTA({statuses})=model_rules,lbl_ok,lbl_check)"),
+            ("model_inputs_ok", "全部规则可评估（无缺少输入）", "Every rule evaluable (no missing input)", "=out_check_flag"),
+        ]
+        rows = []
+        for i, (key, zh, en, formula) in enumerate(checks):
+            r = top + 1 + i
+            ws.write(r, 0, key, st.key)
+            ws.write(r, 1, zh, st.text)
+            ws.write(r, 3, en, st.text)
+            cached = self.scalar("check_flag") if key == "model_inputs_ok" else ok
+            ws.write_formula(r, 2, formula, st.out["gen"], cached)
+            rows.append(r)
+        r = rows[-1] + 1
+        cells = ",".join(f"$C${x + 1}=lbl_ok" for x in rows)
+        ws.write(r, 0, "out_model_check", st.key)
+        ws.write(r, 1, "模型总检查 Master check", st.section)
+        ws.write(r, 3, "Master check of the model", st.text)
+        ws.write_formula(r, 2, f"=IF(AND({cells}),lbl_ok,lbl_check)", st.out["gen"],
+                         ok if self.scalar("check_flag") == ok else self.L.labels["check"][0])
+        self.wb.define_name("out_model_check", f"={q(SHEETS['summary'])}!$C${r + 1}")
+        for x in rows + [r]:
+            ws.conditional_format(x, 2, x, 2, {"type": "formula", "criteria": f"=$C${x + 1}=lbl_check", "format": st.status["fail"]})
+            ws.conditional_format(x, 2, x, 2, {"type": "formula", "criteria": f"=$C${x + 1}=lbl_ok", "format": st.status["pass"]})
+        return r + 3
 
     def _rule_results(self, ws, top: int) -> int:
         """Which rule failed, by how much, under which clause: one line per rule, its status read from 检查."""
@@ -646,7 +710,7 @@ class WorkbookBuilder:
             *self._st_row(),
             ("不通过 / 警告 / 缺少输入 Failed / warnings / missing", "=out_fail_count&\" / \"&out_warn_count&\" / \"&out_missing_input_count",
              f"{int(self.scalar('fail_count'))} / {int(self.scalar('warn_count'))} / {int(self.scalar('missing_input_count'))}"),
-            ("模型检查 Model check", "=out_check_flag", self.scalar("check_flag")),
+            ("模型检查 Model check", "=out_model_check", self.scalar("check_flag")),
             ("生成 Generated by", f"xlmodel {__version__}", None),
         ]
         for i, (label, value, cached) in enumerate(rows):
@@ -657,7 +721,7 @@ class WorkbookBuilder:
             else:
                 fmt = st.out["amount"] if "/p_display_" in value else st.out["gen"]
                 ws.write_formula(r, 2, value, fmt, cached)
-            if value in ("=out_overall_status", "=out_check_flag"):  # the result cell coloured by its value
+            if value in ("=out_overall_status", "=out_model_check"):  # the result cell coloured by its value
                 for code, sfmt in st.status.items():
                     ws.conditional_format(r, 2, r, 2, {"type": "formula", "criteria": f"=$C${r + 1}=lbl_{code}", "format": sfmt})
                 ws.conditional_format(r, 2, r, 2, {"type": "formula", "criteria": f"=$C${r + 1}=lbl_check", "format": st.status["fail"]})

@@ -1,0 +1,94 @@
+"""Issue 11 (part): the workbook checks the model itself, and inserted rows keep it trusted.
+
+* Inserting rows (as Excel does it: every reference below the row moves with it) must not make
+  `xlmodel check` distrust any formula; a formula really changed after the insertion still is.
+* The master check on 汇总 compares every parameter with the plan's value, the year header,
+  the width of the input ranges and the status count; changing a parameter shows up there
+  when a spreadsheet engine recalculates.
+"""
+
+from __future__ import annotations
+
+import openpyxl
+import pytest
+
+from xlmodel.case import load_case
+from xlmodel.evaluator import model_for
+from xlmodel.policy import load_policy
+from xlmodel.workbook import layout as layout_mod
+from xlmodel.workbook.reader import compare_formulas
+from xlmodel.workbook.recalc import recalculate, recalculate_gnumeric
+from xlmodel.workbook.writer import build_workbook
+
+SAMPLE = "samples/gcl-energy-2022-2024.yaml"
+
+
+def _build_with_inserted_row(tmp_path, monkeypatch, after_field: str):
+    """The workbook Excel would have after a row is inserted below ``after_field`` on 输入."""
+    place = layout_mod.Layout._place
+
+    def shifted(self):
+        place(self)
+        cut = self.inputs[after_field]
+        for table in (self.inputs, self.company, self.attest):
+            for k, r in table.items():
+                if r > cut:
+                    table[k] = r + 1
+    monkeypatch.setattr(layout_mod.Layout, "_place", shifted)
+    out = build_workbook(tmp_path / "inserted.xlsx", case=load_case(SAMPLE))
+    monkeypatch.setattr(layout_mod.Layout, "_place", place)
+    return out
+
+
+def test_an_inserted_input_row_keeps_every_formula_trusted(tmp_path, monkeypatch):
+    case = load_case(SAMPLE)
+    path = _build_with_inserted_row(tmp_path, monkeypatch, "total_assets")
+    wb = openpyxl.load_workbook(path)
+    # the insertion really moved the references (else the test proves nothing)
+    assert wb["输入"]["A13"].value != openpyxl.load_workbook(build_workbook(tmp_path / "plain.xlsx", case=case))["输入"]["A13"].value
+    assert compare_formulas(wb, load_policy(case.policy), case) == []
+
+
+def test_a_changed_formula_is_still_found_after_an_inserted_row(tmp_path, monkeypatch):
+    case = load_case(SAMPLE)
+    path = _build_with_inserted_row(tmp_path, monkeypatch, "total_assets")
+    wb = openpyxl.load_workbook(path)
+    ws = wb["计算"]
+    target = next(c for row in ws.iter_rows() for c in row if isinstance(c.value, str) and c.value.startswith("=ROUND("))
+    target.value = target.value.replace("ROUND(", "ROUNDDOWN(", 1)
+    changed = compare_formulas(wb, load_policy(case.policy), case)
+    assert len(changed) == 1 and changed[0].startswith(f"计算!{target.coordinate}")
+
+
+def test_a_reference_moved_to_another_row_is_a_change(tmp_path):
+    case = load_case(SAMPLE)
+    path = build_workbook(tmp_path / "book.xlsx", case=case)
+    wb = openpyxl.load_workbook(path)
+    ws = wb["计算"]
+    target = next(c for row in ws.iter_rows() for c in row if isinstance(c.value, str) and "'输入'!$I$" in c.value)
+    row = int(target.value.split("'输入'!$I$")[1].split(")")[0].split(",")[0].split("+")[0].split("-")[0].split("*")[0])
+    target.value = target.value.replace(f"'输入'!$I${row}", f"'输入'!$I${row + 1}", 1)
+    assert compare_formulas(wb, load_policy(case.policy), case)
+
+
+@pytest.mark.engines
+@pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
+def test_a_changed_parameter_fails_the_master_check(engine, request, tmp_path):
+    request.getfixturevalue(engine)
+    case = load_case(SAMPLE)
+    path = build_workbook(tmp_path / "book.xlsx", case=case)
+    wb = openpyxl.load_workbook(path)
+    ws = wb["参数"]
+    row = next(r for r in range(1, ws.max_row + 1) if ws.cell(r, 1).value == "p_min_rolling_ratio")
+    ws.cell(r := row, 4).value = 0.25  # the plan says 30%
+    edited = tmp_path / "edited.xlsx"
+    wb.save(edited)
+    out = (recalculate if engine == "libreoffice" else recalculate_gnumeric)([edited], tmp_path / engine)[0]
+    values = openpyxl.load_workbook(out, data_only=True)
+    assert values["参数"].cell(r, 9).value == "请检查"
+    summary = values["汇总"]
+    got = {summary.cell(i, 1).value: summary.cell(i, 3).value for i in range(1, summary.max_row + 1)}
+    assert got["model_params_ok"] == "请检查" and got["out_model_check"] == "请检查"
+    assert got["model_years_ok"] == got["model_ranges_ok"] == got["model_statuses_ok"] == "正常"
+    assert len(model_for(case.policy).rules) == values["参数"].cell(
+        next(i for i in range(1, values["参数"].max_row + 1) if values["参数"].cell(i, 1).value == "model_rules"), 4).value
