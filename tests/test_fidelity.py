@@ -450,3 +450,16 @@ def test_a_missing_listing_date_on_chinext_is_missing_input_not_an_rd_exemption(
     company = {k: v for k, v in CHINEXT_CO.items() if k != "listing_date"}
     r = gcl(company=company).rule("reg_st_low_dividend")
     assert r.status == "missing_input" and any("listing_date" in m for m in r.missing_inputs)
+
+
+def test_a_year_outside_the_plan_period_is_said_so(tmp_path, capsys):
+    from xlmodel.cli import main
+
+    rep = gcl()  # FY2024 is inside 2022–2024
+    assert rep.in_plan_period and rep.period_note() == ""
+    years = {y + 2: v for y, v in copy.deepcopy(GCL_YEARS).items()}  # 2023–2026: FY2026 is outside
+    out = evaluate(case(GCL, 2026, years, GCL_ATTEST, MAIN_CO))
+    assert not out.in_plan_period and "2022–2024" in render_table(out) and "2022–2024" in render_markdown(out)
+    assert json.loads(out.to_json())["plan_years"] == [2022, 2024]
+    assert main(["build", "--policy", GCL, "--year", "2030", "-o", str(tmp_path / "m.xlsx")]) == 0
+    assert "outside the plan period 2022–2024" in capsys.readouterr().err

@@ -104,9 +104,17 @@ def _num(a: np.ndarray) -> np.ndarray:
     return a.astype(float)
 
 
+def _rank(v) -> int:
+    """Spreadsheet order across types: every number < every text (both LibreOffice and Gnumeric; a
+    blank-looking "" formula result is text). Booleans are never ordered against other types here:
+    the engines disagree on that (LibreOffice reads TRUE as 1), so the rules only test them for equality."""
+    return 2 if isinstance(v, (bool, np.bool_)) else 1 if isinstance(v, str) else 0
+
+
 def _cmp_scalar(op, x, y) -> bool:
-    if isinstance(x, str) != isinstance(y, str):
-        return False
+    rx, ry = _rank(x), _rank(y)
+    if rx != ry:
+        return bool(_CMP[op](rx, ry))
     return bool(_CMP[op](x, y))
 
 

@@ -62,6 +62,18 @@ class Report:
     #: what the minimum cash dividend means beyond its figure (e.g. a plan that requires any cash dividend)
     min_cash_note_zh: str = ""
     min_cash_note_en: str = ""
+    plan_years: tuple[int, int] | None = None  # the plan's period; a year outside it is evaluated, and said so
+
+    @property
+    def in_plan_period(self) -> bool:
+        return self.plan_years is None or self.plan_years[0] <= self.evaluation_year <= self.plan_years[1]
+
+    def period_note(self) -> str:
+        """"" inside the plan period; else a phrase saying the year lies outside it."""
+        if self.in_plan_period:
+            return ""
+        a, b = self.plan_years
+        return f"（规划期 {a}–{b} 之外 outside the plan period: the plan's rules are applied as written）"
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -218,7 +230,7 @@ def build_report(model: cat.Model, env: ArrayEnv, i: int, case) -> Report:
         fail_count=int(val("fail_count")), warn_count=int(val("warn_count")),
         missing_input_count=int(val("missing_input_count")),
         st_risk_warning=val("st_risk_warning"), cash_needed_to_avoid_st=val("cash_needed_to_avoid_st"), rules=results,
-        min_cash_note_zh=note_zh, min_cash_note_en=note_en)
+        min_cash_note_zh=note_zh, min_cash_note_en=note_en, plan_years=tuple(p.plan_years))
 
 
 # ---- text rendering ----------------------------------------------------------
@@ -257,7 +269,8 @@ def _header_segments(rep: Report) -> list[list[tuple[str, str]]]:
     cond = rep.cash_conditions_met
     zh, en = rep.st_verdict()
     return [
-        [("", f"政策 Policy: {rep.policy} (v{rep.policy_version})"), ("    ", f"会计年度 Fiscal year: {rep.evaluation_year}")],
+        [("", f"政策 Policy: {rep.policy} (v{rep.policy_version})"), ("    ", f"会计年度 Fiscal year: {rep.evaluation_year}")]
+        + ([(" ", rep.period_note())] if rep.period_note() else []),
         [("", f"总体结论 Overall: {st[rep.overall_status]} {rep.overall_status}"),
          ("    ", f"不通过 fail: {rep.fail_count}  警告 warn: {rep.warn_count}  缺少输入 missing: {rep.missing_input_count}")],
         [("", f"现金分红条件 Cash conditions met: {'—' if cond is None else ('是 yes' if cond else '否 no')}")],
@@ -524,7 +537,7 @@ def render_markdown(rep: Report, *, preface: Sequence[tuple[str, str]] = ()) -> 
         f"### {name} — {rep.evaluation_year} 年度股东分红回报规划合规检查" if name else f"### {rep.evaluation_year} 年度股东分红回报规划合规检查",
         "",
         *([quoted, ""] if quoted else []),
-        f"- 规划 Policy: `{rep.policy}` v{rep.policy_version}",
+        f"- 规划 Policy: `{rep.policy}` v{rep.policy_version}" + (f" {md_text(rep.period_note())}" if rep.period_note() else ""),
         f"- 总体结论 Overall: **{st[rep.overall_status]}** ({rep.overall_status}); 不通过 {rep.fail_count}, 警告 {rep.warn_count}, 缺少输入 {rep.missing_input_count}",
         f"- 现金分红条件 Cash conditions met: {'—' if cond is None else ('是' if cond else '否')}",
         f"- 最低现金分红 Minimum cash dividend: {_fmt(rep.min_cash_dividend, '元')} 元"

@@ -29,6 +29,13 @@ def cmd_build(args) -> int:
     out = build_workbook(args.output, policy=args.policy, case=case, evaluation_year=args.year, force=args.force,
                          udf=getattr(args, "udf", False))
     print(f"wrote {out}", file=sys.stderr)
+    from ..policy import load_policy
+
+    plan = policy_by_id(case.policy) if case else load_policy(args.policy)
+    year = case.evaluation_year if case else (args.year or plan.plan_years[1])
+    if not plan.plan_years[0] <= year <= plan.plan_years[1]:
+        print(f"注意 Note: {year} lies outside the plan period {plan.plan_years[0]}–{plan.plan_years[1]} of {plan.id}; "
+              "the plan's rules are applied as written", file=sys.stderr)
     return 0
 
 

@@ -574,10 +574,11 @@ class WorkbookBuilder:
             ws.set_column(col, col, 16)
             ws.write_formula(top + 1, col, f"={calc_sheet}!{xl_rowcol_to_cell(HEADER_ROW, L.year_col(off))}", st.calc["year"], self.year + off)
             cash = self.env.calc("cash", off)[0]
-            ws.write_formula(top + 2, col, f"={calc_sheet}!{xl_rowcol_to_cell(L.series['cash'], L.year_col(off))}/p_display_wan",
+            ref = f"{calc_sheet}!{xl_rowcol_to_cell(L.series['cash'], L.year_col(off), row_abs=True, col_abs=True)}"
+            ws.write_formula(top + 2, col, _in_units_formula(ref, "p_display_wan"),
                              st.calc["amount"], EMPTY if isinstance(cash, str) else float(cash) / 10_000)
         last = 2 + len(L.offsets) - 1
-        ws.write_formula(top + 3, last, "=out_min_cash_dividend/p_display_wan", st.calc["amount"],
+        ws.write_formula(top + 3, last, _in_units_formula("out_min_cash_dividend", "p_display_wan"), st.calc["amount"],
                          self._in_units("min_cash_dividend", 10_000))
         chart = self.wb.add_chart({"type": "column"})
         sheet = q(SHEETS["summary"])
@@ -704,8 +705,9 @@ class WorkbookBuilder:
             ("总体结论 Overall result", "=out_overall_status", self.scalar("overall_status")),
             ("现金分红条件满足 Conditions met", self._yes_no_formula("out_cash_conditions_met"),
              self._yes_no("cash_conditions_met")),
-            ("最低现金分红（万元）Minimum cash (10k 元)", "=out_min_cash_dividend/p_display_wan", self._in_units("min_cash_dividend", 10_000)),
-            ("利润分配上限（亿元）Maximum distribution (100m 元)", "=out_max_distribution/p_display_yi",
+            ("最低现金分红（万元）Minimum cash (10k 元)", _in_units_formula("out_min_cash_dividend", "p_display_wan"),
+             self._in_units("min_cash_dividend", 10_000)),
+            ("利润分配上限（亿元）Maximum distribution (100m 元)", _in_units_formula("out_max_distribution", "p_display_yi"),
              self._in_units("max_distribution", 100_000_000)),
             *self._st_row(),
             ("不通过 / 警告 / 缺少输入 Failed / warnings / missing", "=out_fail_count&\" / \"&out_warn_count&\" / \"&out_missing_input_count",
@@ -719,7 +721,7 @@ class WorkbookBuilder:
             if cached is None:
                 ws.write_string(r, 2, value, st.text)
             else:
-                fmt = st.out["amount"] if "/p_display_" in value else st.out["gen"]
+                fmt = st.out["amount"] if "p_display_" in value else st.out["gen"]
                 ws.write_formula(r, 2, value, fmt, cached)
             if value in ("=out_overall_status", "=out_model_check"):  # the result cell coloured by its value
                 for code, sfmt in st.status.items():
@@ -781,6 +783,11 @@ def _plan_clauses(p: Policy) -> dict[str, str]:
     if not path.is_file():
         return {}
     return {k: c.text for k, c in plantext.parse(path.read_text(encoding="utf-8")).items()}
+
+
+def _in_units_formula(ref: str, unit: str) -> str:
+    """An amount shown in 万元/亿元; blank stays blank (a blank result divided would be #VALUE!)."""
+    return f"=IF({ref}=\"\",\"\",{ref}/{unit})"
 
 
 def _calc_label(model: cat.Model, name: str) -> tuple[str, str]:
