@@ -39,7 +39,7 @@ from xlmodel.evaluator import evaluate, model_for
 from xlmodel.expr import to_serial
 from xlmodel.fields import AUDIT_OPINIONS, COMPANY_FIELDS, ENUMS, FIELDS, Kind
 from xlmodel.synth import parity_cases
-from xlmodel.workbook.layout import INPUT_SECTIONS, SHEETS, Layout
+from xlmodel.workbook.layout import CHECK_COL_INDEX, INPUT_SECTIONS, SHEETS, Layout, col_name
 from xlmodel.workbook.recalc import recalculate
 from xlmodel.workbook.udf_sheet import CONF_SHEET, UDF_SHEET
 from xlmodel.workbook.writer import build_workbook
@@ -672,9 +672,10 @@ def test_udfs_equal_the_native_formulas_as_libreoffice_computes_them(recalculate
                 checks = lo[SHEETS["checks"]]
                 for row in got[1:]:
                     r = L.check_rows[row[0]] + 1
-                    native = [_native_cell(checks[f"{c}{r}"].value) for c in "EFGH"]
+                    cols = [col_name(CHECK_COL_INDEX[k]) for k in ("actual", "required", "shortfall", "status")]
+                    native = [_native_cell(checks[f"{c}{r}"].value) for c in cols]
                     ours = [row[3], row[4], row[5], row[2]]
-                    for col, a, b in zip("EFGH", ours, native):
+                    for col, a, b in zip(cols, ours, native):
                         if not _same(a, b):
                             mismatches.append(f"{out.name} {row[0]} 检查!{col}{r}: UDF {a!r} vs LibreOffice {b!r}")
         if case is not None:  # and the evaluator agrees with both

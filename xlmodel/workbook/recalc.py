@@ -43,13 +43,19 @@ def ssconvert() -> str | None:
     return shutil.which("ssconvert")
 
 
+def _ready(exe: str | None, missing: str, outdir: Path) -> Path:
+    """The engine is installed and the output folder exists (else a clear error)."""
+    if exe is None:
+        raise XlmodelError(missing)
+    outdir = Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    return outdir
+
+
 def recalculate_gnumeric(paths: list[Path], outdir: Path, timeout: float = 120) -> list[Path]:
     """Recalculate ``paths`` in Gnumeric (one ``ssconvert --recalc`` per file); return the copies in ``outdir``."""
     exe = ssconvert()
-    if exe is None:
-        raise XlmodelError("Gnumeric (ssconvert) not found; install gnumeric")
-    outdir = Path(outdir)
-    outdir.mkdir(parents=True, exist_ok=True)
+    outdir = _ready(exe, "Gnumeric (ssconvert) not found; install gnumeric", outdir)
     out = []
     for p in paths:
         o = outdir / Path(p).name
@@ -65,10 +71,7 @@ def recalculate_gnumeric(paths: list[Path], outdir: Path, timeout: float = 120) 
 def recalculate(paths: list[Path], outdir: Path, timeout: float = 900) -> list[Path]:
     """Recalculate ``paths`` in LibreOffice; return the recalculated copies in ``outdir``."""
     exe = soffice()
-    if exe is None:
-        raise XlmodelError("LibreOffice (soffice) not found; install libreoffice-calc-nogui")
-    outdir = Path(outdir)
-    outdir.mkdir(parents=True, exist_ok=True)
+    outdir = _ready(exe, "LibreOffice (soffice) not found; install libreoffice-calc-nogui", outdir)
     out = [outdir / Path(p).name for p in paths]
     for o in out:  # never mistake an earlier run's file for this one's
         o.unlink(missing_ok=True)
