@@ -40,6 +40,18 @@ def run(policy: str, year: int, years: dict, attestations: dict | None = None, b
     return evaluate(c, baseline=baseline)
 
 
+def cli(capsys, *args):
+    """Run the CLI in-process: (exit code, stdout, stderr). Only SystemExit is caught."""
+    from xlmodel.cli import main
+
+    try:
+        code = main([str(a) for a in args])
+    except SystemExit as e:
+        code = e.code
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
 def _engine(exe: str | None, name: str, package: str) -> str:
     """An engine's path; fails (not skips) in CI when it is missing."""
     if exe is None:

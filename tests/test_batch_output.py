@@ -29,10 +29,10 @@ from xlmodel.batch import (COMPANY_COLUMNS, KEY_COLUMNS, LEAD_COLUMNS, OUTPUT_CO
 from xlmodel.batch_output import (AMOUNT_FORMAT, DATE_FORMAT, RESULTS_SHEET, STATUS_LABELS, SUMMARY_SHEET, at_risk,
                                   write_batch_csv, write_batch_xlsx)
 from xlmodel.catalogue import BOUND_ZH, STATUS_ZH
-from xlmodel.cli import main
 from xlmodel.evaluator import evaluate, model_for
 from xlmodel.fields import FIELDS
 from xlmodel.synth import cases_frame, parity_cases
+from conftest import cli as _cli
 
 ROOT = Path(__file__).resolve().parents[1]
 GCL, FAR_EAST, HOUPU = "gcl-energy-2022-2024", "far-east-2022-2024", "houpu-2024-2026"
@@ -338,13 +338,6 @@ def big_csv(tmp_path_factory) -> Path:
     return path
 
 
-def _cli(capsys, *args):
-    try:
-        code = main([str(a) for a in args])
-    except SystemExit as e:
-        code = e.code
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def test_5000_company_years_to_csv_without_a_bar_off_a_terminal(capsys, tmp_path, big_csv):

@@ -26,6 +26,7 @@ import pytest
 import yaml
 
 import xlmodel
+from conftest import cli
 from xlmodel.cli import main
 from xlmodel.errors import XlmodelError
 from xlmodel.evaluator import model_for
@@ -53,14 +54,6 @@ GCL_MIN_CASH = 85_509_212.89
 GCL_MAX_DISTRIBUTION = 1_095_152_827.27
 
 
-def cli(capsys, *args):
-    """Run the CLI in-process: (exit code, stdout, stderr). Only SystemExit is caught."""
-    try:
-        code = main([str(a) for a in args])
-    except SystemExit as e:  # argparse usage errors, --version
-        code = e.code
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def assert_clean_error(err: str):

@@ -34,7 +34,6 @@ import pytest
 import xlmodel
 from xlmodel.batch_output import RESULTS_SHEET, SUMMARY_SHEET, write_batch_csv, write_batch_xlsx
 from xlmodel.case import load_case
-from xlmodel.cli import main
 from xlmodel.errors import OutputExistsError, XlmodelError
 from xlmodel.io import Interrupted, atomic_write, check_output
 from xlmodel.report import render_markdown, render_table
@@ -42,6 +41,7 @@ from xlmodel.sanitize import csv_cell, md_text, plain_text
 from xlmodel.workbook.layout import SHEETS
 from xlmodel.workbook.reader import read_workbook
 from xlmodel.workbook.writer import MAX_TEXT, CheckedWorksheet, build_workbook
+from conftest import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 GCL = "gcl-energy-2022-2024"
@@ -51,13 +51,6 @@ PAYLOADS = ['=HYPERLINK("http://x","y")', "=cmd|' /C calc'!A0", "+1+1", "@SUM(1)
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
 
-def cli(capsys, *args):
-    try:
-        code = main([str(a) for a in args])
-    except SystemExit as e:
-        code = e.code
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def assert_clean_error(err: str):

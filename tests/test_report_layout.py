@@ -19,8 +19,8 @@ import pytest
 import yaml
 
 import xlmodel
+from conftest import cli
 from xlmodel.case import load_case
-from xlmodel.cli import main
 from xlmodel.report import _wrap, color_enabled, render_table, terminal_width
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,10 +35,6 @@ def width(line: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in ANSI.sub("", line))
 
 
-def cli(capsys, *args):
-    code = main([str(a) for a in args])
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def _case_file(tmp_path: Path, name: str, change) -> Path:

@@ -42,6 +42,7 @@ from openpyxl.workbook.defined_name import DefinedName
 import xlmodel
 from xlmodel.errors import CaseError
 from xlmodel.case import load_case, parse_case
+from conftest import cli
 from xlmodel.cli import main
 from xlmodel.errors import XlmodelError
 from xlmodel.evaluator import model_for
@@ -74,14 +75,6 @@ TIMINGS: dict[str, tuple[float, float]] = {}  # name -> (seconds, peak MB), prin
 # helpers
 
 
-def cli(capsys, *args):
-    """Run the CLI in-process: (exit code, stdout, stderr). Only SystemExit is caught."""
-    try:
-        code = main([str(a) for a in args])
-    except SystemExit as e:
-        code = e.code
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def check_json(out: str) -> list[dict]:

@@ -20,10 +20,10 @@ import pandas as pd
 import pytest
 import yaml
 
+from conftest import cli
 from xlmodel import untrusted as u
 from xlmodel.batch import evaluate_batch, read_table
 from xlmodel.case import (MAX_TEXT, check_attestations, from_cell, load_case, parse_case, read_field, read_year)
-from xlmodel.cli import main
 from xlmodel.errors import CaseError, PolicyError, UnknownPolicyError, XlmodelError
 from xlmodel.evaluator import evaluate, model_for
 from xlmodel.fields import FIELDS, Field, Kind
@@ -48,10 +48,6 @@ def problems(exc) -> dict[str, str]:
     return {p.where: p.message for p in exc.problems}
 
 
-def cli(capsys, *args):
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def clean(err: str):

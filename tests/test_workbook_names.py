@@ -24,13 +24,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from xlmodel.case import load_case
-from xlmodel.cli import main
 from xlmodel.errors import XlmodelError
 from xlmodel.evaluator import model_for
 from xlmodel.policy import load_policy
 from xlmodel.workbook.layout import FIRST_YEAR_COL, SHEETS, Layout, col_name
 from xlmodel.workbook.reader import read_workbook
 from xlmodel.workbook.writer import build_workbook
+from conftest import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 GCL = "gcl-energy-2022-2024"
@@ -45,13 +45,6 @@ ATT = next(iter(L.attest))
 ATT_ROW = L.attest[ATT] + 1
 
 
-def cli(capsys, *args):
-    try:
-        code = main([str(a) for a in args])
-    except SystemExit as e:
-        code = e.code
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 @pytest.fixture(scope="module")
