@@ -17,6 +17,14 @@ from xlmodel.workbook.recalc import soffice, ssconvert
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
+@pytest.fixture(autouse=True)
+def _no_installed_plans(monkeypatch, tmp_path_factory):
+    """Every test sees the bundled plans only, whatever plans this machine's user installed:
+    an empty per-user folder, no XLMODEL_PLANS (tests of custom plans set their own)."""
+    monkeypatch.setenv("XLMODEL_CONFIG_HOME", str(tmp_path_factory.getbasetemp() / "xlmodel-config"))
+    monkeypatch.delenv("XLMODEL_PLANS", raising=False)
+
+
 def case(policy: str, year: int, years: dict, attestations: dict | None = None, company: dict | None = None):
     data = {
         "policy": policy,

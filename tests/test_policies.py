@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -107,7 +108,8 @@ def test_domain_inventory_houpu():
 
 def _broken(tmp_path, mutate) -> Path:
     data = yaml.safe_load((TEMPLATES / "gcl-energy-2022-2024.yaml").read_text(encoding="utf-8"))
-    data["text"] = str(TEMPLATES / "texts" / "gcl-energy-2022-2024.txt")
+    (tmp_path / "texts").mkdir(exist_ok=True)  # the plan text beside the policy file: text: is relative to it
+    shutil.copy(TEMPLATES / "texts" / "gcl-energy-2022-2024.txt", tmp_path / "texts")
     mutate(data)
     path = tmp_path / "broken.yaml"
     path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")

@@ -46,5 +46,9 @@ class UnknownPolicyError(XlmodelError):
     pass
 
 
+class AmbiguousPolicyError(UnknownPolicyError):
+    """A plan id defined by two files of the plan folders: xlmodel uses neither."""
+
+
 class OutputExistsError(XlmodelError):
     pass

@@ -1,4 +1,4 @@
-"""Policy files: one YAML file per plan under ``templates/``.
+"""Policy files: one YAML file per plan, bundled under ``templates/`` or in the user's plan folders.
 
 A policy file is data: it names its plan text, lists every clause of the text
 with how it is accounted for (``computed``, ``attestation``, ``informational``),
@@ -11,16 +11,22 @@ accounted for, and that every quote really stands in the clause it cites.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
+import stat
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Annotated, Literal, Union, get_args
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, ValidationError, field_validator,
+                      model_validator)
 
 from . import plantext
-from .errors import PolicyError, Problem, UnknownPolicyError
+from .errors import AmbiguousPolicyError, PolicyError, Problem, UnknownPolicyError, XlmodelError
 from .fields import BOARDS, FIELDS, HALF_YEAR_OPINIONS, Kind
 
 def _templates() -> Path:
@@ -335,11 +341,13 @@ class Policy(_Base):
     company: Company | None = None
     plan_years: tuple[int, int]
     adopted: dt.date | None = None
-    text: str | None = None  # plan text file, relative to the policy file
+    text: str | None = None  # plan text file, relative to the policy file's folder and inside it
     settings: Settings = Settings()
     major_outlay: MajorOutlay | None = None
     clauses: dict[str, ClauseEntry]
     rules: list[RuleSpec] = Field(min_length=1)
+    #: where the plan was read from, with its source text and plan text (:func:`policy_source`)
+    _source: "PolicySource | None" = PrivateAttr(default=None)
 
     @model_validator(mode="after")
     def _plan_kinds(self):
@@ -408,8 +416,8 @@ def _loc(err: dict, data: dict) -> str:
 _KIND_TAGS = {get_args(m.model_fields["kind"].annotation)[0] for m in get_args(get_args(RuleSpec)[0])}
 
 
-def _cross_check(policy: Policy, base: Path) -> list[Problem]:
-    """Clauses and quotes against the plan text; references between rules."""
+def _cross_check(policy: Policy, plan_text: str | None) -> list[Problem]:
+    """Clauses and quotes against the plan text (when it could be read); references between rules."""
     probs: list[Problem] = []
     ids = [r.id for r in policy.rules]
     for dup in sorted({i for i in ids if ids.count(i) > 1}):
@@ -435,12 +443,9 @@ def _cross_check(policy: Policy, base: Path) -> list[Problem]:
             probs.append(Problem(f"clause {cid}", "marked 'attestation' but no attestation rule cites it"))
         if entry.treatment == "informational" and not entry.note:
             probs.append(Problem(f"clause {cid}", "an informational clause needs a 'note' saying why nothing is checked"))
-    if getattr(policy, "text", None) is None:
+    if getattr(policy, "text", None) is None or plan_text is None:
         return probs
-    path = (base / policy.text).resolve()
-    if not path.is_file():
-        return probs + [Problem("field 'text'", f"plan text {path} not found")]
-    clauses = plantext.parse(path.read_text(encoding="utf-8"))
+    clauses = plantext.parse(plan_text)
     for cid in clauses:
         if cid not in policy.clauses:
             probs.append(Problem(f"clause {cid}", "in the plan text but not accounted for under 'clauses'"))
@@ -460,56 +465,367 @@ def _cross_check(policy: Policy, base: Path) -> list[Problem]:
 POLICY_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,79}$")
 
 
+# ---- plan texts ---------------------------------------------------------
+#
+# A policy's ``text:`` names its published plan text relative to the policy file's own folder
+# (``texts/<id>.txt`` beside the bundled plans), and only inside it: no absolute path, no ``..``,
+# no symbolic link out of the folder. The text is read once, with the policy, and kept with it
+# (:func:`plan_text`), so every use (the quote check, the workbook's plan-text sheet,
+# ``policies show``, the copy a workbook carries) sees the same text.
+
+class PlanTextError(Exception):
+    """Why a policy's ``text:`` cannot be used (the message, without the policy file's name)."""
+
+
+def text_ref_problem(ref) -> str | None:
+    """Why ``ref`` cannot be a policy's ``text:``, or None."""
+    if not isinstance(ref, str) or not ref.strip():
+        return "expected the plan text's file name, relative to the policy file (e.g. texts/<id>.txt)"
+    if any(ord(c) < 32 or c == "\x7f" for c in ref):
+        return "a control character in the path"
+    if "\\" in ref:
+        return f"{_shown(ref)}: write the path with '/', relative to the policy file's folder"
+    if ref.startswith("/") or PureWindowsPath(ref).drive or PurePosixPath(ref).is_absolute():
+        return (f"{_shown(ref)} is an absolute path; the plan text must lie in the policy file's folder, named "
+                "relative to it (e.g. texts/<id>.txt)")
+    parts = ref.split("/")
+    if ".." in parts:
+        return (f"{_shown(ref)} leaves the policy file's folder ('..'); the plan text must lie in that folder "
+                "(e.g. texts/<id>.txt)")
+    if ref.endswith("/") or all(p in ("", ".") for p in parts):
+        return f"{_shown(ref)} is a folder, not a file name"
+    return None
+
+
+def read_plan_text(folder: Path, ref: str) -> tuple[Path, str]:
+    """(path, text) of the plan text ``ref`` of a policy file in ``folder``; :class:`PlanTextError` if it
+    is not a relative path inside the folder, leads out of it through a symbolic link, or is not a
+    regular UTF-8 file of at most :data:`~xlmodel.untrusted.MAX_PLAN_TEXT_BYTES`."""
+    from .untrusted import MAX_PLAN_TEXT_BYTES, InputFileError, decode_utf8, read_regular
+
+    why = text_ref_problem(ref)
+    if why:
+        raise PlanTextError(why)
+    try:
+        root = Path(folder).resolve()
+        path = root / ref
+        real = path.resolve()
+    except (OSError, RuntimeError, ValueError) as e:  # a symbolic link loop
+        raise PlanTextError(f"plan text {_shown(ref)} cannot be resolved ({type(e).__name__})") from None
+    if not real.is_relative_to(root):
+        raise PlanTextError(f"plan text {path} is a symbolic link out of the policy file's folder; refused")
+    try:
+        return path, decode_utf8(read_regular(real, MAX_PLAN_TEXT_BYTES, "plan text"), str(path))
+    except InputFileError as e:
+        if e.message == "no such file":
+            raise PlanTextError(f"plan text {path} not found") from None
+        raise PlanTextError(f"plan text {path}: {e.message}") from None
+
+
+@dataclass(frozen=True)
+class PolicySource:
+    """Where a loaded plan came from: its policy file's text, and its plan text if it names one."""
+
+    yaml: str  #: the policy file as read
+    path: Path | None = None  #: the policy file; None for a plan read from a workbook
+    text_ref: str | None = None  #: the policy's ``text:``
+    text: str | None = None  #: the plan text
+    text_path: Path | None = None  #: the plan text's file (None for a plan read from a workbook)
+    workbook: str | None = None  #: the workbook a plan was read from
+    fingerprint: str = ""  #: of the policy as loaded (:func:`fingerprint`): a changed copy is not this file
+
+    @property
+    def file_name(self) -> str:
+        return self.path.name if self.path is not None else ""
+
+
+def fingerprint(policy) -> str:
+    """sha256 of a policy's content (its fields as JSON)."""
+    import hashlib
+
+    return hashlib.sha256(policy.model_dump_json().encode("utf-8")).hexdigest()
+
+
+def policy_source(policy, *, unchanged: bool = False) -> PolicySource | None:
+    """The :class:`PolicySource` of a loaded policy (None for one built in code). ``unchanged``: None
+    also for a copy changed in code (``policy.model_copy(update=…)`` keeps the source of a file it no
+    longer is), e.g. before a workbook carries the file as the plan it was built with."""
+    src = getattr(policy, "_source", None)
+    if src is not None and unchanged and fingerprint(policy) != src.fingerprint:
+        return None
+    return src
+
+
+def plan_text(policy) -> str | None:
+    """The published plan text of a loaded policy (None when it names none), as read with the policy."""
+    src = policy_source(policy)
+    return src.text if src is not None else None
+
+
+def plan_clauses(policy) -> dict[str, str]:
+    """Clause id -> the clause's own lines of the policy's plan text (empty when it has none).
+
+    The one reading of ``text:`` for every use (the workbook's plan-text sheet, ``policies show``):
+    relative to the policy file's folder, or the text a workbook carried."""
+    text = plan_text(policy)
+    if text is None:
+        return {}
+    return {k: c.text for k, c in plantext.parse(text).items()}
+
+
+# ---- loading ------------------------------------------------------------
+
+def _parse_policy(text: str, source: str, schema, folder: Path | None, *, path: Path | None = None,
+                  carried_text: str | None = None, workbook: str | None = None):
+    """A policy from its source ``text``: every problem at once (schema, plan text, cross-references).
+
+    ``folder``: where its ``text:`` is looked up (a policy file's folder); for a plan read from a
+    workbook (``workbook`` set) the plan text is the one it carried, ``carried_text``."""
+    policy, _data, problems = _validate_policy(text, source, schema, folder, path=path, carried_text=carried_text,
+                                               workbook=workbook)
+    if problems:
+        raise PolicyError(source, problems)
+    return policy
+
+
+def _validate_policy(text: str, source: str, schema, folder: Path | None, *, path: Path | None = None,
+                     carried_text: str | None = None, workbook: str | None = None):
+    """(the schema-valid policy or None, the file's data, every problem) of a policy's source ``text``;
+    a :class:`PolicyError` only for a file that is not a policy file at all. The policy carries its
+    :class:`PolicySource` (only meaningful when there are no problems)."""
+    from .untrusted import InputFileError, PlainIntLoader, load_yaml
+
+    try:
+        data = load_yaml(text, source, quote_problem=False, loader_class=PlainIntLoader)
+    except InputFileError as e:
+        raise PolicyError(source, [Problem(e.where or "(file)", e.message)]) from None
+    if not isinstance(data, dict) or "id" not in data or "rules" not in data:
+        raise PolicyError(source, [Problem("(file)", "not a policy file (a policy file is a YAML mapping with "
+                                                    "'id', 'rules' and 'clauses'; see templates/)")])
+    problems: list[Problem] = []
+    policy = None
+    try:
+        policy = schema.model_validate(data)
+    except ValidationError as e:
+        problems += [Problem(_loc(err, data), err["msg"]) for err in e.errors()]
+    ref = data.get("text") if schema is Policy else None
+    body = text_path = None
+    if isinstance(ref, str):
+        if workbook is not None:
+            why = text_ref_problem(ref)
+            if why:
+                problems.append(Problem("field 'text'", why))
+            elif carried_text is None:
+                problems.append(Problem("field 'text'", f"the workbook does not carry the plan text {_shown(ref)}"))
+            else:
+                body = carried_text
+        else:
+            try:
+                text_path, body = read_plan_text(folder, ref)
+            except PlanTextError as e:
+                problems.append(Problem("field 'text'", str(e)))
+    if policy is not None:
+        problems += _cross_check(policy, body)
+    if isinstance(policy, Policy):
+        policy._source = PolicySource(text, path, ref if isinstance(ref, str) else None, body, text_path, workbook,
+                                      fingerprint(policy))
+    return policy, data, problems
+
+
 def load_policy_file(path: str | Path, schema=None) -> Policy:
     """A policy file by path: for the command line and the Python API only.
 
     Input files never reach this with a path of their own: they name plans by id
     (:func:`policy_by_id`). Nothing of a file that does not load as a policy is
     quoted: a YAML error gives its line and column, a file whose top level is not
-    a mapping with ``id`` and ``rules`` is "not a policy file"."""
-    from .untrusted import MAX_POLICY_BYTES, InputFileError, PlainIntLoader, decode_utf8, load_yaml, read_regular
+    a mapping with ``id`` and ``rules`` is "not a policy file". Its ``text:`` is read
+    relative to the file's own folder, and only inside it (:func:`read_plan_text`)."""
+    from .untrusted import MAX_POLICY_BYTES, InputFileError, decode_utf8, read_regular
 
     schema = schema or Policy
     path = Path(path)
     try:
         text = decode_utf8(read_regular(path, MAX_POLICY_BYTES, "policy file"), str(path))
-        data = load_yaml(text, str(path), quote_problem=False, loader_class=PlainIntLoader)
     except InputFileError as e:
         raise PolicyError(str(path), [Problem(e.where or "(file)", e.message)]) from None
-    if not isinstance(data, dict) or "id" not in data or "rules" not in data:
-        raise PolicyError(str(path), [Problem("(file)", "not a policy file (a policy file is a YAML mapping with "
-                                                        "'id', 'rules' and 'clauses'; see templates/)")])
     try:
-        policy = schema.model_validate(data)
-    except ValidationError as e:
-        raise PolicyError(str(path), [Problem(_loc(err, data), err["msg"]) for err in e.errors()]) from None
-    probs = _cross_check(policy, path.parent)
-    if probs:
-        raise PolicyError(str(path), probs)
-    return policy
+        folder = path.resolve().parent
+    except (OSError, RuntimeError):
+        folder = path.parent
+    return _parse_policy(text, str(path), schema, folder, path=path)
+
+
+def policy_from_workbook(yaml_text: str, plan_text_: str | None, workbook: str, file_name: str = "") -> Policy:
+    """A plan carried inside a workbook (:mod:`xlmodel.workbook.embed`), validated like a policy file
+    with the plan text it carried. Errors name the workbook and the carried file."""
+    source = f"{workbook} (the plan it carries{', ' + _shown(file_name) if file_name else ''})"
+    return _parse_policy(yaml_text, source, Policy, None, carried_text=plan_text_, workbook=workbook)
+
+
+# ---- plan directories ---------------------------------------------------
+#
+# Plans are found by id in these folders, never in the working directory:
+#   1. the bundled plans (templates/), which no other file can replace;
+#   2. the folders of --plans DIR (the command line; they replace XLMODEL_PLANS for that
+#      command), else those of the environment variable XLMODEL_PLANS (os.pathsep-separated,
+#      absolute paths);
+#   3. the user's plan folder (``policies install`` puts plans there): $XLMODEL_CONFIG_HOME/plans,
+#      else %APPDATA%\xlmodel\plans on Windows, $XDG_CONFIG_HOME/xlmodel/plans or
+#      ~/.config/xlmodel/plans elsewhere.
+# A folder that does not exist is skipped. An id defined by two files (a user plan with a bundled
+# plan's id, or one id in two user folders) is an error naming both: xlmodel never picks one.
+
+BUNDLED, CLI_ORIGIN, ENV_ORIGIN, USER_ORIGIN = "bundled", "--plans", "XLMODEL_PLANS", "user"
+PLANS_ENV, CONFIG_ENV = "XLMODEL_PLANS", "XLMODEL_CONFIG_HOME"
+
+_CLI_PLAN_DIRS: ContextVar[tuple[Path, ...] | None] = ContextVar("xlmodel_cli_plan_dirs", default=None)
+
+
+@dataclass(frozen=True)
+class PlanDir:
+    path: Path
+    origin: str  #: BUNDLED, CLI_ORIGIN, ENV_ORIGIN or USER_ORIGIN
+
+
+@contextmanager
+def cli_plan_dirs(dirs):
+    """Within the block, the plan folders of ``--plans`` (instead of XLMODEL_PLANS); each must be
+    an existing folder (an :class:`XlmodelError` names the one that is not)."""
+    checked = []
+    for d in dirs or ():
+        p = Path(d).expanduser()
+        if not p.is_dir():
+            raise XlmodelError(f"--plans {d}: {'no such folder' if not p.exists() else 'not a folder'}")
+        checked.append(p.absolute())
+    token = _CLI_PLAN_DIRS.set(tuple(checked) if dirs else None)
+    try:
+        yield
+    finally:
+        _CLI_PLAN_DIRS.reset(token)
+
+
+def user_plan_dir() -> Path | None:
+    """The user's plan folder (it may not exist yet); None when there is no home folder."""
+    home = os.environ.get(CONFIG_ENV)
+    if home:
+        p = Path(home).expanduser()
+        if not p.is_absolute():
+            raise XlmodelError(f"{CONFIG_ENV}={_shown(home)}: expected an absolute path (plans are never looked up "
+                               "relative to the working directory)")
+        return p / "plans"
+    try:
+        if os.name == "nt":
+            base = Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming")
+        else:
+            xdg = os.environ.get("XDG_CONFIG_HOME", "")
+            base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".config"
+    except (RuntimeError, KeyError):  # no home folder
+        return None
+    return base / "xlmodel" / "plans" if base.is_absolute() else None
+
+
+def _env_plan_dirs() -> list[Path]:
+    out = []
+    for entry in os.environ.get(PLANS_ENV, "").split(os.pathsep):
+        if not entry.strip():
+            continue  # an empty entry is not the working directory here
+        p = Path(entry).expanduser()
+        if not p.is_absolute():
+            raise XlmodelError(f"{PLANS_ENV}: {_shown(entry)} is not an absolute path; plans are never looked up "
+                               "relative to the working directory")
+        out.append(p)
+    return out
+
+
+def plan_directories() -> list[PlanDir]:
+    """The plan folders in order (bundled, --plans or XLMODEL_PLANS, the user's); some may not exist."""
+    cli = _CLI_PLAN_DIRS.get()
+    dirs = [PlanDir(TEMPLATES, BUNDLED)]
+    dirs += [PlanDir(p, CLI_ORIGIN) for p in cli] if cli is not None else [PlanDir(p, ENV_ORIGIN) for p in _env_plan_dirs()]
+    user = user_plan_dir()
+    if user is not None:
+        dirs.append(PlanDir(user, USER_ORIGIN))
+    return dirs
 
 
 def plan_dirs() -> list[Path]:
-    """The directories plans are found in by id, first match wins: the bundled templates.
-
-    (A later change may add user directories, e.g. from ``XLMODEL_PLANS``.) Never
+    """The directories plans are found in by id (:func:`plan_directories`), all absolute. Never
     the working directory."""
-    return [TEMPLATES]
+    return [d.path for d in plan_directories()]
+
+
+@dataclass(frozen=True)
+class PlanFile:
+    """A ``<id>.yaml`` in a plan folder; ``problem`` says why it is refused (not a regular file, a
+    symbolic link out of the folder)."""
+
+    id: str
+    path: Path
+    folder: PlanDir
+    problem: str | None = None
+
+    @property
+    def origin(self) -> str:
+        """bundled, or where it comes from: ``user: PATH``, ``--plans: PATH``, ``XLMODEL_PLANS: PATH``."""
+        return BUNDLED if self.folder.origin == BUNDLED else f"{self.folder.origin}: {self.path}"
+
+
+def _refusal(root: Path, path: Path) -> str | None:
+    """Why ``path`` (an entry of the plan folder ``root``, resolved) is not used as a plan, or None."""
+    from .untrusted import file_kind
+
+    try:
+        st = os.lstat(path)
+        if stat.S_ISLNK(st.st_mode):
+            try:
+                real = path.resolve(strict=True)
+            except (OSError, RuntimeError):
+                return "a symbolic link to nothing (or a loop); refused"
+            if not real.is_relative_to(root):
+                return "a symbolic link to a file outside its plan folder; refused (a plan folder holds its plans)"
+            st = os.stat(real)
+    except OSError as e:
+        return f"cannot be read ({e.strerror or e})"
+    if not stat.S_ISREG(st.st_mode):
+        return f"is {file_kind(st.st_mode)}, not a policy file; refused"
+    return None
+
+
+def plan_files() -> dict[str, list[PlanFile]]:
+    """Every ``<id>.yaml`` of the plan folders, by id (several files for an id that is defined twice)."""
+    out: dict[str, list[PlanFile]] = {}
+    seen: set[Path] = set()
+    for d in plan_directories():
+        try:
+            root = d.path.resolve(strict=True)
+            names = sorted(os.listdir(root)) if root.is_dir() else []
+        except (OSError, RuntimeError):
+            continue  # a folder that does not exist (or cannot be listed) is skipped
+        if root in seen:
+            continue  # the same folder named twice
+        seen.add(root)
+        for name in names:
+            stem = name[:-5] if name.endswith(".yaml") else ""
+            if stem and POLICY_ID.fullmatch(stem):
+                out.setdefault(stem, []).append(PlanFile(stem, d.path / name, d, _refusal(root, root / name)))
+    return out
 
 
 def policy_paths(directory: Path | None = None) -> dict[str, Path]:
     """Plan id -> file, over :func:`plan_dirs` (or one ``directory``)."""
-    out: dict[str, Path] = {}
-    for d in [Path(directory)] if directory is not None else plan_dirs():
-        for p in sorted(d.glob("*.yaml")):
-            if POLICY_ID.fullmatch(p.stem) and p.stem not in out and p.is_file():
-                out[p.stem] = p
-    return out
+    if directory is not None:
+        return {p.stem: p for p in sorted(Path(directory).glob("*.yaml")) if POLICY_ID.fullmatch(p.stem) and p.is_file()}
+    return {pid: files[0].path for pid, files in sorted(plan_files().items())}
 
 
 @lru_cache(maxsize=64)
-def _load_cached(path: Path, mtime: float) -> Policy:
+def _load_cached(path: Path, stamp) -> Policy:
+    """A policy file, loaded again when ``stamp`` (its modification time, size and inode) changes."""
     return load_policy_file(path)
+
+
+def _stamp(st: os.stat_result) -> tuple[int, int, int]:
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
 
 
 def _shown(ref) -> str:
@@ -517,8 +833,19 @@ def _shown(ref) -> str:
     return r if len(r) <= 80 else r[:79] + "…"
 
 
-def find_policy(pid) -> Path:
-    """The file of plan ``pid`` in :func:`plan_dirs`; :class:`UnknownPolicyError` (with "did you mean") if none."""
+def _duplicate(pid: str, files: list[PlanFile]) -> XlmodelError:
+    where = "; ".join(f"{f.path} ({'bundled' if f.folder.origin == BUNDLED else f.folder.origin})" for f in files)
+    bundled = any(f.folder.origin == BUNDLED for f in files)
+    fix = ("a bundled plan cannot be replaced: give your plan another id (and file name)" if bundled
+           else "remove or rename all but one")
+    return AmbiguousPolicyError(f"plan id {pid!r} is defined by {len(files)} files: {where}; xlmodel uses none of them "
+                              f"rather than guess: {fix}")
+
+
+def find_plan(pid) -> PlanFile:
+    """The :class:`PlanFile` of plan ``pid`` in :func:`plan_dirs`; :class:`UnknownPolicyError` (with
+    "did you mean") if none, or if two files define it; :class:`PolicyError` naming the file if it is
+    refused (a FIFO, a symbolic link out of its folder)."""
     from .untrusted import did_you_mean
 
     if not isinstance(pid, str) or not POLICY_ID.fullmatch(pid):
@@ -526,20 +853,31 @@ def find_policy(pid) -> Path:
         raise UnknownPolicyError(f"{_shown(pid)} is not a policy id (lowercase letters, digits and hyphens, e.g. "
                                  f"gcl-energy-2022-2024; see `xlmodel policies`){hint}; a plan is named by its id, "
                                  "never by a path")
-    paths = policy_paths()
-    if pid not in paths:
-        raise UnknownPolicyError(f"unknown policy {pid!r}{did_you_mean(pid, paths)}; known: {', '.join(paths) or 'none'}")
-    return paths[pid]
+    files = plan_files()
+    found = files.get(pid)
+    if not found:
+        raise UnknownPolicyError(f"unknown policy {pid!r}{did_you_mean(pid, files)}; known: {', '.join(sorted(files)) or 'none'}")
+    if len(found) > 1:
+        raise _duplicate(pid, found)
+    if found[0].problem:
+        raise PolicyError(str(found[0].path), [Problem("(file)", found[0].problem)])
+    return found[0]
+
+
+def find_policy(pid) -> Path:
+    """The file of plan ``pid`` in :func:`plan_dirs` (see :func:`find_plan`)."""
+    return find_plan(pid).path
 
 
 def policy_by_id(pid) -> Policy:
     """A plan by id, for every id that comes from an input (a case's ``policy:``, a workbook's
     ``xlmodel_policy`` property, a batch ``policy`` column, a worksheet function's argument).
 
-    Matched against the plan directories (:func:`plan_dirs`), never a path, never
-    relative to the working directory."""
+    Matched against the plan directories (:func:`plan_dirs`: the bundled plans, --plans or
+    XLMODEL_PLANS, the user's), never a path, never relative to the working directory."""
     path = find_policy(pid)
-    policy = _load_cached(path, path.stat().st_mtime)
+    real = path.resolve()  # (a symbolic link inside its folder: checked by find_plan)
+    policy = _load_cached(real, _stamp(real.stat()))
     if policy.id != path.stem:
         raise PolicyError(str(path), [Problem("field 'id'", f"{policy.id!r} does not match the file name {path.stem!r}")])
     return policy
@@ -557,12 +895,12 @@ def load_policy(ref: str | Path) -> Policy:
             and not p.is_file():
         return policy_by_id(ref)  # neither an id nor a file: say so, with "did you mean"
     try:
-        mtime = p.stat().st_mtime
+        st = p.stat()
     except (OSError, ValueError):
-        mtime = 0.0  # load_policy_file names the problem
-    if mtime == 0.0:
+        return load_policy_file(p)  # it names the problem
+    if not stat.S_ISREG(st.st_mode):
         return load_policy_file(p)
-    return _load_cached(p.resolve(), mtime)
+    return _load_cached(p.resolve(), _stamp(st))
 
 
 BASELINES = TEMPLATES / "baseline"

@@ -48,6 +48,12 @@ from .errors import XlmodelError
 # PyYAML parses ~20,000 values a second here: these keep the worst file well under a second
 MAX_CASE_BYTES = 256 * 2**10  #: a case file (YAML/JSON); a real one is a few KB
 MAX_POLICY_BYTES = 1 * 2**20  #: a policy file; the bundled ones are ~30 KB
+MAX_PLAN_TEXT_BYTES = 1 * 2**20  #: a plan's published text (``text:`` of a policy); the bundled ones are ~10 KB
+#: a plan carried inside a workbook (policy file + plan text, unpacked); its packed form in the
+#: workbook's custom properties is bounded by MAX_EMBEDDED_PLAN_CHARS
+MAX_EMBEDDED_PLAN_BYTES = MAX_POLICY_BYTES + MAX_PLAN_TEXT_BYTES + 64 * 2**10
+MAX_EMBEDDED_PLAN_CHARS = 2 * 2**20  #: base64 characters over all the parts (a bundled plan needs ~12,000)
+MAX_EMBEDDED_PLAN_PARTS = 9_999  #: custom properties holding one part each (255 characters at most)
 MAX_YAML_ALIASES = 100  #: alias (``*name``) uses in one YAML document
 MAX_YAML_NODES = 10_000  #: values of a YAML document with every alias expanded (a case has ~200, a plan ~600)
 MAX_DEPTH = 32  #: nesting of mappings/lists in YAML and JSON (a case needs 3)
@@ -119,10 +125,7 @@ def open_regular(path: str | Path, max_bytes: int, what: str = "file") -> tuple[
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            kind = ("a directory" if stat.S_ISDIR(st.st_mode) else "a named pipe (FIFO)" if stat.S_ISFIFO(st.st_mode)
-                    else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
-                    else "a socket" if stat.S_ISSOCK(st.st_mode) else "not a regular file")
-            raise InputFileError(source, f"is {kind}, not a {what}")
+            raise InputFileError(source, f"is {file_kind(st.st_mode)}, not a {what}")
         if st.st_size > max_bytes:
             raise InputFileError(source, f"{_size(st.st_size)} is larger than a {what} can be ({_size(max_bytes)}); "
                                          "refusing to read")
@@ -130,6 +133,13 @@ def open_regular(path: str | Path, max_bytes: int, what: str = "file") -> tuple[
     except BaseException:
         os.close(fd)
         raise
+
+
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular file is, from its ``st_mode``: "a directory", "a named pipe (FIFO)", …"""
+    return ("a directory" if stat.S_ISDIR(mode) else "a named pipe (FIFO)" if stat.S_ISFIFO(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
 
 
 def read_regular(path: str | Path, max_bytes: int, what: str = "file") -> bytes:

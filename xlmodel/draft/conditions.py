@@ -1,0 +1,357 @@
+"""Cash-dividend conditions: the conditions list, each condition's wording, the major-outlay definition.
+
+A conditions list is a clause such as ``实施现金分红时应同时满足下列条件：`` whose
+sub-clauses are the conditions (or whose text lists them), or a sentence that states
+them inline (``公司在当年盈利、累计未分配利润为正，且……的情况下，采取现金方式分配股利``).
+Each condition is cut into pieces; every piece must be recognised, else the clause
+is marked for review.
+"""
+
+from __future__ import annotations
+
+import re
+from . import numbers as nb
+from .model import Draft, Rule
+from .text import ClauseText
+from .words import DIST, NPA, OP_WORDS, PAREN, POSITIVE, RATIO
+
+HEADER = re.compile(
+    r"(?:现金分红|分配现金股利|现金方式分配(?:股利|利润)?)[^。:]{0,16}?(?:满足|具备|符合)(?:下列|以下|如下|下述)?(?:的)?"
+    r"(?:全部|所有)?(?:[一二三四五六七八九十\d]{1,2}个)?(?:具体)?(?:条件|情形)"
+    r"|(?:满足|具备|符合)(?:下列|以下|如下|下述)(?:全部)?(?:具体)?条件[^。:]{0,16}?(?:现金分红|现金方式分配)"
+    r"|现金分红(?:的)?(?:具体)?条件(?:包括|为|如下|是|有)?:|现金分红(?:的)?(?:具体)?条件包括")
+#: a heading that is the list: ``（二）现金分红的具体条件`` (not ``……条件和比例``: that heads more than the list)
+HEADING = re.compile(r"(?:实施|进行)?现金分红(?:的)?(?:具体)?条件[:]?$")
+#: ``现金分红需该年度可分配利润为正且审计报告为标准无保留意见``: conditions stated after 现金分红需 (two at least)
+INLINE_NEEDS = re.compile(r"现金分红(?:需|须|应当|应)(?:同时)?(?:满足)?")
+INLINE_FRAME = re.compile(r"(?:的情况下|的前提下|时)[,]?(?:公司)?[^。;,]{0,10}?(?:采取|采用|进行|实施|以)?现金(?:方式)?"
+                          r"(?:分配股利|分红|分配利润)")
+
+_RETAINED = re.compile(rf"(?:(?:在)?弥补(?:以前年度)?亏损[^。;]{{0,24}}?后[,]?)?(?P<pre>累计|期末)(?P<mid>(?:(?!为正|余额|大于)[^。;,]){{0,24}}?)(?:{DIST}|未分配利润){PAREN}(?P<post>[^。;,]{{0,6}}?){POSITIVE}")
+_DIST_POS = re.compile(rf"(?P<period>该年度或半年度|年度或半年度|该年度、半年度|当年度|该年度|本年度|当年|当期|年度|每年)?"
+                       rf"(?:实现的?|的)?{DIST}{PAREN}(?:均)?{POSITIVE}")
+_NPA_POS = re.compile(rf"(?:当期|当年|该年度|年度)?{NPA}{POSITIVE}")
+_NET_POS = re.compile(rf"(?:当期|当年|该年度|年度)?(?:税后)?净利润{POSITIVE}")
+_PROFITABLE = re.compile(r"(?:当年|年度|当期|每年|该年度)?(?:实现)?盈利(?!能力|水平|情况|状况|规模|的稳定性|但|且未|而)")
+_CASH_FLOW = re.compile(r"现金流(?:量)?(?:状况)?(?:充裕|充足|良好)|现金流(?:量)?(?:可以|能够)?满足[^。;]{0,30}?(?:需求|需要|经营|发展)")
+_OCF = re.compile(rf"经营(?:活动产生的|活动|性)?现金流(?:量)?净额{POSITIVE}")
+_GOING = re.compile(r"不(?:会)?(?:影响|损害)(?:公司)?(?:的)?(?:后续|正常)?(?:的)?持续经营(?:能力)?")
+_AUDIT = re.compile(r"(?:(?:审计机构|会计师事务所|注册会计师|审计报告)[^。;,]{0,40}?)?(?P<std>标准无保留|无保留)(?:的)?(?:审计)?意见")
+_NO_MAJOR = re.compile(r"(?:(?:未来)?(?:十二|12)个月内)?(?:无|没有|不存在|未发生)(?:(?!无|保留)[^。;,、]){0,40}?"
+                       r"重大(?:投资计划|现金支出|资金支出|投资|支出)")
+_DEBT = re.compile(rf"资产负债率(?P<op>{OP_WORDS})?(?P<r>{RATIO})(?P<suf>以上|以下)?")
+_INTERIM_NO_AUDIT = re.compile(r"(?:中期|半年度|季度)[^。;)]{0,12}?(?:无需|不需|无须|不须)(?:经)?审计")
+
+MO_DEF = re.compile(r"重大(?:投资计划|现金支出|资金支出|投资|支出)(?:安排)?(?:或重大(?:现金|资金)支出(?:安排)?)?(?:事项)?"
+                    r"(?:是指|系指|指|的标准为|标准为|定义为)[:]?")
+#: ``……累计支出超近一期审计总资产30%为重大项目`` (the test before the words it defines)
+MO_TAIL = re.compile(r"(?:为|属于|属|即为|视为|认定为)重大(?:投资计划|现金支出|资金支出|投资|项目|情形|支出|交易)")
+_BRANCH = re.compile(rf"(?:(?P<op>{OP_WORDS})|占)(?P<mid>[^。;%]{{0,30}}?)(?P<basis>净资产|资产总额|总资产|营业收入|营收)"
+                     rf"(?:的)?(?P<r>{RATIO})(?P<suf>以上|及以上)?")
+_FLOOR = re.compile(rf"(?P<join>且|并且|或者|或)?(?P<op>{OP_WORDS})?(?P<a>{nb.AMOUNT})(?P<suf>以上|及以上)?")
+_BASIS = {"净资产": "net_assets", "资产总额": "total_assets", "总资产": "total_assets", "营业收入": "revenue", "营收": "revenue"}
+
+
+# ---- the lists ---------------------------------------------------------------------------
+
+def find_condition_lists(d: Draft) -> None:
+    """Every conditions list (header clause + items, or inline) → condition rules."""
+    for c in d.clauses.values():
+        if c.heading_only and c.children and HEADING.search(c.text[c.body:]) and not _has_header_below(d, c):
+            d.facts.setdefault("condition_headers", []).append(c.id)
+            for child in c.children:
+                x = d.clauses[child]
+                read_conditions(d, x, x.body, len(x.text))
+            continue
+        for a, b in c.sentences():
+            m = HEADER.search(c.text, a, b)
+            if not m:
+                continue
+            d.cover(c.id, a, b if c.children else m.end())  # an inline list: each item is checked below
+            d.facts.setdefault("condition_headers", []).append(c.id)
+            items = c.children or []
+            if items:
+                for child in items:
+                    read_conditions(d, d.clauses[child], d.clauses[child].body, len(d.clauses[child].text))
+            else:  # the conditions follow in the same clause
+                read_conditions(d, c, m.end(), len(c.text))
+            break
+    for c in d.clauses.values():
+        if c.id in d.facts.get("condition_headers", []) or _in_list(d, c):
+            continue
+        for a, b in c.sentences():
+            if re.search(r"成熟期|成长期|发展阶段|表决权", c.text[a:b]) or d.is_covered(c.id, a, b):
+                continue  # a row of the stage table, a vote
+            m = INLINE_FRAME.search(c.text, a, b)
+            n = INLINE_NEEDS.search(c.text, a, b)
+            if m and _atoms(d, c, a, m.start(), dry=True):
+                d.facts.setdefault("inline_conditions", []).append(c.id)
+                _atoms(d, c, a, m.start())
+                d.cover(c.id, a, m.end())
+            elif n and _atoms(d, c, n.end(), b, dry=True) >= 2:
+                d.facts.setdefault("inline_conditions", []).append(c.id)
+                read_conditions(d, c, n.end(), b)
+                d.cover(c.id, a, n.end())
+
+
+def _has_header_below(d: Draft, c: ClauseText) -> bool:
+    return any(HEADER.search(x.text) for x in d.clauses.values() if x.id.startswith(c.id + "、"))
+
+
+def _in_list(d: Draft, c: ClauseText) -> bool:
+    return c.parent is not None and c.parent in d.facts.get("condition_headers", [])
+
+
+def read_conditions(d: Draft, c: ClauseText, start: int, end: int) -> None:
+    """One item of a conditions list: its conditions, and a review note for any piece not recognised."""
+    find_major_outlay_definition(d, c)
+    _atoms(d, c, start, end)
+    for a, b in c.pieces(start, end, "、"):
+        piece = re.sub(r"\([^()]*\)", "", c.text[a:b]).strip(",;:。、")
+        if len(re.findall(r"[\u4e00-\u9fff]", piece)) >= 4 and not d.is_covered(c.id, a, b):
+            d.review(c.id, f"条件未识别 condition not recognised: “{c.quote(a, b)}”")
+            d.cover(c.id, a, b)
+
+
+def _atoms(d: Draft, c: ClauseText, start: int, end: int, dry: bool = False) -> int:
+    """The conditions worded in ``c.text[start:end]``; with ``dry`` only count them."""
+    s, found = c.text, 0
+    taken: list[tuple[int, int]] = []
+
+    def free(m) -> bool:
+        return not any(x < m.end() and m.start() < y for x, y in taken)
+
+    for fn in (_retained, _distributable, _npa, _net, _profitable, _cash_flow, _ocf, _going, _audit, _no_major, _debt):
+        for m in fn.pattern.finditer(s, start, end):
+            if not free(m):
+                continue
+            taken.append(m.span())
+            found += 1
+            if not dry:
+                fn(d, c, m)
+                d.cover(c.id, *m.span())
+    return found
+
+
+def _cond(fn_pattern):
+    def wrap(fn):
+        fn.pattern = fn_pattern
+        return fn
+    return wrap
+
+
+def _item(c: ClauseText, m) -> tuple[int, int]:
+    """The list item a condition stands in (items are cut at commas and 、 outside brackets)."""
+    return c.piece_at(m.start(), m.end(), "、")
+
+
+def _quote(c: ClauseText, m) -> str:
+    return c.quote(*_item(c, m))
+
+
+# ---- each condition -----------------------------------------------------------------------
+
+@_cond(_RETAINED)
+def _retained(d: Draft, c: ClauseText, m) -> None:
+    words = m.group("mid") + m.group("post")
+    cons, parent = "合并" in words, "母公司" in words
+    if cons or parent:  # else the plan does not say which statement: lower of the two (DOMAIN.md §4)
+        basis = "lower" if cons and parent else "parent" if parent else "consolidated"
+        d.settings["retained_earnings_basis"] = basis
+        d.setting_notes.append(f"retained_earnings_basis: {basis} — {c.id} “{_quote(c, m)}”")
+    rule = d.add(Rule("cond_retained_positive", "positive", c.id, _quote(c, m), {"measure": "retained"}))
+    if m.group("pre") == "期末":
+        rule.params["_period_end"] = True  # read by the interim pass (assemble)
+
+
+@_cond(_DIST_POS)
+def _distributable(d: Draft, c: ClauseText, m) -> None:
+    period = m.group("period") or ""
+    rule = d.add(Rule("cond_distributable_positive", "positive", c.id, _quote(c, m), {"measure": "distributable_profit"}))
+    if "半年度" in period:
+        rule.params["_half_year"] = True
+
+
+@_cond(_NPA_POS)
+def _npa(d: Draft, c: ClauseText, m) -> None:
+    d.add(Rule("cond_profitable", "positive", c.id, _quote(c, m), {"measure": "net_profit_attributable"}))
+
+
+@_cond(_NET_POS)
+def _net(d: Draft, c: ClauseText, m) -> None:
+    d.add(Rule("cond_profitable", "positive", c.id, _quote(c, m), {"measure": "net_profit_attributable"},
+               review="“净利润” 未说明口径：按归属于上市公司股东的净利润起草 net profit unspecified: drafted as attributable"))
+
+
+@_cond(_PROFITABLE)
+def _profitable(d: Draft, c: ClauseText, m) -> None:
+    d.add(Rule("cond_profitable", "positive", c.id, _quote(c, m), {"measure": "net_profit_attributable"},
+               note="“盈利”：按归属于上市公司股东的净利润为正起草。"))
+
+
+@_cond(_CASH_FLOW)
+def _cash_flow(d: Draft, c: ClauseText, m) -> None:
+    d.add(Rule("cond_cash_flow", "judgment", c.id, _quote(c, m), {"field": "cash_flow_sufficient"}))
+
+
+@_cond(_OCF)
+def _ocf(d: Draft, c: ClauseText, m) -> None:
+    rule = Rule("cond_operating_cash_flow", "compare", c.id, _quote(c, m),
+                {"measure": "operating_cash_flow", "op": ">", "amount": 0})
+    if c.text.startswith("或", m.end()):
+        rule.review = "条件含“或”的替代项（如期末现金及现金等价物余额），架构不支持 an OR alternative is not expressible: drafted the first"
+    d.add(rule)
+
+
+@_cond(_GOING)
+def _going(d: Draft, c: ClauseText, m) -> None:
+    d.add(Rule("cond_going_concern", "judgment", c.id, _quote(c, m), {"field": "going_concern_unaffected"}))
+
+
+@_cond(_AUDIT)
+def _audit(d: Draft, c: ClauseText, m) -> None:
+    accepted = ["standard_unqualified"] if m.group("std") == "标准无保留" else ["standard_unqualified", "unqualified_with_emphasis"]
+    a, b = _item(c, m)
+    sentence = c.text[a:b]
+    rule = d.add(Rule("cond_audit_opinion", "audit_opinion", c.id, _quote(c, m), {"accepted": accepted}))
+    if _INTERIM_NO_AUDIT.search(sentence):
+        rule.note = "中期（半年度、季度）现金分红无需审计：不检查中期审计意见。"
+    elif re.search(r"半年度(?:财务报告|报告)|、半年度|或半年度|和半年度", sentence):
+        rule.params["_half_year"] = True
+
+
+@_cond(_NO_MAJOR)
+def _no_major(d: Draft, c: ClauseText, m) -> None:
+    d.add(Rule("cond_no_major_outlay", "no_major_outlay", c.id, _quote(c, m)))
+    d.facts.setdefault("no_major_quote", (c.id, _quote(c, m)))
+    if d.major_outlay is None and _BRANCH.search(c.text, m.start(), m.end()):  # 无12个月内投资支出≥总资产10%重大投资计划
+        _definition(d, c, m.start(), m.end())
+
+
+@_cond(_DEBT)
+def _debt(d: Draft, c: ClauseText, m) -> None:
+    op = nb.op_of(m.group("op") or "", m.group("suf") or "")
+    r = nb.ratio(m.group("r"))
+    if op is None or r is None:
+        d.review(c.id, f"资产负债率条件未能读出比较 debt-ratio condition without a clear comparison: “{_quote(c, m)}”")
+        return
+    d.add(Rule("cond_debt_ratio", "compare", c.id, _quote(c, m),
+               {"measure": "total_liabilities", "op": op, "ratio": nb.fmt_ratio(r), "of": "total_assets"},
+               note="资产负债率 = 总负债 ÷ 总资产：按 总负债 与 比例×总资产 比较。"))
+
+
+# ---- gates outside the list ----------------------------------------------------------------
+
+_DEBT_GATE = re.compile(rf"资产负债率(?P<op>高于|超过|超|大于)(?P<r>{RATIO})(?P<alt>或[^。;]{{0,40}}?)?[,]?(?:的)?[,]?(?:公司)?"
+                        r"(?:可以?不|不进行|不实施|可不)")
+
+
+def find_gates(d: Draft) -> None:
+    """``资产负债率高于70%的，可以不进行利润分配``: a condition of the cash dividend (debt ratio ≤ 70%)."""
+    for c in d.clauses.values():
+        for m in _DEBT_GATE.finditer(c.text):
+            if d.is_covered(c.id, *m.span()):
+                continue
+            r = nb.ratio(m.group("r"))
+            d.add(Rule("cond_debt_ratio", "compare", c.id, _quote(c, m),
+                       {"measure": "total_liabilities", "op": "<=", "ratio": nb.fmt_ratio(r), "of": "total_assets"},
+                       note="“高于…可不进行利润分配”：起草为现金分红条件（资产负债率不高于该比例）。"), (m.start(), m.end("r")))
+            if m.group("alt"):  # its numbers stay unread: the number check names them
+                d.review(c.id, f"“{m.group('alt')}”：另一替代条件未起草 an OR alternative of the gate is not drafted")
+            d.cover(c.id, m.end("alt") if m.group("alt") else m.end("r"), m.end())
+
+
+# ---- the major-outlay definition ------------------------------------------------------------
+
+def find_major_outlay_definition(d: Draft, c: ClauseText) -> None:
+    if d.major_outlay is not None:
+        return
+    for a, b in c.sentences():
+        m = MO_DEF.search(c.text, a, b)
+        if m:
+            _definition(d, c, m.end(), b)
+            return
+        t = MO_TAIL.search(c.text, a, b)
+        if t and _BRANCH.search(c.text, a, t.start()):
+            start = c.pieces(a, t.start())[0][0] if c.pieces(a, t.start()) else a
+            _definition(d, c, start, t.start())
+            d.cover(c.id, t.start(), t.end())
+            if MO_TAIL.search(c.text, t.end(), b):
+                d.review(c.id, "两个“重大”定义（如重大投资与重大资金支出）：只起草第一个 two definitions of a major outlay: "
+                               "drafted the first")
+            return
+
+
+def find_definitions(d: Draft) -> None:
+    for c in d.clauses.values():
+        if d.major_outlay is None:
+            find_major_outlay_definition(d, c)
+
+
+def _definition(d: Draft, c: ClauseText, start: int, end: int) -> None:
+    s = c.text
+    branches, floors, pos = [], [], start
+    for m in _BRANCH.finditer(s, start, end):
+        branches.append(m)
+        pos = m.end()
+        f = _FLOOR.match(s, pos + (1 if s[pos:pos + 1] == "," else 0), end)
+        if f and f.group("a"):
+            floors.append(f)
+            pos = f.end()
+        else:
+            floors.append(None)
+    if not branches:
+        _listed_definition(d, c, start, end)
+        return
+    d.cover(c.id, start - 2, pos)
+    quote = c.quote(start, pos)
+    _set_outlay(d, c, quote, branches, floors, s[start:end])
+
+
+def _listed_definition(d: Draft, c: ClauseText, start: int, end: int) -> None:
+    """``重大投资计划或重大现金支出是指以下情形之一：（1）……；（2）……``: the tests in the sub-clauses."""
+    branches, floors, quote = [], [], None
+    for child in c.children:
+        x = d.clauses[child]
+        for m in _BRANCH.finditer(x.text):
+            pos = m.end()
+            f = _FLOOR.match(x.text, pos + (1 if x.text[pos:pos + 1] == "," else 0))
+            f = f if f and f.group("a") else None
+            branches.append(m)
+            floors.append(f)
+            a = x.piece_at(m.start(), m.end())[0]
+            d.cover(child, a, f.end() if f else pos)
+            quote = quote or x.quote(a, f.end() if f else pos)
+    if not branches:
+        d.review(c.id, f"重大支出的定义未能读出 major-outlay definition not recognised: “{c.quote(start, end)}”")
+        d.cover(c.id, start, end)
+        return
+    d.cover(c.id, start - 2, end)
+    _set_outlay(d, c, quote, branches, floors, c.text[start:end])
+
+
+def _set_outlay(d: Draft, c: ClauseText, quote: str, branches, floors, body: str) -> None:
+    first, floor = branches[0], floors[0]
+    basis = _BASIS[first.group("basis")]
+    op = nb.op_of(first.group("op") or "", first.group("suf") or "") or ">="
+    mo: dict = {"clause": c.id, "quote": quote, "definition": "formula", "basis": basis,
+                "ratio": nb.fmt_ratio(nb.ratio(first.group("r")))}
+    why = []
+    if basis == "revenue":
+        mo["basis"] = "net_assets"
+        why.append("以营业收入为基数，架构只支持总资产/净资产 revenue as the basis is not expressible: drafted on net assets")
+    if op == ">":
+        why.append(f"“{first.group('op')}”为严格大于，架构按“≥”比较 a strict ratio test (>) is drafted as ≥: "
+                   "an outlay of exactly the threshold differs")
+    if floor is not None:
+        fop = nb.op_of(floor.group("op") or "", floor.group("suf") or "") or ">"
+        mo["floor"] = nb.fmt_amount(nb.amount(floor.group("a")))
+        mo["combine"] = "or" if (floor.group("join") or "").startswith("或") else "and"
+        if fop != ">":
+            why.append(f"金额下限“{floor.group('op') or floor.group('suf')}”含本数，架构按“>”比较 an inclusive floor is drafted as >")
+    if len(branches) > 1 or "之一" in body:
+        why.append(f"{len(branches)} 个标准（“或”），架构只支持一个 several alternative tests (OR) are not expressible: "
+                   "drafted the first")
+    d.major_outlay = mo
+    for w in why:
+        d.review(c.id, w)

@@ -1,0 +1,112 @@
+"""What is left after the recognisers: boilerplate that checks nothing, and what needs a reader.
+
+Every sentence of every clause ends in one of four places: read by a recogniser (a rule,
+a definition, a setting), boilerplate plans share that states no checkable duty (the
+clause note says which), a neutral description (no obligation word, no number), or the
+review list — a sentence with an obligation word (应 / 须 / 不得 …) that nothing read, or
+any share, fraction, amount or month count that no recogniser consumed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .. import plantext
+from . import numbers as nb
+from .model import Draft
+from .text import ClauseText
+from .words import OBLIGATION
+
+#: (pattern, note): sentences plans share that state no duty the model checks
+BOILERPLATE: tuple[tuple[str, str], ...] = (
+    (r"未尽事宜", "兜底条款：未尽事宜依照法律法规及公司章程执行。"),
+    (r"负责解释|解释权|之日起(?:生效|实施)|审议通过后(?:生效|实施)", "解释权与生效。"),
+    (r"(?:本规划|《[^》]{0,40}?规划[^》]{0,24}?》)[^。]{0,60}?(?:审议|审核|提出预案|发表独立意见)", "本规划自身的审议程序。"),
+    (r"每[三3]年重新审议|以[三3]年为一个周期|至少每[三3]年|制定周期", "规划的制定周期。"),
+    (r"(?:制定|制订)[^。]{0,30}?规划|本规划的制定|规划(?:的)?制定", "规划的制定（依据、原则或因素），无可检查的义务。"),
+    (r"考虑(?:的)?因素|综合考虑|充分考虑|综合分析", "考虑因素，无可检查的义务。"),
+    (r"优先采(?:用|取)现金|现金分红优于股票股利|以现金分红为主|首先采用现金", "优先现金分红：由最低比例及现金占比规则检查，本身无数值。"),
+    (r"听取[^。]{0,30}?意见|征求[^。]{0,12}?意见|答复中小股东", "听取意见的一般要求，无可量化的检查。"),
+    (r"依法依规[^。]{0,24}?表决", "股东大会表决（比例见表决规则；未规定的适用公司章程）。"),
+    (r"(?:年度报告|半年度报告|定期报告)[^。]{0,24}?披露", "定期报告中的披露（交易所审查，本模型不检查）。"),
+    (r"监事会[^。]{0,50}?监督", "监事会的监督，无可量化的检查。"),
+    (r"保障[^。]{0,24}?权利|征集[^。]{0,24}?投票权|征集中小股东的意见|提出分红提案", "股东与独立董事的权利，不是公司义务。"),
+    (r"严格执行[^。]{0,30}?(?:利润分配政策|现金分红政策|分红政策|章程)", "执行既定政策（原则）。"),
+    (r"留待以后年度", "允许性条款：未分配利润可留待以后年度分配。"),
+    (r"(?:提出|拟定|制定|形成)[^。]{0,24}?(?:利润分配|分红)(?:预案|方案|建议)|(?:提交|报)股东(?:大)?会审议", "利润分配预案的提出与审议程序。"),
+    (r"连续性(?:和|与|及)稳定性|持续、稳定|重视对(?:投资者|股东)的(?:合理)?(?:投资)?回报|兼顾", "利润分配的原则，无可检查的义务。"),
+    (r"符合[^。]{0,12}?(?:法律|法规|规定)|遵守[^。]{0,12}?(?:法律|法规|规定)", "合规原则。"),
+)
+_BOILER = [(re.compile(p), note) for p, note in BOILERPLATE]
+_OBLIGATION = re.compile(OBLIGATION)
+QUANTITY = re.compile(rf"{nb.RATIO}|{nb.AMOUNT}|{nb.NUM}个月")
+_SHOWN = 70
+
+
+def excerpt(c: ClauseText, a: int, b: int) -> str:
+    q = c.quote(a, b)
+    return q if len(q) <= _SHOWN else q[: _SHOWN - 1] + "…"
+
+
+def settle(d: Draft) -> None:
+    """Numbers nothing read, then every sentence nothing read: boilerplate, neutral, or review."""
+    for c in d.clauses.values():
+        _numbers(d, c)
+    for c in d.clauses.values():
+        _sentences(d, c)
+
+
+def _numbers(d: Draft, c: ClauseText) -> None:
+    for m in QUANTITY.finditer(c.text, c.body):
+        if d.inside(c.id, *m.span()):
+            continue
+        a, b = c.piece_at(*m.span())
+        d.review(c.id, f"数值未识别 a number nothing read: “{excerpt(c, a, b)}”")
+        d.cover(c.id, a, b)
+
+
+def _looks_like_condition(d: Draft, c: ClauseText, a: int, b: int) -> bool:
+    from .conditions import _atoms
+
+    return "条件" not in c.text[a:b] and _atoms(d, c, a, b, dry=True) > 0
+
+
+def _parts(c: ClauseText, a: int, b: int) -> list[tuple[int, int]]:
+    """A sentence's parts between semicolons (outside brackets): each states its own duty."""
+    out, x, depth = [], a, 0
+    for i in range(a, b):
+        ch = c.text[i]
+        depth += ch == "("
+        depth -= ch == ")" and depth > 0
+        if ch == ";" and depth == 0:
+            out.append((x, i + 1))
+            x = i + 1
+    return out + ([(x, b)] if b > x else [])
+
+
+def _sentences(d: Draft, c: ClauseText) -> None:
+    if c.heading_only:
+        d.info(c.id, "章节标题。")
+        return
+    neutral = False
+    parts = [p for a, b in c.sentences() for p in _parts(c, a, b)]
+    for a, b in parts:
+        if d.is_covered(c.id, a, b):
+            continue
+        s = c.text[a:b]
+        hit = next((note for pat, note in _BOILER if pat.search(s)), None)
+        if _looks_like_condition(d, c, a, b):
+            d.review(c.id, f"像现金分红条件，但不在条件清单中 reads like a cash-dividend condition outside a conditions list: "
+                           f"“{excerpt(c, a, b)}”")
+            d.cover(c.id, a, b)
+        elif hit:
+            d.info(c.id, hit, (a, b))
+        elif _OBLIGATION.search(re.sub(r"\([^()]*\)", "", s)):
+            d.review(c.id, f"未识别 not recognised: “{excerpt(c, a, b)}”")
+            d.cover(c.id, a, b)
+        else:
+            neutral = True
+    if c.id == plantext.PREAMBLE and c.id not in d.reviews and not any(r.clause == c.id for r in d.rules):
+        d.infos[c.id] = ["制定依据与目的。"]
+    elif neutral and c.id not in d.infos and not any(r.clause == c.id for r in d.rules):
+        d.info(c.id, "说明性文字：无义务措辞或数值。")

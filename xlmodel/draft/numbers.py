@@ -1,0 +1,177 @@
+"""Numbers and comparison words as plan texts write them.
+
+* :func:`fold` — the text for matching: full-width digits, letters and punctuation folded
+  to ASCII (NFKC, one character at a time) with a map back to the original positions, so a
+  quote is always cut from the text as published;
+* :func:`cn_int` — Chinese numerals (三, 十二, 二十五, 一百, 两, 〇/○/零) and ASCII digits;
+* :func:`ratio` — 30%, 12.5 %, 百分之三十, 三分之二, 2/3, 1/2, 二分之一, 半数 → a Fraction;
+* :func:`amount` — 5,000万元, 4亿元, 0.22元, 人民币五千万元 → a Fraction of 元;
+* :data:`OPS` / :func:`op_of` — 不少于 / 不低于 / 达到或超过 / 以上 → ``>=``; 超过 / 高于 →
+  ``>``; 不超过 / 以下 → ``<=``; 低于 / 少于 → ``<`` (DOMAIN.md §4: 以上 and 以下 include the
+  number itself, Civil Code art. 1259).
+
+The patterns are bounded (no nested repetition), so a hostile text costs linear time.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from fractions import Fraction
+
+_DIGIT = {"零": 0, "〇": 0, "○": 0, "Ｏ": 0, "一": 1, "壹": 1, "二": 2, "贰": 2, "两": 2, "三": 3, "叁": 3,
+          "四": 4, "肆": 4, "五": 5, "伍": 5, "六": 6, "陆": 6, "七": 7, "柒": 7, "八": 8, "捌": 8,
+          "九": 9, "玖": 9}
+_UNIT = {"十": 10, "拾": 10, "百": 100, "佰": 100, "千": 1000, "仟": 1000}
+_BIG = {"万": 10_000, "亿": 100_000_000}
+CN_NUM = "零〇○一壹二贰两三叁四肆五伍六陆七柒八捌九玖十拾百佰千仟万亿"
+#: a number as digits (with thousands separators and decimals) or as Chinese numerals
+NUM = rf"(?:\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?|[零〇○一壹二贰两三叁四肆五伍六陆七柒八捌九玖十拾][{CN_NUM}]{{0,11}})"
+
+
+@dataclass(frozen=True)
+class Folded:
+    """``text`` folded for matching; ``origin[i]`` is the index in the original of ``text[i]``."""
+
+    text: str
+    origin: tuple[int, ...]
+    source: str
+
+    def span(self, start: int, end: int) -> str:
+        """The original text behind ``text[start:end]``."""
+        if start >= end:
+            return ""
+        return self.source[self.origin[start]: self.origin[end - 1] + 1]
+
+
+_FOLD_EXTRA = {"—": "-", "–": "-", "－": "-", "～": "~", "〜": "~", "﹪": "%", "％": "%", "‰": "‰",
+               "“": '"', "”": '"', "‘": "'", "’": "'", "、": "、", "。": "。", "，": ",", "；": ";",
+               "：": ":", "（": "(", "）": ")", "【": "[", "】": "]", "〔": "[", "〕": "]"}
+
+
+def fold(text: str) -> Folded:
+    out: list[str] = []
+    origin: list[int] = []
+    for i, ch in enumerate(text):
+        f = _FOLD_EXTRA.get(ch)
+        if f is None:
+            f = unicodedata.normalize("NFKC", ch) if ord(ch) > 0x7F else ch
+        if ch in "○〇":
+            f = ch
+        for c in f:
+            out.append(c)
+            origin.append(i)
+    return Folded("".join(out), tuple(origin), text)
+
+
+def cn_int(s: str) -> int | None:
+    """An integer written in digits or Chinese numerals; None when it is neither."""
+    s = s.strip().replace(",", "")
+    if not s:
+        return None
+    if s.isdigit():
+        return int(s)
+    if any(ch not in _DIGIT and ch not in _UNIT and ch not in _BIG for ch in s):
+        return None
+    if all(ch in _DIGIT for ch in s) and len(s) > 1:  # 二○二二 (a year written digit by digit)
+        return int("".join(str(_DIGIT[ch]) for ch in s))
+    total, section, digit = 0, 0, None
+    for ch in s:
+        if ch in _DIGIT:
+            digit = _DIGIT[ch]
+        elif ch in _UNIT:
+            section += (1 if digit is None else digit) * _UNIT[ch]
+            digit = None
+        elif ch == "万":
+            total += (section + (digit or 0)) * 10_000
+            section, digit = 0, None
+        else:  # 亿
+            total = (total + section + (digit or 0)) * 100_000_000
+            section, digit = 0, None
+    return total + section + (digit or 0)
+
+
+def number(s: str) -> Fraction | None:
+    """A number in digits (``5,000``, ``0.22``) or Chinese numerals (``三十``)."""
+    s = s.strip().replace(",", "")
+    if re.fullmatch(r"\d+(?:\.\d+)?", s):
+        return Fraction(s)
+    n = cn_int(s)
+    return Fraction(n) if n is not None else None
+
+
+RATIO = rf"(?:百分之{NUM}|{NUM}\s*%|{NUM}\s*分之\s*{NUM}|\d+\s*/\s*\d+|半数)"
+_RATIO_RE = re.compile(RATIO)
+
+
+def ratio(s: str) -> Fraction | None:
+    """A share written as 30%, 百分之三十, 三分之二, 2/3 or 半数 (1/2); None otherwise."""
+    s = s.strip()
+    if s == "半数":
+        return Fraction(1, 2)
+    m = re.fullmatch(rf"百分之({NUM})", s) or re.fullmatch(rf"({NUM})\s*%", s)
+    if m:
+        n = number(m.group(1))
+        return None if n is None else n / 100
+    m = re.fullmatch(rf"({NUM})\s*分之\s*({NUM})", s)
+    if m:
+        den, num = number(m.group(1)), number(m.group(2))
+        return None if not den or num is None else num / den
+    m = re.fullmatch(r"(\d+)\s*/\s*(\d+)", s)
+    if m and int(m.group(2)):
+        return Fraction(int(m.group(1)), int(m.group(2)))
+    return None
+
+
+AMOUNT = rf"(?:人民币)?{NUM}\s*(?:(?:千万|百万|万|亿)\s*元?|元)(?:人民币)?"
+_AMOUNT_RE = re.compile(rf"(?:人民币)?({NUM})\s*(?:(千万|百万|万|亿)\s*元?|元)(?:人民币)?")
+_UNITS = {"千万": 10_000_000, "百万": 1_000_000, "万": 10_000, "亿": 100_000_000, "": 1}
+
+
+def amount(s: str) -> Fraction | None:
+    """An amount in 元: ``5,000万元`` → 50,000,000; ``4亿元`` → 400,000,000; ``0.22元`` → 0.22; ``五千万元``."""
+    m = _AMOUNT_RE.fullmatch(s.strip())
+    if not m:
+        return None
+    n = number(m.group(1))
+    return None if n is None else n * _UNITS[m.group(2) or ""]
+
+
+# ---- comparison words (longest first) --------------------------------------------------
+#: (word, op) in the order they must be tried; prefixes come after the words that contain them
+OPS: tuple[tuple[str, str], ...] = (
+    ("达到或者超过", ">="), ("达到或超过", ">="), ("达或超", ">="), ("大于或等于", ">="), ("大于等于", ">="),
+    ("不少于", ">="), ("不低于", ">="), ("不得少于", ">="), ("不得低于", ">="), ("不小于", ">="), ("至少", ">="),
+    ("最低应达到", ">="), ("最低达到", ">="), ("最低达", ">="), ("最低为", ">="), ("最低", ">="),
+    ("不超过", "<="), ("未超过", "<="), ("未超", "<="), ("不得超过", "<="), ("不高于", "<="), ("不大于", "<="),
+    ("超过", ">"), ("高于", ">"), ("大于", ">"), ("多于", ">"), ("过半数", ">"), ("超", ">"),
+    ("低于", "<"), ("少于", "<"), ("不满", "<"), ("小于", "<"), ("未达到", "<"),
+    ("达到", ">="), ("达", ">="), ("≥", ">="), (">=", ">="), ("≤", "<="), ("<=", "<="), (">", ">"), ("<", "<"),
+)
+OP_WORDS = "|".join(re.escape(w) for w, _ in OPS)
+_OP = dict(OPS)
+#: a number followed by these words states the bound with it (以上 / 以下 include the number)
+SUFFIX_OPS = {"以上": ">=", "及以上": ">=", "或以上": ">=", "以下": "<=", "及以下": "<=", "以内": "<="}
+
+
+def op_of(word: str, suffix: str = "") -> str | None:
+    """The comparison a word (and an optional suffix after the number) states."""
+    if suffix in SUFFIX_OPS and not word:
+        return SUFFIX_OPS[suffix]
+    op = _OP.get(word)
+    if op is None:
+        return SUFFIX_OPS.get(suffix)
+    return op
+
+
+def fmt_ratio(r: Fraction) -> str | float:
+    """A ratio for the policy file: 0.3 for 30%, '2/3' where no short decimal is exact."""
+    f = float(r)
+    if Fraction(repr(f)) == r and len(repr(f)) <= 8:
+        return f
+    return f"{r.numerator}/{r.denominator}"
+
+
+def fmt_amount(a: Fraction) -> int | float:
+    return int(a) if a.denominator == 1 else float(a)

@@ -1,0 +1,110 @@
+"""Titles of drafted rules, in Chinese and English, from what each checks and its parameters."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from .model import Rule
+
+_BASIS = {"distributable_profit": ("当年可分配利润", "the year's distributable profit"),
+          "net_profit_attributable": ("归属于上市公司股东的净利润", "net profit attributable"),
+          "retained": ("累计可分配利润", "cumulative distributable profit")}
+_AVERAGE = {"distributable_profit": ("可分配利润", "distributable profit"),
+            "net_profit_attributable": ("归属于上市公司股东的净利润", "net profit attributable")}
+_OPS = {">=": "≥", ">": ">", "<=": "≤", "<": "<"}
+
+_ATTEST = {
+    "policy_change": ("利润分配政策或规划的调整经出席股东大会股东所持表决权2/3以上通过（未调整亦确认）",
+                      "Any change to the policy or the plan passed with ≥ 2/3 of votes present (confirm also if unchanged)"),
+    "minority_consulted": ("已通过多种渠道与中小股东沟通交流", "Minority shareholders consulted"),
+    "board_records_kept": ("董事会审议利润分配预案形成书面记录并存档", "Board deliberations on the proposal recorded and archived"),
+    "fund_occupation_withheld": ("违规占用资金的股东，其现金红利已扣减以偿还（无此情形亦确认）",
+                                 "Dividends of shareholders occupying company funds withheld to repay them (confirm also if none)"),
+    "stock_dividend_basis": ("股票股利符合规划所述前提（董事会确认）", "Stock dividend only on the plan's premises (board confirms)"),
+    "no_cash_explanation": ("盈利未提现金分红预案：情况说明及独立董事意见", "Profitable without a cash proposal — explanation and opinions"),
+    "no_cash_annual_report": ("盈利未提现金分红预案：年度报告说明原因及留存资金用途",
+                              "Profitable without a cash proposal — reasons and use of funds in the annual report"),
+    "no_cash_supervisory_statement": ("盈利未提现金分红预案：监事会发表专项说明和意见",
+                                      "Profitable without a cash proposal — supervisory board statement"),
+    "no_distribution_explanation": ("盈利未提利润分配预案：情况说明", "Profitable without a distribution proposal — explanation"),
+    "no_distribution_annual_report": ("盈利未提利润分配预案：年度报告说明原因", "Profitable without a distribution proposal — annual report"),
+    "no_distribution_supervisory_statement": ("盈利未提利润分配预案：监事会发表专项说明和意见",
+                                              "Profitable without a distribution proposal — supervisory board statement"),
+    "interim_period_end_retained_positive": ("中期现金分红时，半年度期末可供分配利润为正值（确认）",
+                                             "Interim cash dividend — half-year-end distributable profit positive (confirm)"),
+}
+_FIXED = {
+    "cond_distributable_positive": ("当年实现的可分配利润为正值", "Distributable profit of the year is positive"),
+    "cond_retained_positive": ("累计可分配利润为正值", "Cumulative distributable profit is positive"),
+    "cond_profitable": ("当年盈利（归属于上市公司股东的净利润为正）", "Profitable year (net profit attributable positive)"),
+    "cond_cash_flow": ("现金流充裕（董事会判断）", "Cash flow sufficient (board judgment)"),
+    "cond_going_concern": ("现金分红不影响后续持续经营（董事会判断）", "Cash dividend does not affect going concern (board judgment)"),
+    "cond_no_major_outlay": ("无重大投资计划或重大现金支出", "No major investment or cash outlay"),
+    "cond_operating_cash_flow": ("经营活动现金流量净额为正", "Operating cash flow positive"),
+    "interim_distributable_positive": ("中期现金分红时，半年度可分配利润为正值", "Interim cash dividend — half-year distributable profit positive"),
+    "interim_audit_opinion": ("中期现金分红时，半年度财务报告审计意见", "Interim cash dividend — half-year audit opinion"),
+    "distribution_cap": ("利润分配不超过累计可分配利润", "Distribution ≤ cumulative distributable profit"),
+    "going_concern": ("利润分配不损害持续经营能力（董事会确认）", "The distribution does not harm going concern (board confirms)"),
+    "cash_when_distributing": ("具备现金分红条件时，利润分配应采用现金分红", "When the conditions are met, a distribution includes cash"),
+    "independent_directors_opinion": ("独立董事对利润分配预案发表意见", "Independent directors gave an opinion on the proposal"),
+    "online_voting": ("股东大会提供网络投票", "Online voting offered at the AGM"),
+}
+
+
+def pct(v) -> str:
+    f = Fraction(v) if isinstance(v, str) else Fraction(repr(float(v)))
+    p = f * 100
+    return f"{float(p):g}%" if p.denominator in (1, 2, 4, 5, 10) else f"{f.numerator}/{f.denominator}"
+
+
+def titles(r: Rule) -> tuple[str, str]:
+    if r.duties:
+        zh = "；".join(_ATTEST.get(x, (x, x))[0] for x in r.duties)
+        en = "; ".join(_ATTEST.get(x, (x, x))[1] for x in r.duties)
+        return zh, en
+    if r.duty in _FIXED:
+        return _FIXED[r.duty]
+    p = r.params
+    if r.kind == "min_cash":
+        parts = [_component(c) for c in p["components"]]
+        sep = ("，孰低", ", lower of") if p.get("combine") == "lower_of" else ("，且", ", and")
+        return ("当年现金分红不低于" + sep[0].join(x[0] for x in parts), "Cash of the year ≥ " + sep[1].join(x[1] for x in parts))
+    if r.kind == "min_cash_rolling":
+        zh, en = _AVERAGE.get(p["basis"], (p["basis"], p["basis"]))
+        win = f"任何连续{p['window']}年" if p["mode"] == "any" else f"最近{p['window']}年"
+        return (f"{win}累计现金分红不少于年均{zh}的{pct(p['ratio'])}",
+                f"Cash over {'any' if p['mode'] == 'any' else 'the last'} {p['window']} years ≥ {pct(p['ratio'])} of their average {en}")
+    if r.kind == "cash_share":
+        if "share" in p:
+            return (f"现金分红在本次利润分配中所占比例不低于{pct(p['share'])}", f"Cash ≥ {pct(p['share'])} of the distribution")
+        return ("现金分红在本次利润分配中所占比例（差异化政策）", "Cash share of the distribution (differentiated policy)")
+    if r.kind == "cash_paid":
+        return ("满足条件时每年进行现金分红" + ("（原则上）" if r.severity == "warn" else ""),
+                "A cash dividend every year when the conditions are met" + (" (in principle)" if r.severity == "warn" else ""))
+    if r.kind == "vote":
+        sym = _OPS[p["op"]]
+        what = ("股票股利或资本公积转增方案", "Stock dividend or capital-reserve conversion") if r.duty == "vote_stock" else \
+            ("利润分配方案", "Distribution")
+        word = "过半数" if p["op"] == ">" and p["ratio"] == "1/2" else f"{p['ratio']}以上"
+        return (f"{what[0]}经出席股东大会股东所持表决权{word}通过", f"{what[1]} approved by {sym} {p['ratio']} of votes present")
+    if r.kind == "within_months":
+        return (f"股东大会召开后{p['months']}个月内完成派发", f"Payout completed within {p['months']} months of the AGM")
+    if r.kind == "audit_opinion":
+        std = p["accepted"] == ["standard_unqualified"]
+        return ("年度财务报告为标准无保留意见" if std else "年度财务报告为无保留意见（含带强调事项段）",
+                "Standard unqualified audit opinion" if std else "Unqualified audit opinion (emphasis of matter allowed)")
+    if r.kind == "compare":
+        sym = _OPS[p["op"]]
+        if p.get("of") == "total_assets":
+            return (f"资产负债率{sym}{pct(p['ratio'])}", f"Debt ratio {sym} {pct(p['ratio'])}")
+        return (f"{p['measure']} {sym} {p.get('amount', '')}", f"{p['measure']} {sym} {p.get('amount', '')}")
+    return r.duty, r.duty
+
+
+def _component(c: dict) -> tuple[str, str]:
+    if c["type"] == "pct":
+        zh, en = _BASIS.get(c["basis"], (c["basis"], c["basis"]))
+        return f"{zh}的{pct(c['ratio'])}", f"{pct(c['ratio'])} of {en}"
+    if c["type"] == "fixed":
+        return f"{c['amount']:,}元", f"{c['amount']:,} 元"
+    return f"每股{c['amount']}元", f"{c['amount']} 元 a share"

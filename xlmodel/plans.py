@@ -1,0 +1,194 @@
+"""Your own plans: list the plan folders, check a policy file, install it in the user's plan folder.
+
+A plan outside ``templates/`` is referred to by its id exactly like a bundled one, once it is in a
+plan folder (:func:`xlmodel.policy.plan_directories`: ``--plans DIR``, else ``XLMODEL_PLANS``, and
+the user's plan folder, where ``xlmodel policies install`` puts it). A bundled plan is never
+replaced: a user plan with a bundled plan's id is refused by ``install`` and, found in a folder,
+makes that id an error naming both files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import OutputExistsError, PolicyError, Problem, XlmodelError
+from .policy import (BUNDLED, USER_ORIGIN, POLICY_ID, Policy, PlanFile, _validate_policy, load_policy_file,
+                     plan_directories, plan_files, policy_by_id, policy_source, user_plan_dir)
+
+
+@dataclass
+class Checked:
+    """A policy file that passed :func:`check_policy_file`, and what its author should know."""
+
+    policy: Policy
+    path: Path
+    model: object  #: the compiled model (:class:`xlmodel.catalogue.Model`)
+    notes: list[str] = field(default_factory=list)
+
+
+def _in_plan_folder(path: Path) -> PlanFile | None:
+    """The plan folder entry ``path`` is, if it lies directly in a plan folder."""
+    try:
+        parent = path.absolute().parent.resolve()
+    except (OSError, RuntimeError):
+        return None
+    for f in plan_files().get(path.stem, []):
+        try:
+            if f.path.parent.resolve() == parent:
+                return f
+        except (OSError, RuntimeError):
+            continue
+    return None
+
+
+def check_policy_file(path, *, install: bool = False) -> Checked:
+    """Validate one policy file and report every problem at once (:class:`PolicyError`).
+
+    Checked: the schema (every field error), the plan text (``text:`` inside the file's folder,
+    every clause accounted for, every quote in its clause), the references between rules, that
+    it compiles (:func:`xlmodel.catalogue.compile_policy`) and, for a file in a plan folder, that
+    its id is its file name (a plan there is found by its file name). Elsewhere a file name that
+    is not the id is only noted: ``install`` names the copy ``<id>.yaml``."""
+    from .untrusted import MAX_POLICY_BYTES, InputFileError, decode_utf8, read_regular
+
+    path = Path(path)
+    source = str(path)
+    try:
+        text = decode_utf8(read_regular(path, MAX_POLICY_BYTES, "policy file"), source)
+    except InputFileError as e:
+        raise PolicyError(source, [Problem(e.where or "(file)", e.message)]) from None
+    try:
+        folder = path.resolve().parent
+    except (OSError, RuntimeError):
+        folder = path.parent
+    policy, data, problems = _validate_policy(text, source, Policy, folder, path=path)  # (not a policy: raised)
+    pid = data.get("id")
+    notes: list[str] = []
+    entry = _in_plan_folder(path)
+    if isinstance(pid, str) and pid != path.stem:
+        if entry is not None and not install:
+            problems.append(Problem("field 'id'", f"{pid!r} does not match the file name {path.stem!r}: a plan in a "
+                                                  f"plan folder is found by its file name; rename the file to {pid}.yaml"))
+        elif not install:
+            notes.append(f"the file name {path.name!r} is not the id: `xlmodel policies install` installs it as "
+                         f"{pid}.yaml")
+    model = None
+    if policy is not None:
+        from .catalogue import compile_policy
+
+        try:
+            model = compile_policy(policy)
+        except XlmodelError as e:
+            problems.append(Problem("(compile)", str(e)))
+        except Exception as e:  # noqa: BLE001 - a kind's parameters the catalogue cannot build: said, never a traceback
+            problems.append(Problem("(compile)", f"does not compile: {type(e).__name__}: {e}"))
+    if isinstance(pid, str) and POLICY_ID.fullmatch(pid):
+        others = [f for f in plan_files().get(pid, []) if entry is None or f.path != entry.path]
+        for f in others:
+            bundled = f.folder.origin == BUNDLED
+            if entry is not None and entry.path.stem == pid:  # in a plan folder: the id is ambiguous there
+                problems.append(Problem("field 'id'", f"{pid!r} is also defined by {f.path} ({f.folder.origin}): "
+                                        + ("a bundled plan cannot be replaced; give this plan another id" if bundled
+                                           else "remove or rename one")))
+            elif bundled:
+                notes.append(f"{pid!r} is the id of the bundled plan {f.path}: a bundled plan cannot be replaced; "
+                             "give your plan another id to install it")
+            elif not install:
+                notes.append(f"{pid!r} is already defined by {f.path} ({f.folder.origin})")
+    if problems:
+        raise PolicyError(source, problems)
+    return Checked(policy, path, model, notes)
+
+
+def install_policy_file(path, *, force: bool = False) -> tuple[Path, Path | None, bool]:
+    """Validate ``path`` (:func:`check_policy_file`), then copy it to the user's plan folder as
+    ``<id>.yaml`` with its plan text at the same relative path; (policy file, plan text file or
+    None, whether anything was written). Atomic (a temporary file renamed into place); an
+    existing different file is never replaced without ``force``; a bundled plan's id, or an id
+    another plan folder defines, is refused."""
+    from .io import atomic_write
+
+    checked = check_policy_file(path, install=True)
+    policy = checked.policy
+    src = policy_source(policy)
+    home = user_plan_dir()
+    if home is None:
+        raise XlmodelError("no user plan folder (no home folder); set XLMODEL_CONFIG_HOME")
+    target = home / f"{policy.id}.yaml"
+    for f in plan_files().get(policy.id, []):
+        if f.folder.origin == BUNDLED:
+            raise XlmodelError(f"{path}: {policy.id!r} is the id of the bundled plan {f.path}; a bundled plan cannot "
+                               "be replaced: give your plan another id (and file name)")
+        if f.folder.origin != USER_ORIGIN or f.path.parent.absolute() != home.absolute():
+            raise XlmodelError(f"{path}: {policy.id!r} is already defined by {f.path} ({f.folder.origin}); installing "
+                               "it as well would make the id ambiguous: remove that file, or give this plan another id")
+    writes: list[tuple[Path, bytes]] = []
+    text_target = None
+    if src.text_ref is not None:
+        text_target = home / src.text_ref
+        writes.append((text_target, src.text.encode("utf-8")))
+    writes.append((target, src.yaml.encode("utf-8")))
+    todo = []
+    for dest, data in writes:
+        current = _current(dest)
+        if current == data:
+            continue  # already there, the same
+        if current is not None and not force:
+            raise OutputExistsError(f"{dest} exists{_installed_version(dest) if dest == target else ''} and differs; "
+                                    "pass --force to replace it")
+        todo.append((dest, data))
+    for dest, data in todo:  # the plan text first: the policy file never names a text that is not there
+        with atomic_write(dest, force=force) as tmp:
+            tmp.write_bytes(data)
+    load_policy_file(target)  # the installed copy loads where it is (its text beside it)
+    return target, text_target, bool(todo)
+
+
+def _current(dest: Path) -> bytes | None:
+    from .untrusted import MAX_POLICY_BYTES, InputFileError, read_regular
+
+    if not dest.exists() and not dest.is_symlink():
+        return None
+    try:
+        return read_regular(dest, MAX_POLICY_BYTES, "file")
+    except InputFileError:
+        return b""  # something else (a FIFO, a folder): differs
+
+
+def _installed_version(dest: Path) -> str:
+    try:
+        return f" (installed v{load_policy_file(dest).version})"
+    except XlmodelError:
+        return ""
+
+
+@dataclass
+class Listed:
+    id: str
+    files: list[PlanFile]
+    policy: Policy | None = None
+    error: str | None = None
+
+
+def list_plans() -> list[Listed]:
+    """Every plan of the plan folders by id, loaded; a file that does not load (or an id two files
+    define) with its error instead of a policy, so that one bad file does not hide the others."""
+    out = []
+    for pid, files in sorted(plan_files().items()):
+        item = Listed(pid, files)
+        try:
+            item.policy = policy_by_id(pid)
+        except XlmodelError as e:
+            item.error = str(e)
+        out.append(item)
+    return out
+
+
+def folders_line() -> str:
+    """The plan folders, for ``xlmodel policies``: which are searched and which do not exist."""
+    parts = []
+    for d in plan_directories():
+        state = "" if d.path.is_dir() else " (does not exist)"
+        parts.append(f"{d.origin} {d.path}{state}")
+    return "plan folders: " + "; ".join(parts)
