@@ -26,6 +26,7 @@ Classes (issue 9):
 from __future__ import annotations
 
 import copy
+import functools
 import csv
 import io
 import json
@@ -182,6 +183,18 @@ def entry_ids() -> list[str]:
 
 def entry_classes() -> dict[str, str]:
     return {eid: cls for eid, (cls, _) in _MAKERS.items()}
+
+
+@functools.lru_cache(maxsize=1)
+def _evaluation_year_index() -> int:
+    """The sample's evaluation year's column among the base workbook's year columns (the timeline)."""
+    from xlmodel import load_case
+    from xlmodel.evaluator import model_for
+    from xlmodel.workbook.layout import timeline
+
+    case = load_case(SAMPLE)
+    first, _n, _e = timeline(model_for(case.policy), case.evaluation_year, case.years)
+    return case.evaluation_year - first
 
 
 def build_corpus(tmp: Path) -> list[Hostile]:
@@ -444,9 +457,11 @@ class Book:
             new = f'<c r="{ref}"{attrs} t="inlineStr"><is><t xml:space="preserve">{xml_text(value)}</t></is></c>'
         self.set_text(part, xml[:m.start()] + new + xml[m.end():])
 
-    def set_input(self, name: str, value, index: int = -1) -> str:
-        """Set the cell of ``in_<field>`` (the last year's by default); return its sheet!cell."""
+    def set_input(self, name: str, value, index: int | None = None) -> str:
+        """Set the cell of ``in_<field>`` (the sample's evaluation year's by default); return its sheet!cell."""
         sheet, refs = self.cells_of(name)
+        if index is None:
+            index = 0 if len(refs) == 1 else _evaluation_year_index()
         self.set_cell(sheet, refs[index], value)
         return f"{sheet}!{refs[index]}"
 
@@ -1622,7 +1637,8 @@ def _(d, ctx):
                 sheet, refs = b.cells_of(f"in_{fid}")
             except AssertionError:
                 continue
-            years = list(range(ctx.case["evaluation_year"] - len(refs) + 1, ctx.case["evaluation_year"] + 1))
+            first = ctx.case["evaluation_year"] - _evaluation_year_index()  # the timeline's first year
+            years = list(range(first, first + len(refs)))
             for fy, ref in zip(years, refs):
                 row = next((r for r in c["years"] if r["fiscal_year"] == fy), {})
                 if isinstance(row.get(fid), (int, float)):

@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+import re
+
 import openpyxl
 import pytest
 
@@ -65,9 +67,9 @@ def test_a_reference_moved_to_another_row_is_a_change(tmp_path):
     path = build_workbook(tmp_path / "book.xlsx", case=case)
     wb = openpyxl.load_workbook(path)
     ws = wb["计算"]
-    target = next(c for row in ws.iter_rows() for c in row if isinstance(c.value, str) and "'输入'!$I$" in c.value)
-    row = int(target.value.split("'输入'!$I$")[1].split(")")[0].split(",")[0].split("+")[0].split("-")[0].split("*")[0])
-    target.value = target.value.replace(f"'输入'!$I${row}", f"'输入'!$I${row + 1}", 1)
+    target = next(c for row in ws.iter_rows() for c in row if isinstance(c.value, str) and "'输入'!I$" in c.value)
+    row = int(re.search(r"'输入'!I\$(\d+)", target.value).group(1))
+    target.value = target.value.replace(f"'输入'!I${row}", f"'输入'!I${row + 1}", 1)
     assert compare_formulas(wb, load_policy(case.policy), case)
 
 

@@ -131,8 +131,8 @@ def input_cell(wb, fid: str, year: int | None = None) -> str:
     sheet, cells = name_cells(wb, fid if fid.startswith("att_") else f"in_{fid}")
     if year is None:
         return f"{sheet}!{cells[0].coordinate}"
-    ey = name_cells(wb, "in_evaluation_year")[1][0].value
-    return f"{sheet}!{cells[len(cells) - 1 - (ey - year)].coordinate}"
+    first = name_cells(wb, "in_first_year")[1][0].value  # the timeline: the first column's year
+    return f"{sheet}!{cells[year - first].coordinate}"
 
 
 def edit(src: Path, dst: Path, values: dict) -> dict:
@@ -520,9 +520,15 @@ def _calc_cell(policy_id: str, year: int, series: str, year_offset: int = 0) -> 
     return f"{get_column_letter(L.year_col(year_offset) + 1)}{L.series[series] + 1}"
 
 
+def _calc_scalar(policy_id: str, year: int, name: str) -> str:
+    """A rule's calculation in the evaluation year's column of 计算."""
+    L = Layout(model_for(policy_id), year)
+    return f"{get_column_letter(L.t_col + 1)}{L.calc_rows[name] + 1}"
+
+
 TAMPERS = {
     # the threshold hard-coded into the required amount of min_annual
-    "checks_formula": (CHECKS, lambda: _checks_cell(GCL, 2023, "min_annual", "required"),
+    "checks_formula": (CALC, lambda: _calc_scalar(GCL, 2023, "min_annual.required"),
                        lambda f: f.replace("p_min_annual_c1_ratio", "0.05")),
     # a status replaced by the constant it should show
     "checks_constant": (CHECKS, lambda: _checks_cell(GCL, 2023, "min_annual", "status"), lambda f: "通过"),
@@ -978,7 +984,7 @@ def test_refresh_refuses_to_overwrite_without_force(gcl_book, tmp_path, capsys):
 def test_refresh_reports_an_attestation_that_is_no_longer_a_rule(gcl_book, tmp_path, capsys):
     wb = openpyxl.load_workbook(gcl_book)
     sheet, cells = name_cells(wb, "att_board_records_kept")
-    wb.defined_names["att_retired_rule"] = DefinedName("att_retired_rule", attr_text=f"'{sheet}'!$I${cells[0].row}")
+    wb.defined_names["att_retired_rule"] = DefinedName("att_retired_rule", attr_text=f"'{sheet}'!$E${cells[0].row}")
     old = tmp_path / "old.xlsx"
     wb.save(old)
     read_old = read_workbook(old)

@@ -106,22 +106,37 @@ def test_cached_values_equal_the_evaluator(gcl):
 
 
 def test_every_formula_cell_has_a_cached_value(gcl):
-    """A formula cell is blank only where the evaluator's value is blank (e.g. an out-of-scope result)."""
+    """A formula cell is blank only where the evaluator's value is blank (e.g. an out-of-scope result):
+    every calculation in every evaluated year on 计算, the evaluation year's on 检查 and 汇总."""
     case, wb, values = gcl
-    from xlmodel.evaluator import case_getter, evaluate_arrays
+    from xlmodel.evaluator import evaluate_timeline
+    from xlmodel.workbook.layout import CHECK_COL_INDEX
 
     model = model_for(case.policy)
     layout = Layout(model, case.evaluation_year)
-    env = evaluate_arrays(model, 1, case_getter(case), case.evaluation_year)
-    blank = set()
+    env = evaluate_timeline(model, case, layout.eval_years)
+    j = layout.eval_years.index(case.evaluation_year)
+
+    def blank(name, k):
+        v = env.calc(name, None)[k]
+        return isinstance(v, str) and v == ""
+
+    expect = set()
     for name in model.scalars:
-        sheet, row, col = layout.scalar_cell(name)
-        if isinstance(env.calc(name, None)[0], str) and env.calc(name, None)[0] == "":
-            blank.add((sheet, row + 1, col + 1))
-    wrong = [f"{s}!{c.coordinate}" for s, c in _formulas(wb)
-             if (values[s][c.coordinate].value is None) != ((s, c.row, c.column) in blank)]
-    assert not wrong, wrong[:10]
-    assert blank  # the sample has an out-of-scope ST result: the test sees blanks
+        for k, y in enumerate(layout.eval_years):
+            if blank(name, k):
+                expect.add((SHEETS["calc"], layout.calc_rows[name] + 1, layout.col_of(y) + 1))
+        rid, _, col = name.rpartition(".")
+        if col in CHECK_COL_INDEX and rid in layout.check_rows and blank(name, j):
+            expect.add((SHEETS["checks"], layout.check_rows[rid] + 1, CHECK_COL_INDEX[col] + 1))
+        if name in layout.output_rows and blank(name, j):
+            expect.add((SHEETS["summary"], layout.output_rows[name] + 1, 3))
+    got = {(s, c.row, c.column) for s, c in _formulas(wb) if values[s][c.coordinate].value is None}
+    # the board page's 万元/亿元 forms of a blank amount are blank too (the cover, the per-year table)
+    derived = {(s, r, c) for s, r, c in got - expect if s in (SHEETS["cover"], SHEETS["summary"])
+               and "IF(" in wb[s].cell(r, c).value and '=""' in wb[s].cell(r, c).value}
+    assert got - derived == expect, (sorted(got - derived - expect)[:10], sorted(expect - got)[:10])
+    assert expect  # the sample has an out-of-scope ST result: the test sees blanks
 
 
 def test_inputs_unlocked_formulas_locked_and_protected(gcl):
@@ -170,7 +185,7 @@ def test_refuses_to_overwrite_and_writes_atomically(tmp_path):
 def test_empty_model_has_blank_inputs_and_missing_statuses(tmp_path):
     path = build_workbook(tmp_path / "empty.xlsx", policy="far-east-2022-2024", evaluation_year=2023)
     values = openpyxl.load_workbook(path, data_only=True)
-    assert values[SHEETS["inputs"]]["I3"].value == 2023
+    assert values[SHEETS["inputs"]]["E3"].value == 2023
     layout = Layout(model_for(load_policy("far-east-2022-2024")), 2023)
     status = values[SHEETS["summary"]].cell(layout.output_rows["overall_status"] + 1, 3).value
     assert status == "缺少输入"
@@ -219,3 +234,20 @@ def test_no_formula_is_longer_than_a_modeller_can_audit(tmp_path):
                         longest = max(longest, (len(c.value), f"{policy.id} {ws.title}!{c.coordinate}"))
     print(f"\nlongest formula: {longest[0]} characters at {longest[1]}")
     assert longest[0] <= 250, longest
+
+
+def test_every_sheet_prints_on_a4_with_no_text_below_8_points(gcl):
+    """A4 landscape; the print scale (or the fit to the page width, at 135 column units across
+    A4 landscape at 100%) times the smallest font on the sheet is at least 8 pt."""
+    _, wb, _ = gcl
+    from openpyxl.utils import get_column_letter
+
+    for ws in wb.worksheets:
+        assert ws.page_setup.paperSize in (9, "9") and ws.page_setup.orientation == "landscape", ws.title
+        sizes = {c.font.sz for row in ws.iter_rows() for c in row if c.value is not None and c.font and c.font.sz}
+        widths = sum((ws.column_dimensions[get_column_letter(i)].width or 8.43) for i in range(1, ws.max_column + 1))
+        if ws.sheet_properties.pageSetUpPr is not None and ws.sheet_properties.pageSetUpPr.fitToPage:
+            scale = min(1.0, 135 / widths)
+        else:
+            scale = (ws.page_setup.scale or 100) / 100
+        assert min(sizes) * scale >= 8 - 1e-9, (ws.title, min(sizes), round(scale, 2), widths)

@@ -37,7 +37,7 @@ GCL = "gcl-energy-2022-2024"
 GCL_SAMPLE = ROOT / "samples" / f"{GCL}.yaml"
 INPUTS = SHEETS["inputs"]
 L = Layout(model_for(load_policy(GCL)), 2023)
-E, T = col_name(FIRST_YEAR_COL), col_name(L.t_col)  # first and last year columns (E, I)
+E, T = col_name(FIRST_YEAR_COL), col_name(L.last_col)  # first and last year columns (E, I)
 CASH = L.inputs["cash_dividend"] + 1  # 1-based rows
 NPA = L.inputs["net_profit_attributable"] + 1
 NAME_ROW = L.company["company_name"] + 1
@@ -95,7 +95,7 @@ HOSTILE = {
                           f"expected one cell '{INPUTS}'!$E${NAME_ROW}"),
     "company_other_column": ("in_company_name", f"'{INPUTS}'!$F${NAME_ROW}", f"expected one cell '{INPUTS}'!$E${NAME_ROW}"),
     "attestation_elsewhere": (f"att_{ATT}", f"'{SHEETS['calc']}'!${T}${ATT_ROW}", "another sheet"),
-    "attestation_wrong_column": (f"att_{ATT}", f"'{INPUTS}'!$E${ATT_ROW}", f"expected one cell '{INPUTS}'!${T}${ATT_ROW}"),
+    "attestation_wrong_column": (f"att_{ATT}", f"'{INPUTS}'!${T}${ATT_ROW}", f"expected one cell '{INPUTS}'!${E}${ATT_ROW}"),
     "year_two_cells": ("in_evaluation_year", f"'{INPUTS}'!${T}$3:${col_name(L.t_col + 1)}$3", "expected one cell"),
     "year_another_sheet": ("in_evaluation_year", f"'{SHEETS['calc']}'!${T}$3", "another sheet"),
 }

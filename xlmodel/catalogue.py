@@ -19,7 +19,7 @@ from typing import Callable
 
 from . import policy as pol
 from .expr import (FY, And, Blank, C, Cmp, CountIf, EDate, EstimateRenderer, If, In, InList, Lbl, Max, Min, Missing,
-                   Node, Not, Num, Or, P, Round2, Sum, YearOf, hoistable, substitute)
+                   Node, Not, Num, Or, P, Round2, Sum, Window, YearOf, hoistable, substitute)
 from .fields import FIELDS
 
 #: obligations (requirements, regulatory duties) pass or fail; conditions are met or not met (DOMAIN.md §5)
@@ -156,7 +156,10 @@ class Model:
         return [r for r in self.rules if r.role != "condition"]
 
     def spec(self, rule_id: str):
-        return next(r.spec for r in self.rules if r.id == rule_id)
+        return self.rule(rule_id).spec
+
+    def rule(self, rule_id: str) -> RuleDef:
+        return next(r for r in self.rules if r.id == rule_id)
 
     def attestation_ids(self) -> list[str]:
         return [r.id for r in self.rules if r.spec.kind == "attestation" and r.spec.field is None]
@@ -525,11 +528,11 @@ def k_min_cash_rolling(b: _Builder, s: pol.MinCashRolling) -> Check:
     w = s.window
     ratio = b.param(s.id, "ratio", s.ratio, s.clause, "最低比例（占年均可分配利润）", "Minimum share of average annual basis", "%")
     years = b.param(s.id, "window", w, s.clause, "计算年数", "Window (years)", "年")
-    offs = list(range(-(w - 1), 1))
-    b.m.history = min(b.m.history, offs[0])
-    req = Round2(Max(Num(0), ratio * Sum(*[b.measure(s.basis, o) for o in offs]) / years))
-    act = Round2(Sum(*[C("cash", o) for o in offs]))
-    prior = Round2(Sum(*[C("cash", o) for o in offs[:-1]]))
+    b.m.history = min(b.m.history, -(w - 1))  # the plan's window: the history the workbook keeps
+    # the window's length is a parameter: a length changed in the workbook is summed there as here
+    req = Round2(Max(Num(0), ratio * Window(b.measure(s.basis), years, w) / years))
+    act = Round2(Window(C("cash", 0), years, w))
+    prior = Round2(Window(C("cash", 0), years, w, skip=1))
     return Check(actual=act, required=req, passes=act >= C(f"{s.id}.required"), op=">=",
                  shortfall=_amount_short, min_cash=Max(Num(0), Round2(C(f"{s.id}.required") - prior)))
 

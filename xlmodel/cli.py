@@ -32,7 +32,11 @@ EXIT_HELP = {
         "  1    a rule fails, an input a rule needs is missing,\n       or (check) the workbook's formulas were changed",
         "  2    bad input or usage (the message names the file, field and year)" + _EXISTS,
         _INTERRUPTED),
-    "policies": _codes("  0    listed", "  2    unknown policy id, or a policy file that does not load"),
+    "policies": _codes("  0    listed or shown; (check) the file is a valid policy; (install) installed",
+                       "  2    unknown policy id, or a policy file that does not load (check: every problem\n"
+                       "       listed), or (install) a different file exists and --force was not given")
+    + "\n\nPlans are found by id in the bundled templates, the --plans folders (else XLMODEL_PLANS)\n"
+      "and the user's plan folder, where `policies install` puts them.",
     "evaluate": _codes(
         "  0    every case (every --batch row) is compliant: each rule passes or only warns",
         "  1    in some case or row a rule fails or an input a rule needs is missing",
@@ -54,6 +58,10 @@ EXIT_HELP = {
 }
 
 
+_PLANS_HELP = ("a folder of your own plans, found by id like the bundled ones (repeatable; instead of the "
+               "XLMODEL_PLANS folders)")
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # usage errors exit 2 with a short message
         self.print_usage(sys.stderr)
@@ -63,14 +71,22 @@ class _Parser(argparse.ArgumentParser):
 
 def cmd_policies(args) -> int:
     from .catalogue import compile_policy
-    from .policy import list_policies, load_policy
+    from .policy import POLICY_ID, find_plan, load_policy, plan_clauses, policy_source
 
+    if args.action in ("check", "install"):
+        return _policies_check_install(args)
     if args.action == "show":
         if not args.id:
             raise XlmodelError("policies show needs a policy id")
         p = load_policy(args.id)
         m = compile_policy(p)
-        print(f"{p.id} v{p.version}  {p.title_zh}\n{p.title_en}\nplan years {p.plan_years[0]}–{p.plan_years[1]}\n")
+        print(f"{p.id} v{p.version}  {p.title_zh}\n{p.title_en}\nplan years {p.plan_years[0]}–{p.plan_years[1]}")
+        src = policy_source(p)
+        origin = find_plan(args.id).origin if POLICY_ID.fullmatch(args.id) else f"file: {src.path if src else args.id}"
+        print(f"来源 Source: {origin}")
+        if src is not None and src.text_path is not None:
+            print(f"规划原文 Plan text: {src.text_path} ({len(plan_clauses(p))} clauses)")
+        print()
         if p.major_outlay:
             mo = p.major_outlay
             print(f"重大支出 Major outlay [{mo.clause}]: {mo.definition}"
@@ -91,16 +107,59 @@ def cmd_policies(args) -> int:
             counts[c.treatment] = counts.get(c.treatment, 0) + 1
         print(f"\n条款 Clauses: {len(p.clauses)} — " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
         return EXIT_OK
-    for p in list_policies():
+    from .plans import folders_line, list_plans
+
+    worst = EXIT_OK
+    for item in list_plans():
+        p = item.policy
+        if p is None:
+            _error(item.error)
+            worst = EXIT_INPUT
+            continue
         company = p.company.company_name if p.company else ""
-        print(f"{p.id:<28} v{p.version:<8} {p.plan_years[0]}–{p.plan_years[1]}  {len(p.rules):>3} rules  {company}")
+        origin = item.files[0].origin
+        print(f"{p.id:<28} v{p.version:<8} {p.plan_years[0]}–{p.plan_years[1]}  {len(p.rules):>3} rules  {company}"
+              + ("" if origin == "bundled" else f"  [{origin}]"))
+    print(folders_line(), file=sys.stderr)
+    return worst
+
+
+def _error(message: str) -> None:
+    from .sanitize import plain_text
+
+    print("xlmodel: " + "\n".join(plain_text(line) for line in str(message).split("\n")), file=sys.stderr)
+
+
+def _policies_check_install(args) -> int:
+    """`policies check FILE`: every problem of one policy file at once; `policies install FILE`:
+    the same check, then a copy in the user's plan folder."""
+    from .plans import check_policy_file, install_policy_file
+    from .policy import load_policy_file, plan_clauses, policy_source
+
+    if not args.id:
+        raise XlmodelError(f"policies {args.action} needs a policy FILE")
+    if args.action == "install":
+        target, text, wrote = install_policy_file(args.id, force=args.force)
+        p = load_policy_file(target)
+        what = "installed" if wrote else "already installed, the same"
+        print(f"{what}: {p.id} v{p.version} -> {target}" + (f" (plan text {text})" if text else ""))
+        print(f"a case, batch row or workbook now names it by its id: policy: {p.id}")
+        return EXIT_OK
+    checked = check_policy_file(args.id)
+    p, m = checked.policy, checked.model
+    text = (f"; plan text {policy_source(p).text_path} ({len(plan_clauses(p))} clauses, every quote found)" if p.text
+            else "; no plan text (quotes not checked)")
+    print(f"{args.id}: valid policy {p.id} v{p.version} — {len(p.rules)} rules, {len(m.params)} parameters{text}"
+          + (f"; with the regulatory baseline {m.baseline.id}" if m.baseline else ""))
+    for note in checked.notes:
+        print(f"注意 Note: {note}", file=sys.stderr)
     return EXIT_OK
 
 
 def cmd_evaluate(args) -> int:
     from .case import load_case
-    from .evaluator import evaluate
-    from .report import render_table
+    from .evaluator import evaluate, evaluate_years
+    from .report import render_by_year, render_table
 
     if args.batch:
         from .batch import evaluate_batch, read_table
@@ -140,16 +199,27 @@ def cmd_evaluate(args) -> int:
         for w in case.warnings:
             print(f"注意 Warning: {case.source}: {w}", file=sys.stderr)
         rep = evaluate(case)
-        reports.append(rep)
+        reports.append((rep, evaluate_years(case) if args.by_year else None))
         worst = max(worst, rep.exit_code)
+    objects = [{**_json(r), **({"by_year": [_year_json(y) for y in years]} if years is not None else {})}
+               for r, years in reports]
     if args.json:  # always a list, one object per case, whatever the number of files
-        print(json.dumps([_json(r) for r in reports], ensure_ascii=False, indent=2, default=str))
+        print(json.dumps(objects, ensure_ascii=False, indent=2, default=str))
     elif args.jsonl:  # JSON Lines: one compact object per case and line
-        for r in reports:
-            print(json.dumps(_json(r), ensure_ascii=False, default=str))
+        for obj in objects:
+            print(json.dumps(obj, ensure_ascii=False, default=str))
     else:
-        print("\n\n".join(render_table(r, wide=args.wide) for r in reports))
+        print("\n\n".join(render_table(r, wide=args.wide) + (f"\n\n{render_by_year(years, r.evaluation_year)}" if years else "")
+                           for r, years in reports))
     return worst
+
+
+def _year_json(rep) -> dict:
+    """One year of ``--by-year``: the results and every rule's status (the rules in full are in the main object)."""
+    keys = ("evaluation_year", "in_plan_period", "overall_status", "cash_conditions_met", "min_cash_dividend",
+            "max_distribution", "fail_count", "warn_count", "missing_input_count", "st_risk_warning")
+    return {"fiscal_year" if k == "evaluation_year" else k: getattr(rep, k) for k in keys} | {
+        "rules": {r.id: r.status for r in rep.rules}}
 
 
 def _json(rep) -> dict:
@@ -164,11 +234,15 @@ def build_parser() -> argparse.ArgumentParser:
                 epilog=EXIT_HELP[None] + "\n\nUser guide: docs/user-guide.md; rules: docs/domain.md.",
                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"xlmodel {__version__}")
+    p.add_argument("--plans", action="append", metavar="DIR", help=_PLANS_HELP)
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    sp = sub.add_parser("policies", help="list the policies; `policies show ID` prints a policy's rules")
-    sp.add_argument("action", nargs="?", choices=["list", "show"], default="list")
-    sp.add_argument("id", nargs="?")
+    sp = sub.add_parser("policies", help="list the policies; `policies show ID` prints a policy's rules; "
+                                         "`policies check FILE` validates a policy file, `policies install FILE` "
+                                         "puts it in your plan folder")
+    sp.add_argument("action", nargs="?", choices=["list", "show", "check", "install"], default="list")
+    sp.add_argument("id", nargs="?", metavar="ID|FILE", help="a policy id (show), or a policy file (show, check, install)")
+    sp.add_argument("--force", action="store_true", help="install: replace an installed plan of the same id")
     sp.set_defaults(func=cmd_policies)
 
     se = sub.add_parser("evaluate", help="evaluate case files (YAML/JSON), or a batch CSV/XLSX")
@@ -179,6 +253,8 @@ def build_parser() -> argparse.ArgumentParser:
     fmt.add_argument("--jsonl", action="store_true", help="print JSON Lines: one object per case and line")
     se.add_argument("--wide", action="store_true",
                     help="the full table, one line per rule, not fitted to the terminal's width (COLUMNS)")
+    se.add_argument("--by-year", action="store_true",
+                    help="also evaluate every year of the plan period (the workbook's year columns): one line per year")
     se.add_argument("--batch", metavar="FILE", help="CSV/XLSX with one row per company and fiscal year")
     se.add_argument("--policy", help="policy id for every row of --batch (else a 'policy' column)")
     se.add_argument("-o", "--output", help="output of --batch (.csv or .xlsx)")
@@ -191,7 +267,11 @@ def build_parser() -> argparse.ArgumentParser:
         add_commands = None
     if add_commands:
         add_commands(sub)
+    from .draft.command import add_command as add_draft  # xlmodel draft PLAN.txt -o plan.yaml (xlmodel/draft/)
+    add_draft(sub)
     for name, cmd in sub.choices.items():  # the exit codes, in every command's --help
+        cmd.add_argument("--plans", action="append", metavar="DIR", dest="plans_after", default=argparse.SUPPRESS,
+                         help=_PLANS_HELP)  # also after the command's name
         if name in EXIT_HELP and not cmd.epilog:
             cmd.epilog = EXIT_HELP[name]
             cmd.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -215,8 +295,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args) -> int:
+    from .policy import cli_plan_dirs
+
     try:
-        return args.func(args)
+        with cli_plan_dirs((getattr(args, "plans", None) or []) + getattr(args, "plans_after", [])):
+            return args.func(args)
     except XlmodelError as e:
         from .sanitize import plain_text
 

@@ -21,8 +21,9 @@ Getter = Callable[[str, int], tuple[np.ndarray, np.ndarray]]
 
 
 class ArrayEnv:
-    def __init__(self, model: cat.Model, n: int, getter: Getter, years=None):
+    def __init__(self, model: cat.Model, n: int, getter: Getter, years=None, params: dict | None = None):
         self.model, self.n, self._get = model, n, getter
+        self.params = params or {}  # values that replace the plan's (a workbook's edited parameters)
         self.years = np.broadcast_to(np.asarray(years if years is not None else 0, dtype=float), (n,))
         self._inputs: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}
         self._calcs: dict[tuple[str, int | None], np.ndarray] = {}
@@ -40,7 +41,7 @@ class ArrayEnv:
         return self._input(fid, offset)[1]
 
     def param(self, name):
-        return self.model.params[name].value
+        return self.params[name] if name in self.params else self.model.params[name].value
 
     def fy(self, offset):
         return self.years + offset
@@ -118,8 +119,31 @@ def case_getter(case: Case) -> Getter:
     return get
 
 
-def evaluate_arrays(model: cat.Model, n: int, getter: Getter, years=None) -> ArrayEnv:
-    env = ArrayEnv(model, n, getter, years)
+def timeline_getter(case: Case, years: list[int]) -> Getter:
+    """One column per fiscal year: column *j* is the case evaluated in ``years[j]``.
+
+    This is the workbook's timeline (every rule in every year): the same inputs, read at each
+    year's offsets; the attestations are the evaluation year's only (DOMAIN.md: a board confirms
+    the year it reports on), so in other years a rule that needs one has no confirmation."""
+    def get(fid: str, offset: int):
+        if fid.startswith(cat.ATTEST):
+            given = case.attestations.get(fid[len(cat.ATTEST):])
+            values = [given if offset == 0 and y == case.evaluation_year else None for y in years]
+        elif fid in FIELDS and not FIELDS[fid].per_year:
+            values = [case.company.get(fid)] * len(years)
+        else:
+            values = [case.value(fid, y + offset) for y in years]
+        return encode(fid, values)
+    return get
+
+
+def evaluate_timeline(model: cat.Model, case: Case, years: list[int]) -> ArrayEnv:
+    """Every calculation in every one of ``years`` (one array element per year)."""
+    return evaluate_arrays(model, len(years), timeline_getter(case, years), years)
+
+
+def evaluate_arrays(model: cat.Model, n: int, getter: Getter, years=None, params: dict | None = None) -> ArrayEnv:
+    env = ArrayEnv(model, n, getter, years, params)
     for name in model.scalars:
         env.calc(name, None)
     return env
@@ -153,8 +177,11 @@ def plan_only(policy: Policy) -> Policy:
     return hit[1]
 
 
-def evaluate(case: Case, policy: Policy | None = None, *, baseline: bool = True):
-    """Evaluate a case: the plan's rules and, unless ``baseline=False``, the regulatory baseline."""
+def evaluate(case: Case, policy: Policy | None = None, *, baseline: bool = True, params: dict | None = None):
+    """Evaluate a case: the plan's rules and, unless ``baseline=False``, the regulatory baseline.
+
+    ``params`` replaces parameter values of the plan by name (``min_rolling.ratio``: 0.25), as a
+    workbook whose editable parameters were changed computes them."""
     from .report import build_report
 
     policy = policy or policy_by_id(case.policy)  # a case names its plan by id, never by a path
@@ -162,5 +189,34 @@ def evaluate(case: Case, policy: Policy | None = None, *, baseline: bool = True)
         policy = plan_only(policy)
     model = model_for(policy)
     check_attestations(case, model.attestation_ids())
-    env = evaluate_arrays(model, 1, case_getter(case), case.evaluation_year)
+    unknown = sorted(set(params or {}) - set(model.params))
+    if unknown:
+        raise ValueError(f"unknown parameters: {', '.join(unknown)}")
+    env = evaluate_arrays(model, 1, case_getter(case), case.evaluation_year, params)
     return build_report(model, env, 0, case)
+
+
+def plan_timeline(policy: Policy, year: int) -> list[int]:
+    """The years a plan is reviewed in, as the workbook evaluates them: the plan period and the evaluation year."""
+    lo, hi = policy.plan_years
+    return list(range(min(lo, year), max(hi, year) + 1))
+
+
+def evaluate_years(case: Case, policy: Policy | None = None, *, baseline: bool = True, params: dict | None = None):
+    """The case evaluated in every year of its plan's timeline (:func:`plan_timeline`): one report per
+    year, as the workbook's year columns compute them. The attestations are the evaluation year's."""
+    import dataclasses
+
+    from .report import build_report
+
+    policy = policy or policy_by_id(case.policy)
+    if not baseline:
+        policy = plan_only(policy)
+    model = model_for(policy)
+    check_attestations(case, model.attestation_ids())
+    years = plan_timeline(policy, case.evaluation_year)
+    getter = timeline_getter(case, years)
+    env = evaluate_arrays(model, len(years), getter, years, params)
+    return [build_report(model, env, j, case if y == case.evaluation_year
+                         else dataclasses.replace(case, evaluation_year=y, attestations={}))
+            for j, y in enumerate(years)]

@@ -12,6 +12,7 @@ thresholds are :class:`Param` nodes, and the only literals are 0 and 1.
 from __future__ import annotations
 
 import datetime as dt
+import math
 from dataclasses import dataclass
 from typing import Iterator, Protocol, Sequence
 
@@ -380,6 +381,44 @@ class Sum(_Fn):
         return f"SUM({','.join(refs)})"
 
 
+@dataclass(frozen=True, eq=False)
+class Window(Node):
+    """The sum of a per-year value over a window whose length is a parameter: the ``years`` fiscal
+    years ending with this one (``skip=1``: ending the year before, the window's earlier years).
+
+    ``leaf`` is the value at offset 0 (an input, ``In(f)``, or a series, ``C(s, 0)``). Rendered as
+    SUMPRODUCT over the year row with the year header as the flag ``year-W < FY <= year``, so a
+    length changed on the parameter sheet is honoured by the formula as by the evaluator. The
+    plan's own length (``plan``: the offsets it reads) is what the tree reports as the cells it
+    reads: the history the workbook keeps and the inputs its missing-input test names."""
+
+    leaf: Node
+    years: "P"
+    plan: int
+    skip: int = 0
+
+    def __post_init__(self):
+        if not isinstance(self.leaf, (In, C)) or getattr(self.leaf, "offset", 0) not in (0, None) or self.skip not in (0, 1):
+            raise ValueError("a window sums an input or a series from offset 0, skipping 0 or 1 years")
+
+    def _at(self, o: int) -> Node:
+        return In(self.leaf.fid, o) if isinstance(self.leaf, In) else C(self.leaf.name, o)
+
+    def children(self):
+        return tuple(self._at(o) for o in range(-(self.plan - 1), 1 - self.skip)) + (self.years,)
+
+    def eval(self, env):
+        w = np.asarray(env.param(self.years.name), dtype=float).reshape(-1)[0]
+        n = int(math.ceil(w - 1e-9)) if w > 0 else 0  # FY > year - W: ceil(W) years, as the flag counts them
+        out = np.zeros(env.n, dtype=float)
+        for o in range(-(n - 1), 1 - self.skip):
+            out = out + _num(self._at(o).eval(env))
+        return out
+
+    def render(self, r):
+        return r.window(self.leaf, self.years.render(r), self.skip)
+
+
 class Round2(_Fn):
     """ROUND(x, 2): half away from zero to the fen, at 15 significant digits."""
 
@@ -535,10 +574,10 @@ class EstimateRenderer:
         return f"{self.REF}:$AA$1000"
 
     def field(self, fid, offset):
-        return self.REF if not fid.startswith("attest.") else f"({self.REF}=lbl_yes)"
+        return self.REF if not fid.startswith("attest.") else f"AND({self.REF},{self.REF}=lbl_yes)"
 
     def field_blank(self, fid, offset):
-        return f"ISBLANK({self.REF})"
+        return f"ISBLANK({self.REF})" if not fid.startswith("attest.") else f"OR(NOT({self.REF}),ISBLANK({self.REF}))"
 
     def param(self, name):
         return "p_" + name.replace(".", "_")
@@ -551,6 +590,10 @@ class EstimateRenderer:
 
     def fy(self, offset):
         return self.REF
+
+    def window(self, leaf, years, skip):
+        rng = f"{self.REF}:$AA$1000"
+        return f"SUMPRODUCT(({rng}>{self.REF}-{years})*({rng}<={self.REF}),{rng})"
 
 
 #: nodes whose direct arguments must stay as they are: MIN/MAX/SUM/COUNTIF treat a referenced cell

@@ -555,3 +555,25 @@ def render_markdown(rep: Report, *, preface: Sequence[tuple[str, str]] = ()) -> 
                  _fmt(r.shortfall, r.unit) if r.shortfall else "", r.explanation_zh]
         lines.append("| " + " | ".join(md_text(c) for c in cells) + " |")  # inert text: no markup, no new row
     return "\n".join(lines)
+
+
+def render_by_year(reports: Sequence[Report], evaluation_year: int) -> str:
+    """The plan's timeline, one line per year: the result, the minimum cash dividend, the cap and the
+    counts, as the workbook's year columns show them (the evaluation year marked ◀)."""
+    if not reports:
+        return ""
+    first = reports[0]
+    lo, hi = first.plan_years or (first.evaluation_year, reports[-1].evaluation_year)
+    heads = ("年度 FY", "结论 Result", "最低现金分红 Minimum", "利润分配上限 Maximum", "不通过/警告/缺少")
+    rows = []
+    for rep in reports:
+        mark = " ◀" if rep.evaluation_year == evaluation_year else ("" if lo <= rep.evaluation_year <= hi else " *")
+        rows.append((f"{rep.evaluation_year}{mark}", f"{cat.STATUS_ZH[rep.overall_status]} {rep.overall_status}",
+                     _fmt(rep.min_cash_dividend, "元"), _fmt(rep.max_distribution, "元"),
+                     f"{rep.fail_count} / {rep.warn_count} / {rep.missing_input_count}"))
+    widths = [max(_width(r[i]) for r in rows + [heads]) for i in range(len(heads))]
+    lines = [f"逐年结果 By year (plan {lo}–{hi}; ◀ the evaluation year; * outside the plan period; "
+             "other years without the evaluation year's attestations)"]
+    for r in [heads] + rows:
+        lines.append("  ".join(_pad(c, w) for c, w in zip(r, widths)).rstrip())
+    return "\n".join(lines)

@@ -57,7 +57,7 @@ def _check_one(path, args, several: bool):
     from .reader import cached_differences, read_workbook
 
     read = read_workbook(path)
-    rep = evaluate(read.case, read.policy)
+    rep = evaluate(read.case, read.policy, params=read.params)  # the workbook's editable parameters, as its formulas use them
     diffs = cached_differences(read, rep)
     integ = integrity(read, diffs)
     code = max(rep.exit_code, 1 if read.tampered else 0)  # a changed formula is a failure, whatever the rules say
@@ -127,9 +127,9 @@ def cmd_refresh(args) -> int:
     from .writer import build_workbook
 
     check_output(args.output, force=args.force, suffixes=(".xlsx",))  # before reading anything
-    read = read_workbook(args.workbook, check_formulas=False)
+    read = read_workbook(args.workbook, check_formulas=False, installed_plan_wins=True)
     case = read.case
-    out = build_workbook(args.output, case=case, force=args.force)
+    out = build_workbook(args.output, policy=read.policy, case=case, force=args.force)  # installed, or carried
     n_inputs = sum(len(v) for v in case.years.values()) + len(case.company)
     print(f"wrote {out}: carried {n_inputs} inputs, {len(case.attestations)} attestations, {len(case.notes)} notes "
           f"(policy {read.policy.id} v{read.policy.version}; built before with "
@@ -137,6 +137,8 @@ def cmd_refresh(args) -> int:
           file=sys.stderr)
     for note in read.notes:
         print(f"注意 Note: {plain_text(note)}", file=sys.stderr)
+    for line in read.params_changed:  # the rebuilt workbook has the plan's thresholds
+        print(f"注意 Note: parameter not carried, reset to the plan's value: {plain_text(line)}", file=sys.stderr)
     for w in case.warnings:  # amounts that look like 万元/亿元
         print(f"注意 Warning: {read.path}: {w}", file=sys.stderr)
     return 0

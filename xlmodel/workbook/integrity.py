@@ -22,19 +22,23 @@ def integrity(read, diffs: list[str]) -> dict:
     * ``cached_results_stale``: the results the workbook shows that differ from the evaluator's
       (not recalculated since its inputs changed, or edited);
     * ``plan`` / ``xlmodel``: the versions the workbook was built with and the installed ones;
+    * ``parameters_changed``: editable parameters whose value differs from the plan's (the results
+      are computed with the workbook's values, as its formulas compute them);
     * ``trusted``: the workbook's own results can be relied on: formulas checked and unchanged,
-      cached results current.
+      cached results current, parameters as the plan sets them.
     """
     built = read.built_with
     plan_built = built.get("xlmodel_policy_version") or None
     checked = plan_built == read.policy.version
     changed = list(read.tampered)
     stale = list(diffs)
+    params = list(getattr(read, "params_changed", []))
     return {
-        "trusted": checked and not changed and not stale,
+        "trusted": checked and not changed and not stale and not params,
         "formulas_checked": checked,
         "formulas_changed": changed,
         "cached_results_stale": stale,
+        "parameters_changed": params,
         "plan": {"id": read.policy.id, "built_with_version": plan_built, "installed_version": read.policy.version},
         "xlmodel": {"built_with_version": built.get("xlmodel_version") or None, "installed_version": __version__},
     }
@@ -66,6 +70,11 @@ def verdict_lines(integ: dict) -> list[tuple[str, str]]:
         out.append((f"⚠ 工作簿显示的结果与评估不一致（{n} 项：未重新计算或被修改）— 以下结果按其输入重新计算",
                     f"the workbook's cached results differ from the evaluator's in {n} place{'s' if n != 1 else ''} "
                     "(not recalculated, or edited) — the results below are recomputed from its inputs"))
+    if integ.get("parameters_changed"):
+        n = len(integ["parameters_changed"])
+        out.append((f"⚠ 参数与规划不一致（{n} 项，见参数表）— 以下结果按工作簿的参数计算：" + "; ".join(integ["parameters_changed"]),
+                    f"{n} parameter{'s' if n != 1 else ''} differ from the plan — the results below use the workbook's: "
+                    + "; ".join(integ["parameters_changed"])))
     if not out:
         out.append(("✓ 公式与生成器一致，缓存结果为最新", "formulas as generated, cached results current"))
     return [(f"完整性 Integrity: {zh}", en) for zh, en in out]
@@ -82,6 +91,8 @@ def short_label(integ: dict | None) -> str:
         parts.append("规划版本不同")
     if integ["cached_results_stale"]:
         parts.append("结果过期")
+    if integ.get("parameters_changed"):
+        parts.append(f"参数改动 {len(integ['parameters_changed'])}")
     return "⚠ " + "、".join(parts) if parts else "✓ 完好"
 
 

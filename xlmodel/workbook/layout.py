@@ -74,42 +74,123 @@ def pname(param: str) -> str:
 
 @dataclass
 class Layout:
+    """Rows and columns of one workbook.
+
+    The year columns are a fixed timeline: ``first_year`` in column E, one year per column to
+    the right, covering the history the rules need before the plan period and the whole plan
+    period (and the evaluation year, if it lies outside). Every rule is evaluated in every
+    *evaluated* column (those with the history the rules need); the evaluation year selects one
+    of them and never relabels the data. ``first_year``/``n_years`` default from the plan and
+    the evaluation year; the reader passes the workbook's own."""
+
     model: cat.Model
     evaluation_year: int
-    n_years: int = 5
+    first_year: int | None = None
+    n_years: int | None = None
+    n_eval: int | None = None  # evaluated years (the last n_eval columns)
     inputs: dict[str, int] = field(default_factory=dict)  # field id -> row (year fields)
     company: dict[str, int] = field(default_factory=dict)  # company field -> row (value in FIRST_YEAR_COL)
-    attest: dict[str, int] = field(default_factory=dict)  # rule id -> row (value in T column)
+    attest: dict[str, int] = field(default_factory=dict)  # rule id -> row (value in FIRST_YEAR_COL)
     params: dict[str, tuple[int, int]] = field(default_factory=dict)  # param -> (first row, last row), col D
     series: dict[str, int] = field(default_factory=dict)  # series -> row on calc sheet
-    calc_rows: dict[str, int] = field(default_factory=dict)  # scalar -> row on calc sheet (T column)
+    calc_rows: dict[str, int] = field(default_factory=dict)  # scalar -> row on calc sheet (every evaluated column)
     check_rows: dict[str, int] = field(default_factory=dict)  # rule id -> row on checks sheet
     output_rows: dict[str, int] = field(default_factory=dict)  # scalar -> row on summary (col C)
     labels: dict[str, tuple[str, int]] = field(default_factory=dict)  # label code -> (text, row) on lists
     enum_ranges: dict[str, tuple[int, int]] = field(default_factory=dict)  # enum id -> rows on lists (col B)
 
     def __post_init__(self):
-        self.n_years = max(self.n_years, 1 - self.model.history)
+        lo, hi = self.model.policy.plan_years
+        if self.first_year is None:
+            self.first_year = min(lo, self.evaluation_year) + self.model.history
+        if self.n_years is None:
+            self.n_years = max(hi, self.evaluation_year) - self.first_year + 1
+        if self.n_eval is None:
+            start = max(self.first_year - self.model.history, min(lo, self.evaluation_year))
+            self.n_eval = self.last_year - start + 1
+        if not 1 <= self.n_eval <= self.n_years + self.model.history:
+            raise ValueError(f"{self.n_eval} evaluated years do not fit {self.n_years} year columns")
         self._place()
 
     # -- columns -------------------------------------------------------------
     @property
+    def last_year(self) -> int:
+        return self.first_year + self.n_years - 1
+
+    @property
+    def years(self) -> list[int]:
+        return list(range(self.first_year, self.last_year + 1))
+
+    @property
+    def eval_years(self) -> list[int]:
+        """The evaluated years: the plan period (and the evaluation year); every earlier column is
+        history the windows read."""
+        return list(range(self.last_year - self.n_eval + 1, self.last_year + 1))
+
+    def col_of(self, year: int) -> int:
+        return FIRST_YEAR_COL + year - self.first_year
+
+    @property
     def t_col(self) -> int:
-        return FIRST_YEAR_COL + self.n_years - 1
+        """The column of the evaluation year the workbook was built for (cached values only)."""
+        return self.col_of(self.evaluation_year)
 
     def year_col(self, offset: int) -> int:
         return self.t_col + offset
 
     @property
     def offsets(self) -> list[int]:
-        return list(range(-(self.n_years - 1), 1))
+        """Every year column, as an offset from the evaluation year."""
+        return [y - self.evaluation_year for y in self.years]
+
+    @property
+    def eval_offsets(self) -> list[int]:
+        return [y - self.evaluation_year for y in self.eval_years]
+
+    @property
+    def last_col(self) -> int:
+        return FIRST_YEAR_COL + self.n_years - 1
 
     @property
     def notes_col(self) -> int:
-        return self.t_col + 1
+        return self.last_col + 1
+
+    def eval_span(self, row: int, sheet: str = SHEETS["calc"]) -> str:
+        """A calc row over the evaluated columns, for INDEX(…, calc_eval_index)."""
+        c0, c1 = col_name(self.col_of(self.eval_years[0])), col_name(self.last_col)
+        return f"{q(sheet)}!${c0}${row + 1}:${c1}${row + 1}"
 
     # -- placement -----------------------------------------------------------
     def _place(self):
+        self._place_inputs()
+        r = HEADER_ROW + 1
+        for name, prm in self.model.params.items():
+            n = len(prm.value) if isinstance(prm.value, tuple) else 1
+            self.params[name] = (r, r + n - 1)
+            r += n
+        self._place_calc()
+        r = HEADER_ROW + 2
+        for ids in self.rule_groups().values():
+            for rid in ids:
+                self.check_rows[rid] = r
+                r += 1
+            r += 2
+        r = 4
+        for name, *_ in OUTPUTS + (("check_flag", "out_check_flag", "", ""),):
+            self.output_rows[name] = r
+            r += 1
+        self._place_lists()
+
+    def rule_groups(self) -> dict[str, list[str]]:
+        """Rule ids by role (conditions, plan requirements, regulatory baseline), roles without rules left out."""
+        groups = {role: [rd.id for rd in self.model.rules if rd.role == role] for role in ROLES}
+        return {role: ids for role, ids in groups.items() if ids}
+
+    def rule_order(self) -> list[str]:
+        """Rules in the order the check sheet shows them."""
+        return [rid for ids in self.rule_groups().values() for rid in ids]
+
+    def _place_inputs(self):
         r = HEADER_ROW + 1
         for _zh, _en, fids in INPUT_SECTIONS:
             r += 1  # section header
@@ -124,31 +205,31 @@ class Layout:
         for rid in self.model.attestation_ids():
             self.attest[rid] = r
             r += 1
-        r = HEADER_ROW + 1
-        for name, prm in self.model.params.items():
-            n = len(prm.value) if isinstance(prm.value, tuple) else 1
-            self.params[name] = (r, r + n - 1)
-            r += n
+
+    def _place_calc(self):
+        """Calc sheet: flags, series, the rules' working, their statuses (one block, in check order), outputs."""
         r = HEADER_ROW + 2
+        for name in TIMELINE_FLAGS:
+            self.calc_rows[name] = r
+            r += 1
+        r += 2
         for name in self.model.series:
             self.series[name] = r
             r += 1
-        r += 3
+        r += 2
+        statuses = [f"{rid}.status" for rid in self.rule_order()]
+        outputs = [o[0] for o in OUTPUTS] + ["check_flag"]
         for name in self.model.scalars:
-            if self.scalar_home(name) == "calc":
+            if name not in statuses and name not in outputs:
                 self.calc_rows[name] = r
                 r += 1
-        r = HEADER_ROW + 2
-        for role in ("condition", "requirement", "regulatory"):
-            for rd in self.model.rules:
-                if rd.role == role:
-                    self.check_rows[rd.id] = r
-                    r += 1
+        for block in (statuses, outputs):
             r += 2
-        r = 4
-        for name, *_ in OUTPUTS + (("check_flag", "out_check_flag", "", ""),):
-            self.output_rows[name] = r
-            r += 1
+            for name in block:
+                self.calc_rows[name] = r
+                r += 1
+
+    def _place_lists(self):
         r = 2
         for code in cat.STATUSES + ("ok", "check") + tuple(cat.REASONS):
             self.labels[code] = (LABEL_TEXT[code], r)
@@ -162,23 +243,34 @@ class Layout:
                 r += 1
             r += 1
 
-    def scalar_home(self, name: str) -> str:
-        rid, _, col = name.rpartition(".")
-        if rid and col in CHECK_COLS:
-            return "checks"
-        if name in dict((o[0], o) for o in OUTPUTS) or name == "check_flag":
-            return "summary"
-        return "calc"
-
     def scalar_cell(self, name: str) -> tuple[str, int, int]:
-        home = self.scalar_home(name)
-        if home == "checks":
-            rid, _, col = name.rpartition(".")
-            return SHEETS["checks"], self.check_rows[rid], CHECK_COL_INDEX[col]
-        if home == "summary":
-            return SHEETS["summary"], self.output_rows[name], 2
+        """Where a calculation's evaluation-year value is (the built-for year's column on 计算)."""
         return SHEETS["calc"], self.calc_rows[name], self.t_col
 
+    def status_block(self) -> tuple[int, int]:
+        rows = [self.calc_rows[f"{rid}.status"] for rid in self.rule_order()]
+        return min(rows), max(rows)
+
+
+MAX_YEAR_COLUMNS = 40  # the widest timeline xlmodel writes (and reads)
+
+
+def timeline(model: cat.Model, year: int, data_years) -> tuple[int, int, int]:
+    """(first year, years, evaluated years) of a workbook: the plan period (and the evaluation year)
+    evaluated, with the history its rules need before it, stretched to every year the case has data
+    for (nothing given is dropped), at most MAX_YEAR_COLUMNS."""
+    default = Layout(model, year)
+    first = min([default.first_year, *data_years])
+    last = max([default.last_year, *data_years])
+    first = max(first, last - MAX_YEAR_COLUMNS + 1, year - MAX_YEAR_COLUMNS // 2)
+    last = min(last, first + MAX_YEAR_COLUMNS - 1)
+    start = max(first - model.history, default.eval_years[0])
+    return first, last - first + 1, last - start + 1
+
+
+ROLES = ("condition", "requirement", "regulatory")
+#: per-year flag rows at the top of the calc sheet: this column is the evaluation year / in the plan period
+TIMELINE_FLAGS = ("is_evaluation_year", "in_plan_period")
 
 ENUM_LISTS = {"audit_opinion": AUDIT_OPINIONS, "half_year_audit_opinion": HALF_YEAR_OPINIONS,
               "development_stage": STAGES, "board": BOARDS}
@@ -192,10 +284,10 @@ _REF = re.compile(r"^('[^']+'|[^!]+)!(\$?)([A-Z]+)(\$?)(\d+)$")
 class CellRenderer:
     """Renders expression trees as formula text for a :class:`Layout`.
 
-    ``column`` is None for evaluation-year formulas (absolute references) or the
-    year offset of the column a per-year formula is written in (relative column
-    references, so that the formula is the same across the row in R1C1 terms).
-    """
+    ``column`` is the year offset (from the built-for evaluation year) of the column a per-year
+    formula is written in: column references are relative, so the formula is the same across
+    the row in R1C1 terms. ``column=None`` renders the built-for year's column with absolute
+    references (the tree's own estimate of length, UDF sheet natives)."""
 
     def __init__(self, layout: Layout, column: int | None = None):
         self.L, self.column = layout, column
@@ -204,26 +296,35 @@ class CellRenderer:
         absolute = self.column is None
         return f"{q(sheet)}!{xl_rowcol_to_cell(row, col, row_abs=True, col_abs=absolute)}"
 
+    def _here(self, offset: int = 0) -> int:
+        col = self.L.year_col(offset + (self.column or 0))
+        if col < FIRST_YEAR_COL:
+            raise ValueError(f"year offset {offset} from column {self.column} is before the first year column")
+        return col
+
     def _field_cell(self, fid: str, offset: int) -> str:
         L = self.L
-        if fid.startswith(cat.ATTEST):
-            return self._ref(SHEETS["inputs"], L.attest[fid[len(cat.ATTEST):]], L.t_col)
+        if fid.startswith(cat.ATTEST):  # one column (the evaluation year's attestations)
+            return f"{q(SHEETS['inputs'])}!{xl_rowcol_to_cell(L.attest[fid[len(cat.ATTEST):]], FIRST_YEAR_COL, True, True)}"
         if fid in L.company:
-            return self._ref(SHEETS["inputs"], L.company[fid], FIRST_YEAR_COL)
-        base = offset + (self.column or 0)
-        col = L.year_col(base)
-        if col < FIRST_YEAR_COL:
-            raise ValueError(f"{fid} at year offset {base} is before the first year column")
-        return self._ref(SHEETS["inputs"], L.inputs[fid], col)
+            return f"{q(SHEETS['inputs'])}!{xl_rowcol_to_cell(L.company[fid], FIRST_YEAR_COL, True, True)}"
+        return self._ref(SHEETS["inputs"], L.inputs[fid], self._here(offset))
+
+    def _is_evaluation_year(self) -> str:
+        return self._ref(SHEETS["calc"], self.L.calc_rows["is_evaluation_year"], self._here())
 
     def field(self, fid, offset):
         ref = self._field_cell(fid, offset)
+        if fid.startswith(cat.ATTEST):  # an attestation is given for the evaluation year only
+            return f"AND({self._is_evaluation_year()},{ref}={self.label('yes')})"
         f = FIELDS.get(fid)
         if f is None or f.kind == Kind.BOOL:
             return f"({ref}={self.label('yes')})"
         return ref
 
     def field_blank(self, fid, offset):
+        if fid.startswith(cat.ATTEST):
+            return f"OR(NOT({self._is_evaluation_year()}),ISBLANK({self._field_cell(fid, offset)}))"
         return f"ISBLANK({self._field_cell(fid, offset)})"
 
     def param(self, name):
@@ -232,30 +333,36 @@ class CellRenderer:
     def calc(self, name, offset):
         L = self.L
         if name in L.series:
-            base = (offset or 0) + (self.column or 0)
-            return self._ref(SHEETS["calc"], L.series[name], L.year_col(base))
-        sheet, row, col = L.scalar_cell(name)
-        return f"{q(sheet)}!{xl_rowcol_to_cell(row, col, row_abs=True, col_abs=True)}"
+            return self._ref(SHEETS["calc"], L.series[name], self._here(offset or 0))
+        return self._ref(SHEETS["calc"], L.calc_rows[name], self._here())
 
     def label(self, code):
         return f"lbl_{code}"
 
     def fy(self, offset):
-        col = self.L.year_col(offset + (self.column or 0))
-        return self._ref(SHEETS["inputs"], HEADER_ROW, col)
+        return self._ref(SHEETS["inputs"], HEADER_ROW, self._here(offset))
+
+    def window(self, leaf, years: str, skip: int) -> str:
+        """SUMPRODUCT of a year row and the flag "in the window of this column's year" (see expr.Window)."""
+        L = self.L
+        if hasattr(leaf, "fid"):
+            row = f"in_{leaf.fid}"  # the input row over every year column
+        else:
+            r = L.series[leaf.name] + 1
+            row = f"{q(SHEETS['calc'])}!${col_name(FIRST_YEAR_COL)}${r}:${col_name(L.last_col)}${r}"
+        fy = self.fy(0)
+        return f"SUMPRODUCT((in_years>{fy}-{years})*(in_years{'<=' if skip == 0 else '<'}{fy}),{row})"
 
     def span(self, refs: list[str]) -> str | None:
-        """Status cells of the checks sheet as one range for COUNTIF: from the first to the last,
-        when every rule row in between is one of them (section titles and gaps hold no status)."""
+        """Cells of one column as one range for COUNTIF, in any order, when they are adjacent."""
         parts = [_REF.match(r) for r in refs]
-        status_col = col_name(CHECK_COL_INDEX["status"])
-        if not all(parts) or {(p.group(1), p.group(3)) for p in parts} != {(q(SHEETS["checks"]), status_col)}:
-            return self.range(refs)
-        rows = {int(p.group(5)) - 1 for p in parts}
-        lo, hi = min(rows), max(rows)
-        if {r for r in self.L.check_rows.values() if lo <= r <= hi} != rows:
-            return self.range(refs)
-        return f"{q(SHEETS['checks'])}!${status_col}${lo + 1}:${status_col}${hi + 1}"
+        if not all(parts) or len({(p.group(1), p.group(2), p.group(3)) for p in parts}) != 1:
+            return None
+        rows = sorted(int(p.group(5)) for p in parts)
+        if rows != list(range(rows[0], rows[0] + len(rows))):
+            return None
+        p, d = parts[0], parts[0].group(4)
+        return f"{p.group(1)}!{p.group(2)}{p.group(3)}{d}{rows[0]}:{p.group(2)}{p.group(3)}{d}{rows[-1]}"
 
     def range(self, refs: list[str]) -> str | None:
         """Join references to adjacent cells of one row or column into A1:B1."""

@@ -10,6 +10,7 @@ reported at once with its sheet!cell and what was expected.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 import tempfile
 from dataclasses import dataclass, field
@@ -23,10 +24,10 @@ from ..case import Case, read_field
 from ..errors import Problem, ProblemsError, XlmodelError
 from ..evaluator import model_for
 from ..fields import COMPANY_FIELDS, FIELDS, YEAR_FIELDS, Field, Kind
-from ..policy import Policy, policy_by_id
+from ..policy import Policy
 from ..untrusted import (MAX_WORKBOOK_CELLS, MAX_XLSX_BYTES, MAX_XLSX_PART, MAX_XLSX_PARTS, MAX_XLSX_RATIO,
                          MAX_XLSX_UNPACKED, inspect_xlsx, shown)
-from .layout import CHECK_COL_INDEX, FIRST_YEAR_COL, OUTPUTS, SHEETS, Layout, col_name, pname, q
+from .layout import CHECK_COL_INDEX, FIRST_YEAR_COL, HEADER_ROW, MAX_YEAR_COLUMNS, OUTPUTS, SHEETS, Layout, col_name, pname, q
 
 # xlmodel's own workbooks are well under 1 MB unpacked; these bound what a hostile file can cost
 MAX_FILE = MAX_XLSX_BYTES  # bytes on disk
@@ -52,6 +53,8 @@ class WorkbookRead:
     cached: dict[str, object]  # out_* / chk_* as the file shows them
     notes: list[str] = field(default_factory=list)  # things the user should know (macros ignored, …)
     tampered: list[str] = field(default_factory=list)  # sheet!cell: what changed
+    params: dict[str, object] = field(default_factory=dict)  # editable parameters the workbook changed: name -> value
+    params_changed: list[str] = field(default_factory=list)  # the same, as sentences (value and the plan's)
 
 
 _VERIFIED: dict[str, bytes] = {}  # path -> the bytes _inspect_zip checked (the last file only)
@@ -221,7 +224,34 @@ def read_value(f_kind: Kind, fid: str, raw, where: str) -> tuple[object, Problem
     return val, None
 
 
-def read_workbook(path: str | Path, check_formulas: bool = True) -> WorkbookRead:
+def _read_year(wb, path: Path, name: str, expect: Expect, what: str) -> int:
+    """A year input (the evaluation year, the first fiscal year) where xlmodel put it."""
+    try:
+        loc = _cell(wb, name, expect)
+    except NameProblem as e:
+        raise WorkbookError(str(path), [e.problem]) from None
+    if loc is None:
+        raise XlmodelError(f"{path}: the name {name} does not point to a cell of the input sheet "
+                           "(sheet deleted or name edited); rebuild the workbook with `xlmodel build`")
+    sheet, cells = loc
+    raw = cells[0].value
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or raw != int(raw) or not 1990 <= raw <= 2100:
+        raise WorkbookError(str(path), [Problem(f"{sheet}!{cells[0].coordinate}", f"{what}: expected a year such as 2024, got {raw!r}")])
+    return int(raw)
+
+
+def _read_count(wb, name: str) -> int | None:
+    """A whole number a model constant holds (None when the name or the number is not there)."""
+    loc = _cell(wb, name)
+    raw = loc[1][0].value if loc and len(loc[1]) == 1 else None
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or raw != int(raw) or not 1 <= raw <= MAX_YEAR_COLUMNS:
+        return None
+    return int(raw)
+
+
+def read_workbook(path: str | Path, check_formulas: bool = True, installed_plan_wins: bool = False) -> WorkbookRead:
+    """Read a workbook back. Its plan is the installed one of its ``xlmodel_policy`` id or the one it
+    carries (:func:`xlmodel.workbook.embed.workbook_plan`; ``installed_plan_wins`` for refresh)."""
     path = Path(path)
     notes = _inspect_zip(path)
     wb = _load(path, data_only=False)
@@ -231,13 +261,13 @@ def read_workbook(path: str | Path, check_formulas: bool = True) -> WorkbookRead
     if not pid or "in_evaluation_year" not in wb.defined_names:
         raise XlmodelError(f"{path}: not an xlmodel workbook (no xlmodel properties or in_* names); "
                            "build one with `xlmodel build`")
-    try:
-        policy = policy_by_id(pid)  # the property names a plan by id, never a file
-    except XlmodelError as e:
-        raise XlmodelError(f"{path}: built for policy {shown(pid)}, which this xlmodel does not know ({e})") from None
+    from .embed import workbook_plan
+
+    # the property names a plan by id, never a file: the installed plan, or the one the workbook carries
+    policy, plan_notes = workbook_plan(path, props, pid, installed_wins=installed_plan_wins)
+    notes = notes + plan_notes
     problems: list[Problem] = []
     model = model_for(policy)
-    L = Layout(model, policy.plan_years[1])  # columns and rows do not depend on the year
     built_with = {k: props.get(k, "") for k in ("xlmodel_version", "xlmodel_policy", "xlmodel_policy_version")}
     # a workbook of another version may lack names this one writes; one of this version may not
     legacy = built_with["xlmodel_version"] != __version__ or built_with["xlmodel_policy_version"] != policy.version
@@ -264,18 +294,23 @@ def read_workbook(path: str | Path, check_formulas: bool = True) -> WorkbookRead
                                               f"{expect.what()}"))
         return loc
 
+    year = _read_year(wb, path, "in_evaluation_year", Expect(inputs, FIRST_YEAR_COL, 1, 2), "evaluation year")
+    first = _read_year(wb, path, "in_first_year", Expect(inputs, FIRST_YEAR_COL, 1, HEADER_ROW), "first fiscal year")
+    span = _cell(wb, "in_net_profit_attributable")  # the timeline's width: any single row is accepted here
+    n_years = len(span[1]) if span else 0
+    if not 1 - model.history <= n_years <= MAX_YEAR_COLUMNS:
+        raise XlmodelError(f"{path}: the name in_net_profit_attributable does not span the year columns "
+                           "(edited); rebuild the workbook with `xlmodel build`")
+    n_eval = _read_count(wb, "model_eval_years")
     try:
-        loc = _cell(wb, "in_evaluation_year", Expect(inputs, L.t_col, 1, 2))
-    except NameProblem as e:
-        raise WorkbookError(str(path), [e.problem]) from None
-    if loc is None:
-        raise XlmodelError(f"{path}: the name in_evaluation_year does not point to a cell of the input sheet "
-                           "(sheet deleted or name edited); rebuild the workbook with `xlmodel build`")
-    ysheet, ycells = loc
-    yraw = ycells[0].value
-    if isinstance(yraw, bool) or not isinstance(yraw, (int, float)) or yraw != int(yraw) or not 1990 <= yraw <= 2100:
-        raise WorkbookError(str(path), [Problem(f"{ysheet}!{ycells[0].coordinate}", f"evaluation year: expected a year such as 2024, got {yraw!r}")])
-    year = int(yraw)
+        L = Layout(model, year, first, n_years, n_eval)  # the workbook's own timeline (a year's column never moves)
+    except ValueError as why:
+        raise XlmodelError(f"{path}: the year columns are not a timeline xlmodel writes ({why}); "
+                           "rebuild the workbook with `xlmodel build`") from None
+    if year not in L.eval_years:
+        raise WorkbookError(str(path), [Problem(f"{inputs}!{col_name(FIRST_YEAR_COL)}3",
+                                                f"evaluation year {year} is not an evaluated year of this workbook "
+                                                f"({L.eval_years[0]}–{L.eval_years[-1]}: the years before need history)")])
     rows: list[tuple[str, str, int]] = []  # (notes key, sheet, row) of every input read: its notes cell
     years: dict[int, dict] = {}
     for f in YEAR_FIELDS:
@@ -284,9 +319,8 @@ def read_workbook(path: str | Path, check_formulas: bool = True) -> WorkbookRead
             continue
         sheet, cells = loc
         rows.append((f.id, sheet, cells[0].row))
-        n = len(cells)
         for i, c in enumerate(cells):
-            fy = year - (n - 1 - i)
+            fy = L.first_year + i  # the timeline: a column's year never depends on the evaluation year
             val, prob = read_value(f.kind, f.id, c.value, f"{sheet}!{c.coordinate}")
             if prob:
                 problems.append(Problem(prob.where, f"{prob.message} ({fy})"))
@@ -308,7 +342,7 @@ def read_workbook(path: str | Path, check_formulas: bool = True) -> WorkbookRead
     attestations = {}
     known = set(model.attestation_ids())
     for rid in model.attestation_ids():
-        loc = locate(f"att_{rid}", Expect(inputs, L.t_col, 1, L.attest[rid], key=rid))
+        loc = locate(f"att_{rid}", Expect(inputs, FIRST_YEAR_COL, 1, L.attest[rid], key=rid))
         if loc is None:
             continue
         sheet, cells = loc
@@ -359,14 +393,52 @@ def read_workbook(path: str | Path, check_formulas: bool = True) -> WorkbookRead
             cached[name] = None if v == "" else v
     built = built_with
     result = WorkbookRead(path, case, policy, built, cached, notes)
+    if SHEETS["params"] in wb.sheetnames and not misplaced:
+        result.params, result.params_changed, fixed = _read_params(wb[SHEETS["params"]], model, L, path)
+        misplaced += fixed
     result.notes += [f"not carried: attestation {k} (no longer a rule of {policy.id})" for k in dropped]
     result.notes += later
     if built["xlmodel_policy_version"] != policy.version:
         result.notes.append(f"built with policy {pid} v{built['xlmodel_policy_version']}; the current version is "
                             f"v{policy.version}: run `xlmodel refresh` to rebuild it")
     elif check_formulas:
-        result.tampered = misplaced + compare_formulas(wb, policy, case)
+        result.tampered = misplaced + compare_formulas(wb, policy, case, L)
     return result
+
+
+def _read_params(ws, model, L: Layout, path: Path) -> tuple[dict, list[str], list[str]]:
+    """The parameter sheet's values that differ from the plan's: (editable ones by name, sentences,
+    fixed ones changed). A value that is not one a parameter can take is a problem naming the cell."""
+    by_text = {text: code for code, (text, _row) in L.labels.items()}
+    values, said, fixed, problems = {}, [], [], []
+    for name, (r0, r1) in L.params.items():
+        prm = model.params[name]
+        plan = prm.value if isinstance(prm.value, tuple) else (prm.value,)
+        got = []
+        for row, want in zip(range(r0, r1 + 1), plan):
+            raw, where = ws.cell(row + 1, 4).value, f"{ws.title}!D{row + 1}"
+            if isinstance(want, str):
+                v = by_text.get(raw.strip()) if isinstance(raw, str) else None
+            else:
+                v = float(raw) if isinstance(raw, (int, float)) and not isinstance(raw, bool) and math.isfinite(raw) \
+                    and abs(raw) < 1e15 else None
+            if v is None:
+                problems.append(Problem(where, f"{pname(name)}: expected {'a choice from the list' if isinstance(want, str) else 'a number'}, "
+                                               f"got {shown(raw)}"))
+            got.append(v)
+        if None in got or tuple(got) == tuple(plan):
+            continue
+        value = tuple(got) if isinstance(prm.value, tuple) else got[0]
+        shown_v = ", ".join(map(str, got)) if isinstance(prm.value, tuple) else f"{got[0]:g}"
+        shown_p = ", ".join(map(str, plan)) if isinstance(prm.value, tuple) else f"{plan[0]:g}"
+        if prm.editable:
+            values[name] = value
+            said.append(f"{pname(name)} = {shown_v} (the plan: {shown_p}, clause {prm.clause})")
+        else:
+            fixed.append(f"{pname(name)}: a fixed parameter changed to {shown_v} (it is {shown_p})")
+    if problems:
+        raise WorkbookError(str(path), problems)
+    return values, said, fixed
 
 
 def _notes(wb, rows: list[tuple[str, str, int]], notes_col: int) -> dict[str, str]:
@@ -435,16 +507,18 @@ def _keyed(formula: str, sheet: str, keys: dict[str, dict[int, str]]) -> str:
     return _CELL.sub(sub, _norm(formula))
 
 
-def compare_formulas(wb, policy: Policy, case: Case) -> list[str]:
+def compare_formulas(wb, policy: Policy, case: Case, layout: Layout | None = None) -> list[str]:
     """Cells whose formula differs from what this xlmodel generates for the plan and year.
 
     Cells are matched by the row they belong to (the id in column A), and references are compared by
     the rows they point to, so rows inserted where the README allows leave every formula trusted."""
     from .writer import WorkbookBuilder
 
+    layout = layout or Layout(model_for(policy), case.evaluation_year)  # the default timeline
     with tempfile.TemporaryDirectory(prefix="xlmodel-ref-") as d:
         ref_path = Path(d) / "reference.xlsx"
-        WorkbookBuilder(policy, Case(policy.id, case.evaluation_year)).write(ref_path)
+        WorkbookBuilder(policy, Case(policy.id, case.evaluation_year), first_year=layout.first_year,
+                        n_years=layout.n_years, n_eval=layout.n_eval).write(ref_path)
         ref = _load(ref_path, data_only=False)
     ours = {n: _row_keys(wb[n]) for n in ref.sheetnames if n in wb.sheetnames}
     theirs = {n: _row_keys(ref[n]) for n in ref.sheetnames}

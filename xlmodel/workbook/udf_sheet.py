@@ -38,14 +38,14 @@ def case_arguments(layout) -> str:
     """The case arguments of every UDF formula: the input sheet's ranges (fields down, years across)."""
     inp = q(SHEETS["inputs"])
     first, last = min(layout.inputs.values()) + 1, max(layout.inputs.values()) + 1
-    c0, c1 = xl_col_to_name(FIRST_YEAR_COL), xl_col_to_name(layout.t_col)
+    c0, c1 = xl_col_to_name(FIRST_YEAR_COL), xl_col_to_name(layout.last_col)
     parts = [POLICY_CELL, "in_evaluation_year", f"{inp}!$A${first}:$A${last}",
              f"{inp}!${c0}${HEADER_ROW + 1}:${c1}${HEADER_ROW + 1}", f"{inp}!${c0}${first}:${c1}${last}"]
     co0, co1 = min(layout.company.values()) + 1, max(layout.company.values()) + 1
     parts += [f"{inp}!$A${co0}:$A${co1}", f"{inp}!${c0}${co0}:${c0}${co1}"]
     if layout.attest:
         a0, a1 = min(layout.attest.values()) + 1, max(layout.attest.values()) + 1
-        parts += [f"{inp}!$A${a0}:$A${a1}", f"{inp}!${c1}${a0}:${c1}${a1}"]
+        parts += [f"{inp}!$A${a0}:$A${a1}", f"{inp}!${c0}${a0}:${c0}${a1}"]  # the evaluation year's attestations
     return ",".join(parts)
 
 
@@ -54,7 +54,7 @@ def add_udf_sheets(b) -> None:
     from .writer import EMPTY
 
     wb, st, L = b.wb, b.st, b.L
-    res = udfs.Result(b.model, b.env)  # what the functions return for this workbook's inputs
+    res = udfs.Result(b.model, b.env1)  # what the functions return for this workbook's inputs
 
     def cached(v):
         return EMPTY if isinstance(v, str) and v == "" else v

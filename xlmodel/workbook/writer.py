@@ -8,6 +8,8 @@ inputs), so a viewer that never recalculates still shows the right numbers.
 from __future__ import annotations
 
 import datetime as dt
+import math
+import unicodedata
 from pathlib import Path
 
 import numpy as np
@@ -18,17 +20,19 @@ from xlsxwriter.worksheet import Worksheet
 
 from .. import __version__
 from .. import catalogue as cat
-from .. import plantext
 from ..case import Case
 from ..errors import XlmodelError
-from ..evaluator import case_getter, evaluate_arrays, model_for
+from ..evaluator import case_getter, evaluate_arrays, evaluate_timeline, model_for
 from ..fields import BOOL_LABELS, COMPANY_FIELDS, ENUMS, FIELDS, Kind
 from ..io import atomic_write, check_output
-from ..policy import Policy, load_policy
+from ..policy import Policy, load_policy, plan_clauses
 from .layout import (CHECK_COL_INDEX, CHECK_STATUS_COL, FIRST_YEAR_COL, HEADER_ROW, INPUT_SECTIONS, OUTPUTS, SHEET_EN, SHEETS,
-                     CellRenderer, Layout, pname, q)
+                     TIMELINE_FLAGS, CellRenderer, Layout, pname, q, timeline)
 
 FONT = "Microsoft YaHei"
+PAGE_WIDTH = 135  # column-width units across A4 landscape at 100% (0.4" margins)
+MIN_PRINT_SCALE = 0.9  # the smallest text is 9 pt: printed at ≥ 8 pt
+CHART_ROWS = 21  # rows the summary's chart covers
 PLAN_VALUE_COL = 7  # 参数 sheet: the plan's own value beside the editable one (column H), then 与规划一致
 MONEY = "#,##0.00;[Red]-#,##0.00"
 PCT = "0.00%"
@@ -51,6 +55,14 @@ EMPTY = _EmptyResult("")
 
 MAX_TEXT = 32_767  # UTF-16 units in one Excel cell; XlsxWriter would truncate a longer text (and return -2)
 MAX_FORMULA = 8_192  # characters of one formula in Excel
+
+
+def row_height(*cells: tuple[str, int]) -> float:
+    """Points a row needs to show every line of its wrapped cells ((text, column width) pairs):
+    a CJK character is two columns wide, a line 15 pt."""
+    def width(t: str) -> int:
+        return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in t)
+    return 15.0 * max(1, *(math.ceil(width(t) / max(1, w - 2)) for t, w in cells))
 
 
 def text_units(s: str) -> int:
@@ -118,7 +130,7 @@ class _Styles:
         self.text = wb.add_format(base)
         self.wrap = wb.add_format({**base, "text_wrap": True, "valign": "top"})
         self.note = wb.add_format({**base, "italic": True, "font_color": "#595959"})
-        self.key = wb.add_format({**base, "font_color": "#7F7F7F", "font_size": 8})
+        self.key = wb.add_format({**base, "font_color": "#7F7F7F", "font_size": 9})  # ≥ 8 pt printed at 90%
         self.link = wb.add_format({**base, "font_color": "#0563C1", "underline": 1})
         self.inp = {k: wb.add_format({**inp, "num_format": v}) for k, v in
                     (("amount", MONEY), ("ratio", PCT), ("count", "#,##0"), ("date", DATE), ("text", "@"), ("gen", "General"),
@@ -127,9 +139,10 @@ class _Styles:
                      (("amount", MONEY), ("ratio", PCT), ("count", "#,##0"), ("date", DATE), ("gen", "General"), ("year", "0")
                       )}
         self.out = {k: wb.add_format({**calc, "bold": True, "num_format": v, "bg_color": "#E2EFDA", "border": 1})
-                    for k, v in (("amount", MONEY), ("gen", "General"), ("count", "0"))}
+                    for k, v in (("amount", MONEY), ("gen", "General"), ("count", "0"), ("year", "0"))}
         self.year = wb.add_format({**base, "bold": True, "bg_color": "#1F4E79", "font_color": "#FFFFFF", "num_format": "0", "align": "center"})
         self.year_in = wb.add_format({**inp, "bold": True, "num_format": "0"})
+        self.current = wb.add_format({"left": 2, "right": 2, "left_color": "#ED7D31", "right_color": "#ED7D31"})  # evaluation year
         self.status = {
             "pass": wb.add_format({"bg_color": "#C6EFCE", "font_color": "#006100"}),
             "fail": wb.add_format({"bg_color": "#FFC7CE", "font_color": "#9C0006", "bold": True}),
@@ -163,14 +176,22 @@ def _calc_fmt(name: str) -> str:
 
 class WorkbookBuilder:
     def __init__(self, policy: Policy, case: Case | None = None, evaluation_year: int | None = None,
-                 udf: bool = False):
+                 udf: bool = False, first_year: int | None = None, n_years: int | None = None,
+                 n_eval: int | None = None):
         self.policy, self.case = policy, case
         self.udf = udf  # also write the UDF and xlwings.conf sheets (udf_sheet.py)
         self.model = model_for(policy)
         self.year = case.evaluation_year if case else (evaluation_year or policy.plan_years[1])
-        self.L = Layout(self.model, self.year)
-        blank = Case(policy.id, self.year)
-        self.env = evaluate_arrays(self.model, 1, case_getter(case or blank), self.year)
+        if first_year is None and case is not None and case.years:
+            first_year, n_years, n_eval = timeline(self.model, self.year, case.years)
+        self.L = Layout(self.model, self.year, first_year, n_years, n_eval)
+        if self.year not in self.L.eval_years:
+            raise XlmodelError(f"the evaluation year {self.year} is not one of the workbook's evaluated years "
+                               f"{self.L.eval_years[0]}–{self.L.eval_years[-1]}")
+        subject = case or Case(policy.id, self.year)
+        self.env = evaluate_timeline(self.model, subject, self.L.eval_years)  # one element per evaluated year
+        self.j = self.L.eval_years.index(self.year)
+        self.env1 = evaluate_arrays(self.model, 1, case_getter(subject), self.year)  # the UDFs' single case
 
     # -- values --------------------------------------------------------------
     def cached(self, value):
@@ -187,8 +208,12 @@ class WorkbookBuilder:
             raise ValueError(f"the model computed a non-finite value ({value}); this is a bug in xlmodel")
         return float(value) + 0.0
 
-    def scalar(self, name: str):
-        return self.cached(self.env.calc(name, None)[0])
+    def value(self, name: str, j: int | None = None):
+        """A calculation's value in evaluated year ``j`` (default: the evaluation year)."""
+        return self.env.calc(name, None)[self.j if j is None else j]
+
+    def scalar(self, name: str, j: int | None = None):
+        return self.cached(self.value(name, j))
 
     # -- the board page's readable forms of the outputs ------------------------
     @staticmethod
@@ -196,8 +221,8 @@ class WorkbookBuilder:
         """TRUE/FALSE/blank -> 是/否/缺少输入, through the labels (no text constants in formulas)."""
         return f"=IF({out}=\"\",lbl_missing_input,IF({out},lbl_yes,lbl_no))"
 
-    def _yes_no(self, name: str) -> str:
-        v = self.env.calc(name, None)[0]
+    def _yes_no(self, name: str, j: int | None = None) -> str:
+        v = self.value(name, j)
         if isinstance(v, str) and v == "":
             return self.L.labels["missing_input"][0]
         return self.L.labels["yes" if bool(v) else "no"][0]
@@ -208,13 +233,13 @@ class WorkbookBuilder:
         if not st:
             return []
         rid = st[0].id
-        v = self.env.calc("st_risk_warning", None)[0]
+        v = self.value("st_risk_warning")
         cached = self.scalar(f"{rid}.status") if isinstance(v, str) else self._yes_no("st_risk_warning")
         return [("低分红风险警示 Exchange risk warning",
                  f"=IF(out_st_risk_warning=\"\",chk_{rid},IF(out_st_risk_warning,lbl_yes,lbl_no))", cached)]
 
-    def _in_units(self, name: str, unit: float):
-        v = self.env.calc(name, None)[0]
+    def _in_units(self, name: str, unit: float, j: int | None = None):
+        v = self.value(name, j)
         return EMPTY if isinstance(v, str) else float(v) / unit
 
     def formula(self, node, column: int | None = None) -> str:
@@ -226,6 +251,7 @@ class WorkbookBuilder:
                                              "strings_to_urls": False, "in_memory": True})  # no stray temp files
         wb.worksheet_class = CheckedWorksheet  # every sheet, the UDF sheets too: nothing truncated silently
         self.wb, self.st = wb, _Styles(wb)
+        self.widths: dict[str, int] = {}  # sheet -> its columns' width (characters), for printing
         self.ws = {k: wb.add_worksheet(v) for k, v in SHEETS.items()}
         self._lists()
         self._inputs()
@@ -241,9 +267,7 @@ class WorkbookBuilder:
 
             add_udf_sheets(self)
         for key, ws in self.ws.items():
-            ws.set_paper(9)
-            ws.fit_to_pages(1, 0)
-            ws.set_landscape()
+            self._print_setup(ws)
             ws.hide_gridlines(2)
             ws.set_footer(f"&L{self.policy.id} v{self.policy.version}&C&A&R&P / &N")
             if key != "cover":
@@ -255,6 +279,20 @@ class WorkbookBuilder:
             wb.close()
         except XlsxWriterException as e:  # FileCreateError (disk full, permissions), a duplicate sheet, …
             raise XlmodelError(f"{path}: cannot write the workbook ({e})") from None
+
+    def _print_setup(self, ws):
+        """A4 landscape, readable: fitted to the page width only where that keeps the smallest text
+        (9 pt) at 8 pt or more (a scale of 90%); a wider sheet prints at 90% across pages, its label
+        columns repeated on each."""
+        ws.set_paper(9)
+        ws.set_landscape()
+        ws.set_margins(left=0.4, right=0.4, top=0.6, bottom=0.6)
+        width = self.widths.get(ws.name, 0)
+        if width <= PAGE_WIDTH / MIN_PRINT_SCALE:
+            ws.fit_to_pages(1, 0)
+        else:
+            ws.set_print_scale(int(MIN_PRINT_SCALE * 100))
+            ws.repeat_columns(0, 1)
 
     def _put(self, ws, row: int, col: int, text, fmt=None):
         """Text from a plan or a case: always a string cell (never a formula or link); "" stays blank."""
@@ -273,6 +311,7 @@ class WorkbookBuilder:
         return text
 
     def _header(self, ws, title_zh: str, title_en: str, cols: list[tuple[str, int]]):
+        self.widths[ws.name] = sum(w for _, w in cols)
         ws.write(0, 0, f"{title_zh}  {title_en}", self.st.title)
         self._put(ws, 1, 0, f"{self.policy.title_zh}（{self.policy.id} v{self.policy.version}）", self.st.note)
         for i, (label, width) in enumerate(cols):
@@ -350,9 +389,15 @@ class WorkbookBuilder:
         cols += [("", 18)] * L.n_years + [("来源/备注 Source / notes", 40)]
         self._header(ws, "输入", "Inputs", cols)
         ws.write(2, 1, "评估年度 Evaluation year", st.section)
-        ws.write_number(2, L.t_col, self.year, st.year_in)
-        ws.data_validation(2, L.t_col, 2, L.t_col, {"validate": "integer", "criteria": "between", "minimum": 1990, "maximum": 2100})
-        self.wb.define_name("in_evaluation_year", f"={q(SHEETS['inputs'])}!${_c(L.t_col)}$3")
+        ws.write_number(2, FIRST_YEAR_COL, self.year, st.year_in)
+        first_eval = xl_rowcol_to_cell(HEADER_ROW, L.col_of(L.eval_years[0]), True, True)
+        ws.data_validation(2, FIRST_YEAR_COL, 2, FIRST_YEAR_COL, {
+            "validate": "integer", "criteria": "between", "minimum": f"={first_eval}",
+            "maximum": f"={xl_rowcol_to_cell(HEADER_ROW, L.last_col, True, True)}",
+            "error_message": "评估年度须为表头中可评估的年度 The evaluation year must be an evaluated year of the header"})
+        self.wb.define_name("in_evaluation_year", f"={q(SHEETS['inputs'])}!${_c(FIRST_YEAR_COL)}$3")
+        ws.write(2, FIRST_YEAR_COL + 1, f"可选 {L.eval_years[0]}–{L.eval_years[-1]}（前{-self.model.history}年为历史数据）"
+                                        f"Choose {L.eval_years[0]}–{L.eval_years[-1]}", st.note)
         ws.write(3, 0, "黄色单元格为输入；金额单位：元（含税）。Yellow cells are inputs; amounts in 元, tax included.", st.note)
         self._year_header(ws)
         r = HEADER_ROW + 1
@@ -366,10 +411,10 @@ class WorkbookBuilder:
                 ws.write(row, 1, f.zh, st.text)
                 ws.write(row, 2, f.en, st.text)
                 ws.write(row, 3, f.unit_zh, st.text)
-                for off in L.offsets:
-                    self._write_input(ws, row, L.year_col(off), fid, self._input_value(fid, self.year + off))
+                for y in L.years:
+                    self._write_input(ws, row, L.col_of(y), fid, self._input_value(fid, y))
                 self._write_note(ws, row, fid)
-                self.wb.define_name(f"in_{fid}", f"={q(SHEETS['inputs'])}!${_c(FIRST_YEAR_COL)}${row + 1}:${_c(L.t_col)}${row + 1}")
+                self.wb.define_name(f"in_{fid}", f"={q(SHEETS['inputs'])}!${_c(FIRST_YEAR_COL)}${row + 1}:${_c(L.last_col)}${row + 1}")
                 r = row + 1
         ws.write(min(L.company.values()) - 1, 0, "公司信息  Company", st.section)
         for f in COMPANY_FIELDS:
@@ -389,9 +434,10 @@ class WorkbookBuilder:
             self._put(ws, row, 1, f"{spec.title_zh}（条款 {spec.clause}）", st.text)
             self._put(ws, row, 2, spec.title_en, st.text)
             ws.write(row, 3, "是/否", st.text)
-            self._write_input(ws, row, L.t_col, cat.ATTEST + rid, self._input_value(cat.ATTEST + rid, None))
+            self._write_input(ws, row, FIRST_YEAR_COL, cat.ATTEST + rid, self._input_value(cat.ATTEST + rid, None))
             self._write_note(ws, row, rid)
-            self.wb.define_name(f"att_{rid}", f"={q(SHEETS['inputs'])}!${_c(L.t_col)}${row + 1}")
+            self.wb.define_name(f"att_{rid}", f"={q(SHEETS['inputs'])}!${_c(FIRST_YEAR_COL)}${row + 1}")
+        self._highlight_year(ws, HEADER_ROW, max(L.inputs.values()), FIRST_YEAR_COL, L.last_col, HEADER_ROW)
         ws.freeze_panes(HEADER_ROW + 1, FIRST_YEAR_COL)
         ws.repeat_rows(HEADER_ROW)
 
@@ -403,16 +449,32 @@ class WorkbookBuilder:
         else:
             ws.write_blank(row, self.L.notes_col, None, self.st.inp["text"])
 
-    def _year_header(self, ws):
-        """Year labels: the evaluation year is the input; earlier years count back from it."""
+    def _year_header(self, ws, key: str = "inputs"):
+        """The timeline: the first fiscal year is an input, each column to the right one year later
+        (on 输入); other sheets show 输入's header. The evaluation year's column is highlighted."""
         L = self.L
         ws.write(HEADER_ROW, 3, "会计年度 FY", self.st.h)
-        for off in L.offsets:
-            col = L.year_col(off)
-            if off == 0:
-                ws.write_formula(HEADER_ROW, col, "=in_evaluation_year", self.st.year, self.year)
+        for y in L.years:
+            col = L.col_of(y)
+            if key != "inputs":
+                ws.write_formula(HEADER_ROW, col, f"={q(SHEETS['inputs'])}!{xl_rowcol_to_cell(HEADER_ROW, col, row_abs=True)}",
+                                 self.st.year, y)
+            elif col == FIRST_YEAR_COL:
+                ws.write_number(HEADER_ROW, col, y, self.st.year_in)
+                ws.data_validation(HEADER_ROW, col, HEADER_ROW, col, {
+                    "validate": "integer", "criteria": "between", "minimum": 1990, "maximum": 2100,
+                    "error_message": "首个会计年度 First fiscal year (1990–2100)"})
+                self.wb.define_name("in_first_year", f"={q(SHEETS['inputs'])}!${_c(col)}${HEADER_ROW + 1}")
+                self.wb.define_name("in_years", f"={q(SHEETS['inputs'])}!${_c(col)}${HEADER_ROW + 1}:"
+                                                f"${_c(L.last_col)}${HEADER_ROW + 1}")  # the year of every column
             else:
-                ws.write_formula(HEADER_ROW, col, f"={xl_rowcol_to_cell(HEADER_ROW, col + 1)}-1", self.st.year, self.year + off)
+                ws.write_formula(HEADER_ROW, col, f"={xl_rowcol_to_cell(HEADER_ROW, col - 1)}+1", self.st.year, y)
+
+    def _highlight_year(self, ws, r0: int, r1: int, c0: int, c1: int, year_row: int):
+        """Mark the evaluation year's column (the year in ``year_row`` of each column)."""
+        ref = f"{_c(c0)}${year_row + 1}"
+        ws.conditional_format(r0, c0, r1, c1, {"type": "formula", "criteria": f"={ref}=in_evaluation_year",
+                                               "format": self.st.current, "stop_if_true": False})
 
     # -- parameters ----------------------------------------------------------
     def _params(self):
@@ -453,6 +515,7 @@ class WorkbookBuilder:
             ws.write(row, 1, "董事会认定（输入表）" if mo.definition == "board" else "按规划公式计算", st.text)
             self._put(ws, row, 5, mo.clause, st.text)
             self._put(ws, row, 6, mo.quote, st.wrap)
+            ws.set_row(row, row_height((mo.quote, 50)))
         rows = [r for span in self.L.params.values() for r in range(span[0], span[1] + 1)]
         if rows:
             self.wb.define_name("model_params_as_planned", f"={q(SHEETS['params'])}!${_c(PLAN_VALUE_COL + 1)}${min(rows) + 1}:"
@@ -460,92 +523,167 @@ class WorkbookBuilder:
         # the model's own constants, for its master check (fixed)
         row = max(rows, default=HEADER_ROW) + 5
         ws.write(row - 1, 0, "模型常数（固定）Model constants (fixed)", st.section)
-        for i, (key, zh, en, value) in enumerate((("model_years", "年度列数", "Year columns", self.L.n_years),
-                                                  ("model_rules", "规则数", "Rules", len(self.model.rules)))):
+        constants = (("model_years", "年度列数", "Year columns", self.L.n_years),
+                     ("model_eval_years", "可评估年度列数", "Evaluated year columns", len(self.L.eval_years)),
+                     ("model_window_max", "窗口最多年数（首个可评估年度及之前的列数）", "Longest window the columns hold",
+                      self.L.n_years - self.L.n_eval + 1),
+                     ("model_plan_first", "规划期首年", "First plan year", self.policy.plan_years[0]),
+                     ("model_plan_last", "规划期末年", "Last plan year", self.policy.plan_years[1]),
+                     ("model_rules", "规则数", "Rules", len(self.model.rules)))
+        for i, (key, zh, en, value) in enumerate(constants):
             self._put(ws, row + i, 0, key, st.key)
             self._put(ws, row + i, 1, zh, st.text)
             self._put(ws, row + i, 2, en, st.text)
-            ws.write_number(row + i, 3, float(value), st.calc["count"])
+            ws.write_number(row + i, 3, float(value), st.calc["year" if "plan" in key else "count"])
             self.wb.define_name(key, f"={q(SHEETS['params'])}!$D${row + i + 1}")
         ws.freeze_panes(HEADER_ROW + 1, 1)
 
     # -- calculations --------------------------------------------------------
     def _calc(self):
         ws, L, st = self.ws["calc"], self.L, self.st
-        cols = [("名称 Name", 30), ("计算", 40), ("Calculation", 40), ("单位 Unit", 8)] + [("", 18)] * L.n_years
-        self._header(ws, "计算", "Calculations", cols)
-        self._year_header(ws)
-        ws.write(HEADER_ROW + 1, 0, "逐年计算  Per year", st.section)
+        cols = [("名称 Name", 30), ("计算", 40), ("Calculation", 40), ("单位 Unit", 8)] + [("", 16)] * L.n_years
+        self._header(ws, "计算", "Calculations (every rule in every evaluated year; history years feed the windows)", cols)
+        self._year_header(ws, "calc")
+        self._calc_flags(ws)
+        ws.write(min(L.series.values()) - 1, 0, "逐年数据  Per-year series", st.section)
         for name, node in self.model.series.items():
             row = L.series[name]
-            zh, en = cat.SERIES_ZH[name]
-            ws.write(row, 0, name, st.key)
-            ws.write(row, 1, zh, st.text)
-            ws.write(row, 2, en, st.text)
-            ws.write(row, 3, "元", st.text)
-            for off in L.offsets:
-                ws.write_formula(row, L.year_col(off), self.formula(node, off), st.calc["amount"],
-                                 self.cached(self.env.calc(name, off)[0]))
-        first = min(L.calc_rows.values())
-        ws.write(first - 1, 0, "评估年度计算（规则中间结果）  Evaluation-year working", st.section)
-        ws.write(first - 1, L.t_col, "评估年度", st.h)
+            self._row_labels(ws, row, name, *cat.SERIES_ZH[name], "元")
+            for y in L.years:  # from the first evaluated year's view: any year is an offset from it
+                off = y - self.year
+                value = self.env.calc(name, y - L.eval_years[0])[0]
+                ws.write_formula(row, L.col_of(y), self.formula(node, off), st.calc["amount"], self.cached(value))
+        titles = {min(L.calc_rows[n] for n in L.calc_rows if n not in TIMELINE_FLAGS): "规则中间结果  Rule working",
+                  L.status_block()[0]: "规则状态（与检查表同序）  Rule statuses (in the order of 检查)",
+                  L.calc_rows["overall_status"]: "结果  Results"}
+        for row, title in titles.items():
+            ws.write(row - 1, 0, title, st.section)
         for name, row in L.calc_rows.items():
-            self._put(ws, row, 0, name, st.key)
-            zh, en = _calc_label(self.model, name)
-            self._put(ws, row, 1, zh, st.text)
-            self._put(ws, row, 2, en, st.text)
-            # booleans keep the General format: a custom one makes LibreOffice save them as 1/0
-            ws.write_formula(row, L.t_col, self.formula(self.model.scalars[name]), st.calc[_calc_fmt(name)], self.scalar(name))
+            if name in TIMELINE_FLAGS:
+                continue
+            self._row_labels(ws, row, name, *_calc_label(self.model, name), "")
+            node = self.model.scalars[name]
+            fmt = st.calc[self._calc_fmt(name)]
+            for j, off in enumerate(L.eval_offsets):
+                ws.write_formula(row, L.year_col(off), self.formula(node, off), fmt, self.scalar(name, j))
+        self._highlight_year(ws, HEADER_ROW, max(L.calc_rows.values()), FIRST_YEAR_COL, L.last_col, HEADER_ROW)
         ws.freeze_panes(HEADER_ROW + 1, FIRST_YEAR_COL)
+        ws.repeat_rows(HEADER_ROW)
+
+    def _calc_fmt(self, name: str) -> str:
+        """A calculation's number format: a rule's actual, bound, margin and shortfall in the rule's unit
+        (a date stays a date: LibreOffice would give a General cell the format of the date it reads);
+        booleans and statuses General (a custom format makes LibreOffice save booleans as 1/0)."""
+        rid, _, col = name.rpartition(".")
+        if col in ("actual", "required", "margin", "shortfall") and rid in self.L.check_rows:
+            if not any(isinstance(self.value(name, j), (bool, np.bool_)) for j in range(len(self.L.eval_years))):
+                return _fmt_key(self.model.rule(rid).check.unit)
+        return _calc_fmt(name)
+
+    def _row_labels(self, ws, row: int, key: str, zh: str, en: str, unit: str):
+        self._put(ws, row, 0, key, self.st.key)
+        self._put(ws, row, 1, zh, self.st.text)
+        self._put(ws, row, 2, en, self.st.text)
+        if unit:
+            ws.write(row, 3, unit, self.st.text)
+
+    def _calc_flags(self, ws):
+        """Per-year flags (one formula across each row) and the evaluation year's column number."""
+        L, st = self.L, self.st
+        ws.write(L.calc_rows["is_evaluation_year"] - 1, 0, "年度标志  Year flags", st.section)
+        lo, hi = self.policy.plan_years
+        for name, zh, en in (("is_evaluation_year", "评估年度", "Evaluation year"),
+                             ("in_plan_period", f"规划期内（{lo}–{hi}）", f"In the plan period ({lo}–{hi})")):
+            row = L.calc_rows[name]
+            self._row_labels(ws, row, name, zh, en, "是/否")
+            for y in L.eval_years:
+                fy = xl_rowcol_to_cell(HEADER_ROW, L.col_of(y), row_abs=True)
+                formula = (f"={fy}=in_evaluation_year" if name == "is_evaluation_year"
+                           else f"=AND({fy}>=model_plan_first,{fy}<=model_plan_last)")
+                ws.write_formula(row, L.col_of(y), formula, st.calc["gen"],
+                                 y == self.year if name == "is_evaluation_year" else lo <= y <= hi)
+        # which evaluated column the evaluation year is (every evaluation-year output reads through it)
+        row = HEADER_ROW - 2
+        self._row_labels(ws, row, "calc_eval_index", "评估年度所在列（第几个可评估年度）", "Evaluated column of the evaluation year", "")
+        header = L.eval_span(HEADER_ROW)
+        ws.write_formula(row, FIRST_YEAR_COL, f"=MATCH(in_evaluation_year,{header},0)", st.calc["count"], self.j + 1)
+        self.wb.define_name("calc_eval_index", f"={q(SHEETS['calc'])}!${_c(FIRST_YEAR_COL)}${row + 1}")
+
+    def at_evaluation_year(self, name: str) -> str:
+        """Formula: a calculation's value in the evaluation year's column."""
+        return f"=INDEX({self.L.eval_span(self.L.calc_rows[name])},1,calc_eval_index)"
 
     # -- checks --------------------------------------------------------------
     def _checks(self):
         ws, L, st = self.ws["checks"], self.L, self.st
-        self._header(ws, "检查", "Checks (one row per rule)",
+        years = [(str(y), 10) for y in L.eval_years]
+        self._header(ws, "检查", "Checks (one row per rule: the evaluation year, then each year's status)",
                      [("规则 Rule", 30), ("条款 Clause", 16), ("描述", 46), ("Description", 46),
                       ("实际 Actual", 18), ("界限类型 Bound", 10), ("界限 Bound", 18), ("余量 Margin", 16),
-                      ("差额 Shortfall", 16), ("状态 Status", 12), ("单位 Unit", 8)])
-        ws.write(3, 0, "条件：满足/不满足/缺少输入；规划要求与监管底线：通过/不通过/警告/不适用/缺少输入。界限：下限、上限或门槛；余量为界限内的空间。"
-                       "Conditions: met/not met/missing input; obligations: pass/fail/warning/n.a./missing input. Bound: minimum, limit or "
-                       "threshold; margin = headroom inside it.", st.note)
-        for role, zh, en in (("condition", "现金分红条件", "Cash dividend conditions"), ("requirement", "规划要求", "Plan requirements"),
-                             ("regulatory", "监管底线（适用于所有公司）", "Regulatory baseline (every company)")):
-            rows = [L.check_rows[r.id] for r in self.model.rules if r.role == role]
-            if not rows:
-                continue
-            ws.write(min(rows) - 1, 0, f"{zh}  {en}", st.section)
+                      ("差额 Shortfall", 16), ("状态 Status", 12), ("单位 Unit", 8), ("", 2)] + years)
+        ws.write(3, 0, "D–J 列为评估年度（输入表 E3）；右侧为各年度状态。条件：满足/不满足/缺少输入；规划要求与监管底线：通过/不通过/警告/不适用/缺少输入。"
+                       "界限：下限、上限或门槛；余量为界限内的空间。Columns D–J: the evaluation year (输入!E3); to the right, each "
+                       "year's status. Conditions: met/not met/missing input; obligations: pass/fail/warning/n.a./missing input.", st.note)
+        for c, y in zip(self._year_cols(), L.eval_years):  # the years as numbers (the header is text otherwise)
+            ws.write_formula(HEADER_ROW, c, f"={q(SHEETS['calc'])}!{xl_rowcol_to_cell(HEADER_ROW, L.col_of(y), row_abs=True)}",
+                             st.year, y)
+        titles = {"condition": "现金分红条件  Cash dividend conditions", "requirement": "规划要求  Plan requirements",
+                  "regulatory": "监管底线（适用于所有公司）  Regulatory baseline (every company)"}
+        for role, ids in L.rule_groups().items():
+            ws.write(L.check_rows[ids[0]] - 1, 0, titles[role], st.section)
         for rd in self.model.rules:
-            row, s = L.check_rows[rd.id], rd.spec
-            self._put(ws, row, 0, s.id, st.key)
-            self._put(ws, row, 1, s.clause, st.text)
-            self._put(ws, row, 2, s.title_zh, st.wrap)
-            self._put(ws, row, 3, s.title_en, st.wrap)
-            self._put(ws, row, 10, rd.check.unit, st.text)
-            if rd.bound and rd.check.required is not None:
-                self._put(ws, row, CHECK_COL_INDEX["bound_kind"], f"{cat.BOUND_ZH[rd.bound]} {cat.BOUND_EN[rd.bound]}", st.text)
-            ws.set_row(row, 30)  # two lines of the wrapped descriptions
-            fk = _fmt_key(rd.check.unit)
-            for col in ("actual", "required", "margin", "shortfall", "status"):
-                name = f"{s.id}.{col}"
-                if name not in self.model.scalars:
-                    continue
-                value = self.scalar(name)
-                fmt = st.calc["gen"] if col == "status" or isinstance(value, bool) else st.calc[fk]
-                ws.write_formula(row, CHECK_COL_INDEX[col], self.formula(self.model.scalars[name]), fmt, value)
-            self.wb.define_name(f"chk_{s.id}", f"={q(SHEETS['checks'])}!${CHECK_STATUS_COL}${row + 1}")
+            self._check_row(ws, rd)
         rows = sorted(L.check_rows.values())
-        sc = CHECK_COL_INDEX["status"]
+        cols = self._year_cols()
         for code, fmt in st.status.items():
-            ws.conditional_format(rows[0], sc, rows[-1], sc, {"type": "formula", "criteria": f"=${CHECK_STATUS_COL}{rows[0] + 1}=lbl_{code}",
-                                                              "format": fmt})
+            for c0, c1 in ((CHECK_COL_INDEX["status"], CHECK_COL_INDEX["status"]), (cols[0], cols[-1])):
+                ref = f"{_c(c0)}{rows[0] + 1}"
+                ws.conditional_format(rows[0], c0, rows[-1], c1, {"type": "formula", "criteria": f"={ref}=lbl_{code}",
+                                                                  "format": fmt})
+        self._highlight_year(ws, HEADER_ROW, rows[-1], cols[0], cols[-1], HEADER_ROW)
         ws.freeze_panes(HEADER_ROW + 1, 2)
         ws.repeat_rows(HEADER_ROW)
+
+    def _year_cols(self) -> list[int]:
+        """Columns of the per-year statuses on 检查 (after the evaluation year's and a gap)."""
+        first = CHECK_COL_INDEX["status"] + 3
+        return list(range(first, first + len(self.L.eval_years)))
+
+    def _check_row(self, ws, rd):
+        """One rule: its evaluation-year actual, bound, margin, shortfall and status, then its status in each year.
+
+        Every value is read from 计算 (the evaluation year's column through calc_eval_index): the
+        checks are an output of the calculations, never an input to them."""
+        L, st, s = self.L, self.st, rd.spec
+        row = L.check_rows[rd.id]
+        self._put(ws, row, 0, s.id, st.key)
+        self._put(ws, row, 1, s.clause, st.text)
+        self._put(ws, row, 2, s.title_zh, st.wrap)
+        self._put(ws, row, 3, s.title_en, st.wrap)
+        self._put(ws, row, 10, rd.check.unit, st.text)
+        if rd.bound and rd.check.required is not None:
+            self._put(ws, row, CHECK_COL_INDEX["bound_kind"], f"{cat.BOUND_ZH[rd.bound]} {cat.BOUND_EN[rd.bound]}", st.text)
+        ws.set_row(row, row_height((s.title_zh, 46), (s.title_en, 46)))
+        fk = _fmt_key(rd.check.unit)
+        for col in ("actual", "required", "margin", "shortfall", "status"):
+            name = f"{s.id}.{col}"
+            if name not in self.model.scalars:
+                continue
+            value = self.scalar(name)
+            fmt = st.calc["gen"] if col == "status" or isinstance(value, bool) else st.calc[fk]
+            ws.write_formula(row, CHECK_COL_INDEX[col], self.at_evaluation_year(name), fmt, value)
+        status_row = L.calc_rows[f"{s.id}.status"]
+        for j, (c, y) in enumerate(zip(self._year_cols(), L.eval_years)):
+            ref = f"{q(SHEETS['calc'])}!{xl_rowcol_to_cell(status_row, L.col_of(y), row_abs=True)}"
+            ws.write_formula(row, c, f"={ref}", st.calc["gen"], self.scalar(f"{s.id}.status", j))
+        self.wb.define_name(f"chk_{s.id}", f"={q(SHEETS['checks'])}!${CHECK_STATUS_COL}${row + 1}")
 
     # -- summary -------------------------------------------------------------
     def _summary(self):
         ws, L, st = self.ws["summary"], self.L, self.st
         self._header(ws, "汇总", "Summary", [("名称 Name", 26), ("结果", 30), ("数值 Value", 20), ("Result", 34)])
-        ws.write(2, 0, f"评估年度 Evaluation year {self.year}", st.section)
+        ws.write(2, 0, "评估年度 Evaluation year", st.section)
+        ws.write_formula(2, 2, "=in_evaluation_year", st.out["year"], self.year)
         for name, out, zh, en in OUTPUTS + (("check_flag", "out_check_flag", "模型检查（全部规则可评估）", "Model check (every rule evaluable)"),):
             row = L.output_rows[name]
             ws.write(row, 0, out, st.key)
@@ -553,7 +691,7 @@ class WorkbookBuilder:
             ws.write(row, 3, en, st.text)
             fmt = st.out["amount"] if name in ("min_cash_dividend", "max_distribution", "cash_needed_to_avoid_st") else \
                 st.out["count" if name.endswith("_count") else "gen"]
-            ws.write_formula(row, 2, self.formula(self.model.scalars[name]), fmt, self.scalar(name))
+            ws.write_formula(row, 2, self.at_evaluation_year(name), fmt, self.scalar(name))
             self.wb.define_name(out, f"={q(SHEETS['summary'])}!$C${row + 1}")
         r0 = max(L.output_rows.values())
         st_rows = (L.output_rows["overall_status"], L.output_rows["check_flag"])
@@ -561,37 +699,72 @@ class WorkbookBuilder:
             for code, fmt in st.status.items():
                 ws.conditional_format(row, 2, row, 2, {"type": "formula", "criteria": f"=$C{row + 1}=lbl_{code}", "format": fmt})
         ws.conditional_format(st_rows[1], 2, st_rows[1], 2, {"type": "formula", "criteria": f"=$C{st_rows[1] + 1}=lbl_check", "format": st.status["fail"]})
-        top = self._model_checks(ws, r0 + 3)
-        top = self._rule_results(ws, top)
-        # chart data (万元): cash by year against the minimum for the evaluation year
-        ws.write(top, 0, "图表数据（万元）Chart data (10k 元)", st.section)
-        ws.write(top + 1, 1, "会计年度 FY", st.text)
-        ws.write(top + 2, 1, "现金分红（含计入的回购）Cash", st.text)
-        ws.write(top + 3, 1, "最低现金分红 Minimum required", st.text)
-        calc_sheet = q(SHEETS["calc"])
-        for i, off in enumerate(L.offsets):
-            col = 2 + i
+        top = self._per_year(ws, r0 + 3)  # the board's page first: the years, the chart
+        self._chart(ws, top)
+        top = self._model_checks(ws, top + CHART_ROWS)
+        self._rule_results(ws, top)
+
+    #: the per-year table of the summary: (calculation or series, 中文, English, unit)
+    PER_YEAR = (("overall_status", "总体结论", "Overall result", ""),
+                ("cash_conditions_met", "现金分红条件满足", "Cash dividend conditions met", "yes_no"),
+                ("fail_count", "不通过规则数", "Rules failed", ""),
+                ("cash", "现金分红（含计入的回购）（万元）", "Cash dividends (10k 元)", "wan"),
+                ("min_cash_dividend", "最低现金分红（万元）", "Minimum cash dividend (10k 元)", "wan"),
+                ("max_distribution", "利润分配上限（万元）", "Maximum distribution (10k 元)", "wan"))
+
+    def _per_year(self, ws, top: int) -> int:
+        """Each evaluated year: the result, the cash paid against the minimum, the cap (万元). The chart's data."""
+        L, st = self.L, self.st
+        ws.write(top, 0, "逐年结果 Results by year", st.section)
+        ws.write(top + 1, 1, "会计年度 FY", st.h)
+        calc = q(SHEETS["calc"])
+        self.per_year_rows = {}
+        for j, y in enumerate(L.eval_years):
+            col = 2 + j
             ws.set_column(col, col, 16)
-            ws.write_formula(top + 1, col, f"={calc_sheet}!{xl_rowcol_to_cell(HEADER_ROW, L.year_col(off))}", st.calc["year"], self.year + off)
-            cash = self.env.calc("cash", off)[0]
-            ref = f"{calc_sheet}!{xl_rowcol_to_cell(L.series['cash'], L.year_col(off), row_abs=True, col_abs=True)}"
-            ws.write_formula(top + 2, col, _in_units_formula(ref, "p_display_wan"),
-                             st.calc["amount"], EMPTY if isinstance(cash, str) else float(cash) / 10_000)
-        last = 2 + len(L.offsets) - 1
-        ws.write_formula(top + 3, last, _in_units_formula("out_min_cash_dividend", "p_display_wan"), st.calc["amount"],
-                         self._in_units("min_cash_dividend", 10_000))
+            ws.write_formula(top + 1, col, f"={calc}!{xl_rowcol_to_cell(HEADER_ROW, L.col_of(y), row_abs=True)}", st.year, y)
+        for i, (name, zh, en, unit) in enumerate(self.PER_YEAR):
+            r = top + 2 + i
+            self.per_year_rows[name] = r
+            ws.write(r, 0, en, st.key)
+            ws.write(r, 1, zh, st.text)
+            for j, y in enumerate(L.eval_years):
+                series = name in L.series
+                row = L.series[name] if series else L.calc_rows[name]
+                ref = f"{calc}!{xl_rowcol_to_cell(row, L.col_of(y), row_abs=True)}"
+                value = self.env.calc(name, y - L.eval_years[0])[0] if series else self.value(name, j)
+                if unit == "yes_no":  # 是/否 for the board, 缺少输入 when undetermined
+                    formula = self._yes_no_formula(ref)
+                    cached, fmt = self._yes_no(name, j), st.calc["gen"]
+                elif unit:
+                    formula = _in_units_formula(ref, "p_display_wan")
+                    cached, fmt = (EMPTY if isinstance(value, str) else float(value) / 10_000), st.calc["amount"]
+                else:
+                    formula, cached = f"={ref}", self.cached(value)
+                    fmt = st.calc["count" if name.endswith("_count") else "gen"]
+                ws.write_formula(r, 2 + j, formula, fmt, cached)
+        r = self.per_year_rows["overall_status"]
+        for code, fmt in st.status.items():
+            ws.conditional_format(r, 2, r, 1 + len(L.eval_years), {"type": "formula", "criteria": f"=C{r + 1}=lbl_{code}",
+                                                                   "format": fmt})
+        self._highlight_year(ws, top + 1, top + 1 + len(self.PER_YEAR), 2, 1 + len(L.eval_years), top + 1)
+        return top + 3 + len(self.PER_YEAR)
+
+    def _chart(self, ws, top: int):
+        """Cash against the minimum, each evaluated year (万元)."""
+        sheet, rows, n = q(SHEETS["summary"]), self.per_year_rows, len(self.L.eval_years)
+        span = (lambda r: f"={sheet}!${_c(2)}${r + 1}:${_c(1 + n)}${r + 1}")
         chart = self.wb.add_chart({"type": "column"})
-        sheet = q(SHEETS["summary"])
-        cats = f"={sheet}!${_c(2)}${top + 2}:${_c(last)}${top + 2}"
-        chart.add_series({"name": "现金分红 Cash dividend", "categories": cats,
-                          "values": f"={sheet}!${_c(2)}${top + 3}:${_c(last)}${top + 3}", "fill": {"color": "#4472C4"}})
-        chart.add_series({"name": "最低要求 Minimum", "categories": cats,
-                          "values": f"={sheet}!${_c(2)}${top + 4}:${_c(last)}${top + 4}", "fill": {"color": "#ED7D31"}})
+        cats = span(rows["overall_status"] - 1)
+        chart.add_series({"name": "现金分红 Cash dividend", "categories": cats, "values": span(rows["cash"]),
+                          "fill": {"color": "#4472C4"}})
+        chart.add_series({"name": "最低要求 Minimum", "categories": cats, "values": span(rows["min_cash_dividend"]),
+                          "fill": {"color": "#ED7D31"}})
         chart.set_title({"name": "现金分红与最低要求（万元）Cash dividends vs minimum (10k 元)", "name_font": {"name": FONT, "size": 11}})
         chart.set_y_axis({"num_format": "#,##0", "num_font": {"name": FONT}})
         chart.set_x_axis({"num_font": {"name": FONT}})
         chart.set_legend({"position": "bottom", "font": {"name": FONT}})
-        ws.insert_chart(top + 6, 1, chart, {"x_scale": 1.6, "y_scale": 1.2})
+        ws.insert_chart(top, 1, chart, {"x_scale": 1.6, "y_scale": 1.2})
 
     def _model_checks(self, ws, top: int) -> int:
         """The master check of the model itself (not of the company): each test on its own row."""
@@ -599,9 +772,11 @@ class WorkbookBuilder:
         ws.write(top, 0, "模型自检 Model checks", st.section)
         ok = self.L.labels["ok"][0]
         inputs = q(SHEETS["inputs"])
-        years = f"{inputs}!${_c(FIRST_YEAR_COL)}${HEADER_ROW + 1}:${_c(L.t_col)}${HEADER_ROW + 1}"
+        years = f"{inputs}!${_c(FIRST_YEAR_COL)}${HEADER_ROW + 1}:${_c(L.last_col)}${HEADER_ROW + 1}"
         status_col = _c(CHECK_COL_INDEX["status"])
         statuses = f"{q(SHEETS['checks'])}!${status_col}${min(L.check_rows.values()) + 1}:${status_col}${max(L.check_rows.values()) + 1}"
+        lo, hi = L.status_block()
+        calc_statuses = f"{q(SHEETS['calc'])}!${_c(FIRST_YEAR_COL)}${lo + 1}:${_c(FIRST_YEAR_COL)}${hi + 1}"
         checks = [
             ("model_params_ok", "参数等于规划值（差异见参数表）", "Parameters as the plan sets them (differences on 参数)",
              "=IF(COUNTIF(model_params_as_planned,lbl_check)=0,lbl_ok,lbl_check)" if L.params else "=lbl_ok"),
@@ -609,7 +784,11 @@ class WorkbookBuilder:
              f"=IF(AND(COUNT({years})=model_years,MAX({years})-MIN({years})=model_years-1),lbl_ok,lbl_check)"),
             ("model_ranges_ok", "输入区域宽度等于年度列数", "Input ranges span the year columns",
              "=IF(AND(COLUMNS(in_cash_dividend)=model_years,COLUMNS(in_net_profit_attributable)=model_years),lbl_ok,lbl_check)"),
-            ("model_statuses_ok", "每条规则均有状态", "Every rule has a status", f"=IF(COUNTA({statuses})=model_rules,lbl_ok,lbl_check)"),
+            ("model_windows_ok", "窗口年数不超过年度列", "Windows fit the year columns", self._windows_check()),
+            ("model_eval_year_ok", "评估年度为可评估年度之一", "The evaluation year is an evaluated year",
+             "=IF(ISNUMBER(calc_eval_index),IF(calc_eval_index<=model_eval_years,lbl_ok,lbl_check),lbl_check)"),
+            ("model_statuses_ok", "每条规则均有状态", "Every rule has a status",
+             f"=IF(AND(COUNTA({statuses})=model_rules,ROWS({calc_statuses})=model_rules),lbl_ok,lbl_check)"),
             ("model_inputs_ok", "全部规则可评估（无缺少输入）", "Every rule evaluable (no missing input)", "=out_check_flag"),
         ]
         rows = []
@@ -634,6 +813,14 @@ class WorkbookBuilder:
             ws.conditional_format(x, 2, x, 2, {"type": "formula", "criteria": f"=$C${x + 1}=lbl_ok", "format": st.status["pass"]})
         return r + 3
 
+    def _windows_check(self) -> str:
+        """Every window length (a parameter) at most the years the columns hold for the first evaluated year."""
+        windows = [pname(n) for n, prm in self.model.params.items() if n.endswith(".window") and prm.unit == "年"]
+        if not windows:
+            return "=lbl_ok"
+        tests = ",".join(f"{w}<=model_window_max" for w in windows)
+        return f"=IF(AND({tests}),lbl_ok,lbl_check)"
+
     def _rule_results(self, ws, top: int) -> int:
         """Which rule failed, by how much, under which clause: one line per rule, its status read from 检查."""
         st, L = self.st, self.L
@@ -645,6 +832,7 @@ class WorkbookBuilder:
         for i, rd in enumerate(self.model.rules):
             r = top + 2 + i
             self._put(ws, r, 0, rd.spec.title_zh, st.wrap)
+            ws.set_row(r, row_height((rd.spec.title_zh, 26)))
             self._put(ws, r, 1, rd.spec.clause, st.text)
             ws.write_formula(r, 2, f"=chk_{rd.id}", st.calc["gen"], self.scalar(f"{rd.id}.status"))
             if rd.check.shortfall is not None:
@@ -660,7 +848,7 @@ class WorkbookBuilder:
     def _text(self):
         ws, st, p = self.ws["text"], self.st, self.policy
         self._header(ws, "规划原文", "Plan text by clause", [("条款 Clause", 16), ("处理 Treatment", 14), ("规则 Rules", 30), ("原文 Text", 100)])
-        clauses = _plan_clauses(p)
+        clauses = plan_clauses(p)  # the one reading of text: (relative to the plan file, or carried)
         cited: dict[str, list[str]] = {}
         for r in p.rules:
             cited.setdefault(r.clause, []).append(r.id)
@@ -693,7 +881,7 @@ class WorkbookBuilder:
     def _cover(self):
         ws, st, p = self.ws["cover"], self.st, self.policy
         ws.set_column(0, 0, 4)
-        ws.set_column(1, 1, 30)
+        ws.set_column(1, 1, 46)
         ws.set_column(2, 2, 60)
         ws.write(1, 1, "股东分红回报规划合规模型  Dividend return plan model", st.title)
         rows = [
@@ -766,23 +954,15 @@ class WorkbookBuilder:
         self.wb.set_custom_property("xlmodel_policy", p.id)
         self.wb.set_custom_property("xlmodel_policy_version", p.version)
         self.wb.set_custom_property("xlmodel_evaluation_year", str(self.year))
+        from .embed import add_properties
+
+        add_properties(self.wb, p)  # the policy file and its plan text travel with the workbook (embed.py)
 
 
 def _c(col: int) -> str:
     from xlsxwriter.utility import xl_col_to_name
 
     return xl_col_to_name(col)
-
-
-def _plan_clauses(p: Policy) -> dict[str, str]:
-    from ..policy import TEMPLATES
-
-    if not p.text:
-        return {}
-    path = TEMPLATES / p.text
-    if not path.is_file():
-        return {}
-    return {k: c.text for k, c in plantext.parse(path.read_text(encoding="utf-8")).items()}
 
 
 def _in_units_formula(ref: str, unit: str) -> str:
