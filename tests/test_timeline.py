@@ -276,3 +276,36 @@ def test_evaluate_by_year_gives_the_workbooks_years(capsys):
     assert (mine["overall_status"], mine["min_cash_dividend"]) == (doc["overall_status"], doc["min_cash_dividend"])
     code, text, _ = cli(capsys, "evaluate", SAMPLE, "--by-year")
     assert "逐年结果 By year" in text and "2023 ◀" in text
+
+
+@pytest.mark.parametrize("raw, says", [("二〇二〇", "expected a year such as 2024"), (1800, "expected a year such as 2024"),
+                                       (2020.5, "expected a year such as 2024"), (True, "expected a year such as 2024")])
+def test_a_first_year_that_is_not_a_year_names_its_cell(tmp_path, capsys, raw, says):
+    wb = openpyxl.load_workbook(build_workbook(tmp_path / "b.xlsx", case=load_case(SAMPLE)))
+    wb[SHEETS["inputs"]]["E5"].value = raw
+    edited = tmp_path / "first.xlsx"
+    wb.save(edited)
+    code, out, err = cli(capsys, "check", edited)
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert "输入!E5" in err and "first fiscal year" in err and says in err
+
+
+def test_an_evaluation_year_outside_the_evaluated_years_is_an_error(tmp_path, capsys):
+    wb = openpyxl.load_workbook(build_workbook(tmp_path / "b.xlsx", case=load_case(SAMPLE)))
+    wb[SHEETS["inputs"]]["E3"].value = 2021  # a history column: the windows have no data before it
+    edited = tmp_path / "early.xlsx"
+    wb.save(edited)
+    code, out, err = cli(capsys, "check", edited)
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert "输入!E3" in err and "2021 is not an evaluated year" in err and "2022–2024" in err
+
+
+def test_a_moved_timeline_name_is_a_change_to_the_workbook(tmp_path):
+    from openpyxl.workbook.defined_name import DefinedName
+
+    wb = openpyxl.load_workbook(build_workbook(tmp_path / "b.xlsx", case=load_case(SAMPLE)))
+    wb.defined_names["in_years"] = DefinedName("in_years", attr_text="'输入'!$E$5:$H$5")  # one year short
+    edited = tmp_path / "years.xlsx"
+    wb.save(edited)
+    read = read_workbook(edited)
+    assert any(t.startswith("in_years → '输入'!$E$5:$H$5: expected '输入'!$E$5:$I$5") for t in read.tampered), read.tampered

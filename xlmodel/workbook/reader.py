@@ -374,8 +374,12 @@ def read_workbook(path: str | Path, check_formulas: bool = True, installed_plan_
     exact += [(pname(k), SHEETS["params"], 3, r0, r1) for k, (r0, r1) in L.params.items()]
     exact += [(f"lbl_{code}", SHEETS["lists"], 1, row, row) for code, (_text, row) in L.labels.items()]
     exact += [(f"list_{e}", SHEETS["lists"], 1, r0, r1) for e, (r0, r1) in L.enum_ranges.items()]
+    # the timeline's names (formulas read the years and the evaluation year's column through them)
+    exact += [("in_years", SHEETS["inputs"], (FIRST_YEAR_COL, L.last_col), HEADER_ROW, HEADER_ROW),
+              ("calc_eval_index", SHEETS["calc"], FIRST_YEAR_COL, HEADER_ROW - 2, HEADER_ROW - 2)]
     for i, (name, sheet, col, r0, r1) in enumerate(exact):
-        want = (sheet, col + 1, r0 + 1, col + 1, r1 + 1)
+        c0, c1 = col if isinstance(col, tuple) else (col, col)
+        want = (sheet, c0 + 1, r0 + 1, c1 + 1, r1 + 1)
         dn = wb.defined_names.get(name)
         if dn is None:
             misplaced.append(f"{name}: the defined name is missing")
@@ -385,7 +389,7 @@ def read_workbook(path: str | Path, check_formulas: bool = True, installed_plan_
         except ValueError as why:
             got = str(why)
         if got != want:
-            where = f"{q(sheet)}!${col_name(col)}${r0 + 1}" + (f":${col_name(col)}${r1 + 1}" if r1 > r0 else "")
+            where = f"{q(sheet)}!${col_name(c0)}${r0 + 1}" + (f":${col_name(c1)}${r1 + 1}" if (r1, c1) != (r0, c0) else "")
             misplaced.append(f"{name} → {_shown_ref(str(dn.attr_text or ''))}: expected {where}")
             continue
         if i < n_cached and sheet in values.sheetnames:
