@@ -121,6 +121,16 @@ def plan(*bodies: str, title: str = "示例公司未来三年（2025-2027年）�
     return title + "\n" + "\n".join(f"{'一二三四五六七八九十'[i]}、{b}" for i, b in enumerate(bodies)) + "\n"
 
 
+def load_policy_file_from(text: str):
+    """The draft of ``text`` loads as a policy (in a temporary folder, without its text)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "draft-2025-2027.yaml"
+        path.write_text(draft_text(text).yaml, encoding="utf-8")
+        return load_policy_file(path)
+
+
 def only(rules: list[dict], kind: str) -> dict:
     found = [r for r in rules if r["kind"] == kind]
     assert len(found) == 1, found
@@ -170,9 +180,6 @@ def test_annual_minimum(wording, ratio, basis, review):
     ("2025-2027年每年现金分红不低于当年度归属于上市公司股东的净利润的70%或4亿元（含税）孰高值。",
      [{"type": "pct", "ratio": 0.7, "basis": "net_profit_attributable"}, {"type": "fixed", "amount": 400_000_000}],
      "higher_of"),
-    # 600863 内蒙华电: and a per-share floor
-    ("2025年-2027年，公司每年以现金方式分配的利润原则上不少于当年实现的合并报表可供分配利润的70%，且每股派息不低于0.1元人民币（含税）。",
-     [{"type": "pct", "ratio": 0.7, "basis": "distributable_profit"}, {"type": "per_share", "amount": 0.1}], "higher_of"),
     # full-width digits and a 万元 amount
     ("公司每年以现金方式分配的利润不少于当年实现的可分配利润的３０％，且不少于５，０００万元。",
      [{"type": "pct", "ratio": 0.3, "basis": "distributable_profit"}, {"type": "fixed", "amount": 50_000_000}], "higher_of"),
@@ -200,11 +207,26 @@ def test_rolling_minimum(wording, window, ratio, mode, basis):
     assert (rule["window"], rule["ratio"], rule["mode"], rule["basis"]) == (window, ratio, mode, basis)
 
 
-def test_rolling_on_the_windows_total_above_the_average_is_not_drafted_but_reviewed():
-    # 603112 华翔股份: 35% of three years' TOTAL = 105% of the average, beyond the schema's ratio ≤ 1
+def test_per_share_floor_on_dividends_is_a_rule_of_its_own():
+    # 600863 内蒙华电: the ratio counts buybacks (以现金方式分配的利润), the 每股派息 floor counts dividends alone
+    text = plan("2025年-2027年，公司每年以现金方式分配的利润原则上不少于当年实现的合并报表可供分配利润的70%，"
+                "且每股派息不低于0.1元人民币（含税）。")
+    annual, per_share = rules_of(text, "min_cash")
+    assert annual["components"] == [{"type": "pct", "ratio": 0.7, "basis": "distributable_profit"}]
+    assert "measure" not in annual
+    assert per_share["components"] == [{"type": "per_share", "amount": 0.1}]
+    assert per_share["measure"] == "cash_dividend"
+    assert "每股" not in "".join(reviewed(text).get("一", []))  # only the 原则上 note remains
+
+
+def test_rolling_on_the_windows_total_over_the_plan_period():
+    # 603112 华翔股份: 35% of the plan's three years' TOTAL (= 105% of their average), over the plan period (未来三年)
     text = plan("未来三年现金累计分配利润不少于三年累计可分配利润的35%。")
+    rule = only(rules_of(text), "min_cash_plan_period")
+    assert (rule["ratio"], rule["basis_mode"], rule["basis"]) == (0.35, "total", "distributable_profit")
     assert not rules_of(text, "min_cash_rolling")
-    assert "100%" in "".join(reviewed(text)["一"])
+    assert reviewed(text) == {}
+    load_policy_file_from(text)
 
 
 def test_annual_and_rolling_in_one_sentence():
@@ -219,13 +241,14 @@ def test_annual_and_rolling_in_one_sentence():
 @pytest.mark.parametrize("definition, expect, review", [
     ("公司未来十二个月内拟对外投资、收购资产或者购买设备的累计支出达到或者超过公司最近一期经审计净资产的50%，且超过5,000万元；",
      {"basis": "net_assets", "ratio": 0.5, "floor": 50_000_000, "combine": "and"}, None),
-    # 688520 神州细胞: 超过 → strict, which the schema's ≥ cannot say (review)
-    ("累计支出超过公司最近一期经审计净资产的30%；", {"basis": "net_assets", "ratio": 0.3}, "严格"),
-    # an inclusive floor (达到或超过 5,000万元): the schema's floor is strict (review)
+    # 688520 神州细胞: 超过 → a strict ratio test
+    ("累计支出超过公司最近一期经审计净资产的30%；", {"basis": "net_assets", "ratio": 0.3, "ratio_op": ">"}, None),
+    # an inclusive floor (达到或超过 5,000万元)
     ("累计支出达到或超过公司最近一期经审计总资产的百分之三十，且达到或超过人民币五千万元；",
-     {"basis": "total_assets", "ratio": 0.3, "floor": 50_000_000}, "含本数"),
-    # 300133 华策影视: revenue basis (review)
-    ("未来十二个月拟对外投资等累计支出超营收10%且超1亿；", {"ratio": 0.1, "floor": 100_000_000}, "营业收入"),
+     {"basis": "total_assets", "ratio": 0.3, "floor": 50_000_000, "floor_op": ">="}, None),
+    # 300133 华策影视: revenue as the basis, strict ratio and floor
+    ("未来十二个月拟对外投资等累计支出超营收10%且超1亿；",
+     {"basis": "revenue", "ratio": 0.1, "ratio_op": ">", "floor": 100_000_000, "combine": "and"}, None),
 ])
 def test_major_outlay_definition(definition, expect, review):
     text = plan("公司实施现金分红时须同时满足下列条件：\n（1）公司该年度实现的可分配利润为正值；\n"
@@ -233,19 +256,22 @@ def test_major_outlay_definition(definition, expect, review):
     mo = draft_file(text)["major_outlay"]
     assert mo["definition"] == "formula"
     assert {k: mo[k] for k in expect} == expect
+    assert set(mo) - set(expect) <= {"clause", "quote", "definition", "combine"}  # default ops are not written
     got = reviewed(text)
     assert (review is None) == ("一、(2)" not in got), got
     if review:
         assert review in "".join(got["一、(2)"])
 
 
-def test_major_outlay_or_branches_are_reviewed():
+def test_major_outlay_or_branches():
+    # 688603 天承科技 (“超净资产50%且超5000万，或超总资产30%”): two tests, either makes the outlay major
     text = (DATA / "outlay-or.txt").read_text(encoding="utf-8")
     p = draft_file(text)
     assert p["major_outlay"] == {"clause": "一、(2)", "quote": p["major_outlay"]["quote"], "definition": "formula",
-                                 "basis": "net_assets", "ratio": 0.5, "floor": 30_000_000, "combine": "and"}
-    why = "".join(reviewed(text)["一、(2)"])
-    assert "OR" in why and "strict" in why
+                                 "branches": [{"basis": "net_assets", "ratio": 0.5, "op": ">", "floor": 30_000_000,
+                                               "floor_op": ">", "combine": "and"},
+                                              {"basis": "total_assets", "ratio": 0.3, "op": ">"}]}
+    assert reviewed(text) == {}
     assert only(p["rules"], "min_cash")["components"] == [{"type": "pct", "ratio": 0.15, "basis": "distributable_profit"}]
 
 
@@ -329,15 +355,18 @@ def test_buybacks_counted_and_cancelled_only():
     d = draft_text(text)
     assert d.policy["settings"]["cash_includes_buybacks"] is True
     assert any("cash_includes_buybacks" in n for n in d.draft.setting_notes)
+    # 600496 精工钢构: only buybacks cancelled count
     cancelled = plan("董事会可提议中期现金分红，以现金回购股份并注销的，回购金额纳入分红比例计算。")
-    assert "注销" in "".join(reviewed(cancelled)["一"])
+    d = draft_text(cancelled)
+    assert d.policy["settings"]["cash_buyback_basis"] == "buyback_cancelled"
+    assert "一" not in reviewed(cancelled)  # (a text of no rule at all is reviewed as such, under 序言)
 
 
 def test_what_nothing_reads_is_marked_for_review():
     text = (DATA / "unknown.txt").read_text(encoding="utf-8")
     got = reviewed(text)
-    assert set(got) == {"二", "三", "四"}
-    assert "两次" in got["二"][0] or "distributions a year" in got["二"][0]  # frequency: not expressible
+    assert set(got) == {"三", "四"}  # 二 (两次分红) is drafted: min_distributions
+    assert only(rules_of(text), "min_distributions")["count"] == 2
     assert "寄送经营简报" in got["三"][0]  # an obligation (应) nothing read
     assert "2%" in got["四"][0]  # a number nothing read
     p = draft_file(text)
@@ -458,8 +487,8 @@ def template_clauses(pid):
 
 
 def test_a_plan_not_seen_before():
-    """A whole plan in the wording most plans share (CSRC guideline No. 3), none of the three texts: its rules,
-    and a review list with exactly its two gaps (OR-branches of the major-outlay test; an AGM-set interim cap)."""
+    """A whole plan in the wording most plans share (CSRC guideline No. 3), none of the three texts: its rules
+    (the major-outlay test as two branches), and a review list with exactly its one gap (an AGM-set interim cap)."""
     text = (DATA / "typical-plan.txt").read_text(encoding="utf-8")
     d = draft_text(text)
     p = d.policy
@@ -469,9 +498,10 @@ def test_a_plan_not_seen_before():
             ("min_cash", "二、(三)"), ("min_cash_rolling", "二、(三)"), ("cash_share", "二、(四)"), ("cash_paid", "二、(五)"),
             ("within_months", "三、4"), ("attestation", "三、5")} <= got
     assert only(p["rules"], "min_cash")["components"] == [{"type": "pct", "ratio": 0.15, "basis": "distributable_profit"}]
-    assert {k: p["major_outlay"][k] for k in ("basis", "ratio", "floor", "combine")} == {
-        "basis": "net_assets", "ratio": 0.5, "floor": 50_000_000, "combine": "and"}
-    assert set(d.review_clauses) == {"二、(二)、3", "二、(五)"}
+    assert p["major_outlay"]["branches"] == [
+        {"basis": "net_assets", "ratio": 0.5, "op": ">=", "floor": 50_000_000, "floor_op": ">", "combine": "and"},
+        {"basis": "total_assets", "ratio": 0.3, "op": ">="}]
+    assert set(d.review_clauses) == {"二、(五)"}  # the AGM sets the interim cap: not in the text
 
 
 # ---- the command --------------------------------------------------------------------------------

@@ -35,6 +35,18 @@ def _recalc(engine, path, tmp_path):
     return (recalculate if engine == "libreoffice" else recalculate_gnumeric)([path], tmp_path / engine)[0]
 
 
+def _with_param(src, dst, name: str, value):
+    """A copy of the workbook ``src`` with the parameter ``name`` (e.g. p_min_rolling_ratio) set to ``value``;
+    (the copy, the parameter's 1-based row on 参数, its value before)."""
+    wb = openpyxl.load_workbook(src)
+    ws = wb[SHEETS["params"]]
+    row = next(r for r in range(1, ws.max_row + 1) if ws.cell(r, 1).value == name)
+    before = ws.cell(row, 4).value
+    ws.cell(row, 4).value = value
+    wb.save(dst)
+    return dst, row, before
+
+
 def _outputs(values) -> dict:
     ws = values[SHEETS["summary"]]
     blank = lambda v: None if v == "" else v  # Gnumeric saves a blank result as an empty string
@@ -112,12 +124,7 @@ def test_a_changed_window_is_summed_by_every_formula(engine, request, tmp_path, 
     case = load_case(SAMPLE)
     path = build_workbook(tmp_path / "b.xlsx", case=case)
     for window in (2, 4):
-        wb = openpyxl.load_workbook(path)
-        ws = wb[SHEETS["params"]]
-        row = next(r for r in range(1, ws.max_row + 1) if ws.cell(r, 1).value == "p_min_rolling_window")
-        ws.cell(row, 4).value = window
-        edited = tmp_path / f"window{window}.xlsx"
-        wb.save(edited)
+        edited, _row, _before = _with_param(path, tmp_path / f"window{window}.xlsx", "p_min_rolling_window", window)
         out = _recalc(engine, edited, tmp_path / str(window))
         values = openpyxl.load_workbook(out, data_only=True)
         checks = values[SHEETS["checks"]]
@@ -176,13 +183,8 @@ def test_a_changed_editable_parameter_is_used_everywhere_and_by_check(engine, re
     request.getfixturevalue(engine)
     case = load_case(SAMPLE)
     path = build_workbook(tmp_path / "b.xlsx", case=case)
-    wb = openpyxl.load_workbook(path)
-    ws = wb[SHEETS["params"]]
-    row = next(r for r in range(1, ws.max_row + 1) if ws.cell(r, 1).value == "p_min_rolling_ratio")
-    assert ws.cell(row, 4).value == 0.3
-    ws.cell(row, 4).value = 0.25
-    edited = tmp_path / "param.xlsx"
-    wb.save(edited)
+    edited, _row, before = _with_param(path, tmp_path / "param.xlsx", "p_min_rolling_ratio", 0.25)
+    assert before == 0.3
     out = _recalc(engine, edited, tmp_path)
     values = openpyxl.load_workbook(out, data_only=True)
     want = evaluate(case, params={"min_rolling.ratio": 0.25})
@@ -205,12 +207,7 @@ def test_a_changed_editable_parameter_is_used_everywhere_and_by_check(engine, re
 
 def test_a_changed_fixed_parameter_is_a_change_to_the_model(tmp_path):
     path = build_workbook(tmp_path / "b.xlsx", case=load_case(SAMPLE))
-    wb = openpyxl.load_workbook(path)
-    ws = wb[SHEETS["params"]]
-    row = next(r for r in range(1, ws.max_row + 1) if ws.cell(r, 1).value == "p_precision_fen")
-    ws.cell(row, 4).value = 0.1
-    edited = tmp_path / "fen.xlsx"
-    wb.save(edited)
+    edited, _row, _before = _with_param(path, tmp_path / "fen.xlsx", "p_precision_fen", 0.1)
     read = read_workbook(edited)
     assert any("p_precision_fen: a fixed parameter changed to 0.1" in t for t in read.tampered)
     assert read.params == {}
@@ -218,12 +215,7 @@ def test_a_changed_fixed_parameter_is_a_change_to_the_model(tmp_path):
 
 def test_a_parameter_that_is_not_a_number_names_its_cell(tmp_path, capsys):
     path = build_workbook(tmp_path / "b.xlsx", case=load_case(SAMPLE))
-    wb = openpyxl.load_workbook(path)
-    ws = wb[SHEETS["params"]]
-    row = next(r for r in range(1, ws.max_row + 1) if ws.cell(r, 1).value == "p_min_rolling_ratio")
-    ws.cell(row, 4).value = "三成"
-    edited = tmp_path / "bad.xlsx"
-    wb.save(edited)
+    edited, row, _before = _with_param(path, tmp_path / "bad.xlsx", "p_min_rolling_ratio", "三成")
     code, out, err = cli(capsys, "check", edited)
     assert code == 2 and out == "" and "Traceback" not in err
     assert f"参数!D{row}" in err and "p_min_rolling_ratio" in err and "'三成'" in err

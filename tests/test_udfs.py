@@ -310,7 +310,7 @@ def test_bad_arguments(gcl_args):
         "#XLMODEL! evaluation_year: expected a fiscal year such as 2024, got '20x3'": udfs.XLM_MIN_CASH(pol, "20x3", *a[2:]),
         "#XLMODEL! evaluation_year: expected a fiscal year such as 2024, got 2023.5": udfs.XLM_MIN_CASH(pol, 2023.5, *a[2:]),
         "#XLMODEL! years: no entry for the evaluation year 2025": udfs.XLM_MIN_CASH(pol, 2025.0, *a[2:]),
-        "#XLMODEL! values: expected 38 rows (one per field id) × 5 columns (one per year), got 37 × 5":
+        f"#XLMODEL! values: expected {len(ids)} rows (one per field id) × 5 columns (one per year), got {len(ids) - 1} × 5":
             udfs.XLM_MIN_CASH(pol, ey, ids, years, vals[:-1], *a[5:]),
         "#XLMODEL! years: 2021 appears more than once":
             udfs.XLM_MIN_CASH(pol, ey, ids, [[2019.0, 2021.0, 2021.0, 2022.0, 2023.0]], vals, *a[5:]),
@@ -343,7 +343,7 @@ def test_an_unexpected_failure_is_still_a_string(gcl_args, monkeypatch):
     def boom(*a, **k):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(udfs, "evaluate_arrays", boom)
+    monkeypatch.setattr(udfs, "evaluate_one", boom)
     assert udfs.XLM_MIN_CASH(*gcl_args) == "#XLMODEL! internal error (RuntimeError): disk on fire"
 
 
@@ -351,8 +351,8 @@ def test_an_unexpected_failure_is_still_a_string(gcl_args, monkeypatch):
 
 def test_one_evaluation_serves_every_function_of_a_case(gcl_args, monkeypatch):
     calls = []
-    real = udfs.evaluate_arrays
-    monkeypatch.setattr(udfs, "evaluate_arrays", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = udfs.evaluate_one
+    monkeypatch.setattr(udfs, "evaluate_one", lambda *a, **k: calls.append(1) or real(*a, **k))
     for fn in SCALARS:
         getattr(udfs, fn)(*gcl_args)
     udfs.XLM_EVALUATE(*gcl_args)

@@ -1,11 +1,33 @@
-"""xlmodel: shareholder dividend return plans (股东分红回报规划) as data, an evaluator and Excel models."""
+"""xlmodel: shareholder dividend return plans (股东分红回报规划) as data, an evaluator and Excel models.
+
+The names below are imported when first used (PEP 562), so that ``import xlmodel`` and the
+command line's ``--help`` do not load numpy, pandas or pydantic before a command needs them.
+"""
 
 __version__ = "0.1.0"
 
-from .case import Case, load_case, parse_case  # noqa: E402
-from .errors import CaseError, PolicyError, XlmodelError  # noqa: E402
-from .evaluator import evaluate  # noqa: E402
-from .policy import list_policies, load_policy  # noqa: E402
+#: public name -> module it lives in
+_LAZY = {
+    "Case": "case", "load_case": "case", "parse_case": "case",
+    "CaseError": "errors", "PolicyError": "errors", "XlmodelError": "errors",
+    "evaluate": "evaluator",
+    "list_policies": "policy", "load_policy": "policy",
+}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'xlmodel' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
 
 
 def evaluate_batch(df, policy=None):

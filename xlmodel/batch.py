@@ -16,6 +16,7 @@ import pandas as pd
 from . import catalogue as cat
 from .case import UNIT_FIELDS, UNIT_WARNING_BELOW, is_blank, plain_number, read_field, read_year
 from .errors import CaseError, Problem, XlmodelError
+from .compiled import VectorEnv
 from .evaluator import evaluate_arrays, model_for
 from .expr import to_serial
 from .fields import FIELDS, Field, Kind
@@ -94,6 +95,38 @@ def _read_cells_year(values: list, origin: str) -> list[tuple]:
     return _cached(lambda v: read_year(v, origin), values)
 
 
+def _grouped(col: pd.Series) -> tuple[np.ndarray, list]:
+    """:func:`_groups`, or (for unhashable values) one group per row."""
+    g = _groups(col)
+    if g is None:
+        values = col.tolist()
+        return np.arange(len(values)), values
+    return g
+
+
+def _read_grouped(read, col: pd.Series) -> tuple[np.ndarray, list[tuple]]:
+    """``read`` once per distinct value and type of a column: the group of each row, each group's result."""
+    inv, reps = _grouped(col)
+    return inv, [read(v) for v in reps]
+
+
+class _Labels:
+    """Each row's label for messages (``000001 2024``), made when a message needs it."""
+
+    def __init__(self, keys: np.ndarray, years: np.ndarray):
+        self.keys, self.years = keys, years
+
+    def __getitem__(self, i: int) -> str:
+        k, y = self.keys[i], self.years[i]
+        return f"{k} {y}" if k and y else (str(y) if y else "")
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def __bool__(self) -> bool:
+        return True
+
+
 def _cached(read, values: list) -> list[tuple]:
     cache: dict = {}
     out = []
@@ -111,63 +144,151 @@ def _cached(read, values: list) -> list[tuple]:
     return out
 
 
+def _groups(col: pd.Series) -> tuple[np.ndarray, list] | None:
+    """The column's rows grouped by value and type (True, 1 and 1.0 apart, None and NaN apart), as
+    :func:`_cached` keys them: the group of each row and each group's first value; None for
+    unhashable values."""
+    values = col.tolist()
+    n = len(values)
+    try:
+        key, _ = pd.factorize(col, use_na_sentinel=False)
+        if col.dtype == object:  # the types, where values of several may be equal (True == 1 == 1.0)
+            types = list(map(type, values))
+            tmap = {t: i for i, t in enumerate(set(types))}
+            if len(tmap) > 1:
+                key = key.astype(np.int64) * len(tmap) + np.fromiter(map(tmap.__getitem__, types), np.int64, n)
+    except TypeError:
+        return None
+    _, first, inv = np.unique(key, return_index=True, return_inverse=True)
+    return inv.reshape(-1), [values[i] for i in first]
+
+
+def _booleans(col: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
+    """A yes/no column of booleans and missing values only, read in numpy as :func:`read_field` reads
+    each cell (a boolean is itself; None, NaN, NaT and pd.NA are blank in a table); None otherwise."""
+    if pd.api.types.is_bool_dtype(col.dtype):
+        return col.to_numpy(dtype=bool), np.zeros(len(col), dtype=bool)
+    if col.dtype != object:
+        return None
+    arr = col.to_numpy()
+    if pd.api.types.infer_dtype(arr, skipna=True) not in ("boolean", "empty"):
+        return None
+    try:  # every value is a boolean or missing: the booleans are those equal to True or False
+        absent = ~((arr == True) | (arr == False))  # noqa: E712 - elementwise, on objects
+    except TypeError:  # pd.NA compares as NA
+        absent = pd.isna(arr)
+    out = np.zeros(len(arr), dtype=bool)
+    out[~absent] = arr[~absent].astype(bool)
+    return out, absent
+
+
+def _fifteen(x: np.ndarray) -> np.ndarray:
+    """``float(f"{v:.15g}")`` of each value (a spreadsheet keeps 15 significant digits).
+
+    A value that is the double nearest a decimal k/10**d with |k| < 10**15 is already its own
+    15-digit rounding (the rounding finds that decimal, which parses back to the value): such values,
+    amounts to the fen included, are tested for d = 2, 6, 10 in numpy; the rest are formatted."""
+    out = x.copy()
+    todo = np.ones(len(x), dtype=bool)
+    for d in (2, 6, 10):
+        scale = 10.0 ** d
+        with np.errstate(all="ignore"):
+            k = np.rint(x * scale)
+            todo &= ~((k / scale == x) & (np.abs(k) < 1e15))
+        if not todo.any():
+            return out
+    idx = np.flatnonzero(todo)
+    out[idx] = [float(f"{v:.15g}") for v in x[idx].tolist()]
+    return out
+
+
+def _encode_numbers(f: Field, num: np.ndarray, fast: np.ndarray, absent: np.ndarray, values, origin: str,
+                    errors: list[tuple[int, str]]) -> tuple[np.ndarray, np.ndarray]:
+    """Plain numbers vectorised (``num``/``fast``); every other cell through :func:`read_field`."""
+    kind, n = f.kind, len(num)
+    ok = fast & np.isfinite(num) & (np.abs(num) < 1e15)
+    if kind == Kind.RATIO:
+        ok &= (num >= 0) & (num <= 1)
+    elif kind == Kind.COUNT:
+        ok &= (num >= 0) & (num == np.floor(num))
+    elif f.default_zero:
+        ok &= num >= 0
+    out = np.zeros(n, dtype=float)
+    good = np.flatnonzero(ok)
+    out[good] = _fifteen(num[good])
+    rest = np.flatnonzero(~ok & ~absent)
+    if len(rest):
+        values = values() if callable(values) else values
+        for i in rest:  # everything else: the scalar reader, value or message
+            x, err = read_field(f, values[i], origin)
+            if err:
+                errors.append((int(i), err))
+            elif x is None:
+                absent[i] = True
+            else:
+                out[i] = x
+    return out, absent
+
+
+def _encode_values(f: Field, values: list, origin: str, errors: list[tuple[int, str]]) -> tuple[np.ndarray, np.ndarray]:
+    """A list of raw cells read one by one (:func:`read_field`), as the evaluator stores them."""
+    kind, n = f.kind, len(values)
+    if kind in _NUMERIC:
+        parsed = [plain_number(v) for v in values]
+        fast = np.array([p is not None for p in parsed], dtype=bool)
+        num = np.array([p if p is not None else np.nan for p in parsed], dtype=float)
+        absent = np.array([is_blank(v, origin) for v in values], dtype=bool) if n else np.zeros(0, bool)
+        return _encode_numbers(f, num, fast, absent, values, origin, errors)
+    vals = []
+    for i, v in enumerate(values):
+        x, err = read_field(f, v, origin)
+        if err:
+            errors.append((i, err))
+        vals.append(x)
+    if kind == Kind.BOOL:
+        out = np.array([bool(v) for v in vals], dtype=bool)
+    elif kind == Kind.DATE:
+        out = np.array([to_serial(v) if v is not None else 0.0 for v in vals], dtype=float)
+    else:
+        out = np.empty(n, dtype=object)
+        out[:] = [v if v is not None else "" for v in vals]
+    return out, np.array([v is None for v in vals], dtype=bool)
+
+
 def _encode_column(fid: str, col: pd.Series, problems: list[Problem], rows: np.ndarray, origin: str = "table",
                    labels: list[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Validate and encode one input column as the evaluator reads it, every cell through
-    :func:`xlmodel.case.read_field` (plain numbers vectorised, with the same result)."""
+    :func:`xlmodel.case.read_field`, once per distinct value and type (plain numbers vectorised,
+    with the same result); the problems in row order."""
     f = FIELDS.get(fid)
     if f is None:  # an attest_<rule> column: a yes/no
         rid = fid[len("attest_"):] if fid.startswith("attest_") else fid
         f = Field(rid, rid, rid, Kind.BOOL)
     kind = f.kind
-    values = col.tolist()
-    n = len(values)
-
-    def where(i: int) -> str:
-        return f"row {rows[i]}, {fid}" + (f" ({labels[i]})" if labels and labels[i] else "")
-
-    if kind in _NUMERIC:
-        if pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype):
-            num = col.to_numpy(dtype=float, na_value=np.nan)
-            fast = np.isfinite(num)
-            absent = np.isnan(num) if origin in ("csv", "xlsx", "table") else np.zeros(n, bool)
+    n = len(col)
+    errors: list[tuple[int, str]] = []
+    if kind in _NUMERIC and pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype):
+        num = col.to_numpy(dtype=float, na_value=np.nan)
+        absent = np.isnan(num) if origin in ("csv", "xlsx", "table") else np.zeros(n, bool)
+        out, absent = _encode_numbers(f, num, np.isfinite(num), absent, col.tolist, origin, errors)
+    elif kind in _NUMERIC and col.dtype == object:  # numbers of any type: each cell (-0.0 stays -0.0)
+        out, absent = _encode_values(f, col.tolist(), origin, errors)
+    elif kind == Kind.BOOL and (hit := _booleans(col)) is not None:
+        out, absent = hit
+    else:  # yes/no, choices, dates, text, and numbers as text: once per distinct value
+        grouped = _groups(col)
+        if grouped is None:
+            out, absent = _encode_values(f, col.tolist(), origin, errors)
         else:
-            parsed = [plain_number(v) for v in values]
-            fast = np.array([p is not None for p in parsed], dtype=bool)
-            num = np.array([p if p is not None else np.nan for p in parsed], dtype=float)
-            absent = np.array([is_blank(v, origin) for v in values], dtype=bool) if n else np.zeros(0, bool)
-        ok = fast & np.isfinite(num) & (np.abs(num) < 1e15)
-        if kind == Kind.RATIO:
-            ok &= (num >= 0) & (num <= 1)
-        elif kind == Kind.COUNT:
-            ok &= (num >= 0) & (num == np.floor(num))
-        elif f.default_zero:
-            ok &= num >= 0
-        out = np.zeros(n, dtype=float)
-        good = np.flatnonzero(ok)
-        out[good] = [float(f"{x:.15g}") for x in num[good]]
-        for i in np.flatnonzero(~ok & ~absent):  # everything else: the scalar reader, value or message
-            x, err = read_field(f, values[i], origin)
-            if err:
-                problems.append(Problem(where(i), err))
-            elif x is None:
-                absent[i] = True
-            else:
-                out[i] = x
-    else:
-        results = _read_cells(f, values, origin)
-        vals = []
-        for i, (x, err) in enumerate(results):
-            if err:
-                problems.append(Problem(where(i), err))
-            vals.append(x)
-        if kind == Kind.BOOL:
-            out = np.array([bool(v) for v in vals], dtype=bool)
-        elif kind == Kind.DATE:
-            out = np.array([to_serial(v) if v is not None else 0.0 for v in vals], dtype=float)
-        else:
-            out = np.array([v if v is not None else "" for v in vals], dtype=object)
-        absent = np.array([v is None for v in vals], dtype=bool)
+            inv, reps = grouped
+            rep_errors: list[tuple[int, str]] = []
+            g_out, g_absent = _encode_values(f, reps, origin, rep_errors)
+            out, absent = g_out[inv], g_absent[inv]
+            if rep_errors:
+                msg = dict(rep_errors)
+                errors = [(int(i), msg[inv[i]]) for i in np.flatnonzero(np.isin(inv, list(msg)))]
+    for i, m in errors:
+        problems.append(Problem(f"row {rows[i]}, {fid}" + (f" ({labels[i]})" if labels and labels[i] else ""), m))
     if f.default_zero:
         absent = np.zeros(n, dtype=bool)
     return out, absent
@@ -238,22 +359,30 @@ def evaluate_batch(df: pd.DataFrame, policy: str | Policy | None = None, source:
             raise CaseError(source, [Problem("policy (--policy)", str(e))]) from None
         pol_col = pd.Series([pid] * n)
     else:
-        raw_pol = df["policy"].tolist()
-        pids = []
-        by_value: dict = {}
-        for i, v in enumerate(raw_pol):
-            if is_blank(v, origin):
-                problems.append(Problem(f"row {rows[i]}, policy", "required: a policy id (see `xlmodel policies`)"))
-                pids.append("")
-                continue
+        inv, reps = _grouped(df["policy"])
+        g_pid, g_blank, g_key = [], [], []
+        for v in reps:
+            blank = is_blank(v, origin)
             p = v.strip() if isinstance(v, str) else v
-            pids.append(p if isinstance(p, str) else "")
-            by_value.setdefault((type(p), p), []).append(i)
-        for (_, p), idx in by_value.items():
+            g_blank.append(blank)
+            g_pid.append("" if blank or not isinstance(p, str) else p)
+            g_key.append(None if blank else (type(p), p))
+        blank_rows = np.flatnonzero(np.array(g_blank, dtype=bool)[inv])
+        for i in blank_rows:
+            problems.append(Problem(f"row {rows[i]}, policy", "required: a policy id (see `xlmodel policies`)"))
+        by_value: dict = {}
+        for g, key in enumerate(g_key):
+            if key is not None:
+                by_value.setdefault(key, []).append(g)
+        order = np.argsort(inv, kind="stable")
+        starts = np.searchsorted(inv[order], np.arange(len(reps) + 1))
+        for (_, p), groups in sorted(by_value.items(), key=lambda kv: min(order[starts[g]] for g in kv[1])):
+            idx = np.sort(np.concatenate([order[starts[g]:starts[g + 1]] for g in groups]))
             try:
                 models[p] = model_for(policy_by_id(p))
             except XlmodelError as e:
                 problems.append(Problem(f"{_rows_text(idx, rows)}, policy", str(e)))
+        pids = np.array(g_pid, dtype=object)[inv]
         pol_col = pd.Series(pids)
     known_att = {pid: set(m.attestation_ids()) for pid, m in models.items()}
     all_att = sorted(set().union(*known_att.values())) if known_att else []
@@ -270,29 +399,34 @@ def evaluate_batch(df: pd.DataFrame, policy: str | Policy | None = None, source:
             problems.append(Problem(f"column {c!r}", "unknown field id" + did_you_mean(c, known_cols)))
 
     # fiscal years
-    year_vals: list[int | None] = []
-    for i, (fy, err) in enumerate(_read_cells_year(df["fiscal_year"].tolist(), origin)):
-        if err:
-            problems.append(Problem(f"row {rows[i]}, fiscal_year", err))
-        elif fy is None:
-            problems.append(Problem(f"row {rows[i]}, fiscal_year", "required: a fiscal year such as 2024"))
-        year_vals.append(fy)
+    inv_y, res_y = _read_grouped(lambda v: read_year(v, origin), df["fiscal_year"])
+    g_year = np.empty(len(res_y), dtype=object)
+    g_year[:] = [fy for fy, _ in res_y]
+    bad = np.array([err is not None or fy is None for fy, err in res_y], dtype=bool)
+    for i in np.flatnonzero(bad[inv_y]):
+        fy, err = res_y[inv_y[i]]
+        problems.append(Problem(f"row {rows[i]}, fiscal_year", err or "required: a fiscal year such as 2024"))
+    year_vals = g_year[inv_y]
     # the company key
-    key_vals: list[str] = []
-    for i, (k, err) in enumerate(_read_cells(FIELDS[key_col], df[key_col].tolist(), origin)):
-        if err:
-            problems.append(Problem(f"row {rows[i]}, {key_col}", err))
-        elif k is None:
-            problems.append(Problem(f"row {rows[i]}, {key_col}", "required to tell companies apart"))
-        key_vals.append(k or "")
-    labels = [f"{k} {y}" if k and y else (str(y) if y else "") for k, y in zip(key_vals, year_vals)]
+    inv_k, res_k = _read_grouped(lambda v: read_field(FIELDS[key_col], v, origin), df[key_col])
+    g_key = np.empty(len(res_k), dtype=object)
+    g_key[:] = [k or "" for k, _ in res_k]
+    bad = np.array([err is not None or k is None for k, err in res_k], dtype=bool)
+    for i in np.flatnonzero(bad[inv_k]):
+        k, err = res_k[inv_k[i]]
+        problems.append(Problem(f"row {rows[i]}, {key_col}", err or "required to tell companies apart"))
+    key_vals = g_key[inv_k]
+    labels = _Labels(key_vals, year_vals)
     if key_col == "stock_code" and "company_name" in df.columns:
-        for i, (_, err) in enumerate(_read_cells(FIELDS["company_name"], df["company_name"].tolist(), origin)):
-            if err:
-                problems.append(Problem(f"row {rows[i]}, company_name" + (f" ({labels[i]})" if labels[i] else ""), err))
+        inv_c, res_c = _read_grouped(lambda v: read_field(FIELDS["company_name"], v, origin), df["company_name"])
+        bad = np.array([err is not None for _, err in res_c], dtype=bool)
+        for i in np.flatnonzero(bad[inv_c]):
+            problems.append(Problem(f"row {rows[i]}, company_name" + (f" ({labels[i]})" if labels[i] else ""),
+                                    res_c[inv_c[i]][1]))
     keys = pd.Series(key_vals, dtype=object)
-    years = pd.Series([y if y is not None else 0 for y in year_vals], dtype=int)
-    valid = np.array([bool(k) and y is not None for k, y in zip(key_vals, year_vals)], dtype=bool)
+    has_year = np.array([fy is not None for fy, _ in res_y], dtype=bool)[inv_y]
+    years = pd.Series(np.where(has_year, year_vals, 0).astype(int))
+    valid = (key_vals != "") & has_year
     dup = pd.DataFrame({"k": keys, "y": years}).duplicated(keep=False).to_numpy() & valid
     for i in np.flatnonzero(dup):
         problems.append(Problem(f"row {rows[i]}", f"{keys.iloc[i]} {years.iloc[i]} appears more than once"))
@@ -317,7 +451,11 @@ def evaluate_batch(df: pd.DataFrame, policy: str | Policy | None = None, source:
         raise CaseError(source, problems[:MAX_LISTED] + ([Problem("…", f"{len(problems) - MAX_LISTED} more")] if len(problems) > MAX_LISTED else []))
 
     y = years.to_numpy(dtype=int)
-    index = pd.MultiIndex.from_arrays([keys.to_numpy(), y])
+    # (company, year) as one integer, sorted once: every offset's rows by one binary search
+    company_code, _ = pd.factorize(keys)
+    row_key = company_code.astype(np.int64) * 1_000_000 + (y - y.min() + 500_000)
+    key_order = np.argsort(row_key, kind="stable")
+    sorted_key = row_key[key_order]
     names = _company_names(df, key_col, origin)
     bar = progress_bar(len(y), "评估 evaluating", progress)
     out_frames = []
@@ -327,9 +465,11 @@ def evaluate_batch(df: pd.DataFrame, policy: str | Policy | None = None, source:
         lookups: dict[int, np.ndarray] = {}
 
         def loc(offset: int, sel=sel) -> np.ndarray:
+            """The row of each selected row's company in its year + offset (-1: no such row)."""
             if offset not in lookups:
-                target = pd.MultiIndex.from_arrays([keys.to_numpy()[sel], y[sel] + offset])
-                lookups[offset] = index.get_indexer(target)
+                target = row_key[sel] + offset
+                pos = np.minimum(np.searchsorted(sorted_key, target), len(sorted_key) - 1)
+                lookups[offset] = np.where(sorted_key[pos] == target, key_order[pos], -1)
             return lookups[offset]
 
         def getter(fid: str, offset: int, sel=sel, n=n):
@@ -337,7 +477,8 @@ def evaluate_batch(df: pd.DataFrame, policy: str | Policy | None = None, source:
             f = FIELDS.get(fid)
             if col not in encoded or (fid.startswith(cat.ATTEST) and offset != 0):
                 kind = f.kind if f else Kind.BOOL
-                fill = {Kind.BOOL: np.zeros(n, bool), Kind.ENUM: np.array([""] * n, dtype=object)}.get(kind, np.zeros(n))
+                fill = (np.zeros(n, bool) if kind == Kind.BOOL else np.full(n, "", dtype=object)
+                        if kind in (Kind.ENUM, Kind.TEXT) else np.zeros(n))  # as evaluator.encode has a blank
                 return fill, np.full(n, not (f is not None and f.default_zero))
             arr, absent = encoded[col]
             li = loc(offset)
@@ -417,8 +558,10 @@ def _company_names(df: pd.DataFrame, key_col: str, origin: str) -> np.ndarray | 
     """The company_name column as read (already checked), when the rows are keyed by stock code."""
     if key_col == "company_name" or "company_name" not in df.columns:
         return None
-    vals = [v for v, _ in _read_cells(FIELDS["company_name"], df["company_name"].tolist(), origin)]
-    return np.array(vals, dtype=object)
+    inv, res = _read_grouped(lambda v: read_field(FIELDS["company_name"], v, origin), df["company_name"])
+    g = np.empty(len(res), dtype=object)
+    g[:] = [v for v, _ in res]
+    return g[inv]
 
 
 def _unit_values(a: np.ndarray, unit: str) -> np.ndarray:
@@ -441,6 +584,8 @@ def _results(model: cat.Model, env, pid: str, company: dict, years: np.ndarray) 
     res["policy"] = pid
     res["fiscal_year"] = years
     res["in_plan_period"] = (years >= lo) & (years <= hi)
+    if isinstance(env, VectorEnv):
+        return _results_typed(model, env, res)
     for name in OUTPUT_COLUMNS:
         res[name] = _col(env.calc(name, None))
     for rd in model.rules:
@@ -452,6 +597,36 @@ def _results(model: cat.Model, env, pid: str, company: dict, years: np.ndarray) 
             vals = _unit_values(env.calc(f"{rid}.{name}", None), unit)
             if part == "shortfall":
                 vals = np.where(np.isin(status, _SHORT), vals.astype(float), np.nan)
+            res[f"{rid}.{part}"] = vals
+    return res
+
+
+def _dates(a: np.ndarray) -> np.ndarray:
+    """Date serials -> :class:`datetime.date` (None below 1 and for NaN), as ``from_serial`` per value."""
+    out = np.full(len(a), None, dtype=object)
+    ok = a >= 1
+    if ok.any():
+        days = a[ok].astype(np.int64).astype("timedelta64[D]")
+        out[ok] = (np.datetime64("1899-12-30", "D") + days).astype(object)
+    return out
+
+
+def _results_typed(model: cat.Model, env: VectorEnv, res: dict) -> dict:
+    """:func:`_results` from the compiled program's typed values: no per-row Python."""
+    for name in OUTPUT_COLUMNS:
+        res[name] = env.column(name)
+    short_codes = [env.codes[s] for s in _SHORT if s in env.codes]
+    for rd in model.rules:
+        rid, unit = rd.id, rd.check.unit
+        res[f"{rid}.status"] = env.calc(f"{rid}.status", None)
+        short = np.isin(env.status_codes(f"{rid}.status"), short_codes)
+        for part in rule_parts(rd)[1:]:
+            name = {"bound": "required"}.get(part, part)
+            vals = env.column(f"{rid}.{name}")
+            if unit == "日期" and vals.dtype != object:
+                vals = _dates(vals)
+            if part == "shortfall":
+                vals = np.where(short, vals.astype(float), np.nan)
             res[f"{rid}.{part}"] = vals
     return res
 

@@ -52,6 +52,11 @@ REASONS = {
     "na_no_full_year": ("上市未满一个完整会计年度", "no full fiscal year since listing"),
     "na_rd_exempt": ("符合研发投入豁免（创业板、科创板）", "R&D exemption (ChiNext, STAR)"),
     "na_no_prescribed_share": ("规划对该发展阶段与资金支出情形未规定最低现金占比", "the plan prescribes no minimum share for this stage and outlay"),
+    "na_before_plan_period": ("会计年度早于规划期间", "the fiscal year is before the plan period"),
+    "na_after_plan_period": ("会计年度晚于规划期间", "the fiscal year is after the plan period"),
+    "na_plan_period_in_progress": ("规划期间尚未结束（于期间最后一年检查，此处为累计进度）",
+                                   "the plan period has not ended (checked in its last year; shown here as progress)"),
+    "na_no_alternative": ("各备选规则均不适用", "none of the alternatives applies"),
 }
 SERIES = ("cash", "distribution", "retained", "cash_st", "cash_reg")
 SERIES_ZH = {
@@ -62,6 +67,7 @@ SERIES_ZH = {
     "retained": ("累计可分配利润（计算口径）", "Cumulative distributable profit (basis)"),
 }
 STAGE_KEYS = ("mature", "growth", "indeterminate")
+_OUTLAY_BASIS_ZH = {"total_assets": "最近一期经审计总资产", "net_assets": "最近一期经审计净资产", "revenue": "最近一年经审计营业收入"}
 
 
 @dataclass(frozen=True)
@@ -109,6 +115,7 @@ class RuleDef:
     check: Check
     check_fields: list[tuple[str, int]]
     app_fields: list[tuple[str, int]] = field(default_factory=list)
+    group: str | None = None  # the any_of rule this one is an alternative of (it counts only through it)
 
     @property
     def id(self) -> str:
@@ -152,8 +159,9 @@ class Model:
 
     @property
     def obligations(self) -> list[RuleDef]:
-        """The rules whose statuses make the overall result: the plan's and the regulatory ones."""
-        return [r for r in self.rules if r.role != "condition"]
+        """The rules whose statuses make the overall result: the plan's and the regulatory ones (an
+        alternative of an ``any_of`` counts through its group only)."""
+        return [r for r in self.rules if r.role != "condition" and r.group is None]
 
     def spec(self, rule_id: str):
         return self.rule(rule_id).spec
@@ -173,6 +181,8 @@ class _Builder:
         self.m = Model(policy)
         self.p = policy
         self.low_payout_parts: list[tuple[Node, str]] = []  # set by build_low_payout (the baseline)
+        #: rule id -> the any_of rule it is an alternative of
+        self.groups: dict[str, str] = {m: r.id for r in policy.rules if r.kind == "any_of" for m in r.rules}
 
     # -- parameters and measures ------------------------------------------
     def param(self, owner: str, key: str, value, clause: str, zh: str, en: str, unit: str, editable: bool = True) -> P:
@@ -208,8 +218,8 @@ class _Builder:
     def build_series(self):
         s = self.p.settings
         cash: Node = In("cash_dividend")
-        if s.cash_includes_buybacks:
-            cash = cash + In("buyback_amount")
+        if s.cash_includes_buybacks:  # every bidding/tender buyback, or only those cancelled (settings)
+            cash = cash + In(s.cash_buyback_basis)
         dist: Node = In("cash_dividend")
         if s.distribution_includes_stock:
             dist = dist + In("stock_dividend")
@@ -230,18 +240,39 @@ class _Builder:
         if mo.definition == "board":
             self.m.scalars["major_outlay"] = In("major_outlay_planned")
             return
-        basis_zh = "最近一期经审计总资产" if mo.basis == "total_assets" else "最近一期经审计净资产"
-        ratio = self.param("major_outlay", "ratio", mo.ratio, mo.clause, f"重大支出标准：占{basis_zh}比例",
-                           f"Major outlay: share of latest audited {mo.basis.replace('_', ' ')}", "%")
-        thr = Round2(ratio * In(mo.basis))
-        self.m.scalars["major_outlay_threshold"] = thr
+        sc = self.m.scalars
         outlay = Round2(In("planned_major_outlay"))
-        test: Node = outlay >= C("major_outlay_threshold")
-        if mo.floor is not None:
-            floor = self.param("major_outlay", "floor", mo.floor, mo.clause, "重大支出标准：金额下限（超过）",
-                               "Major outlay: amount floor (exceeds)", "元")
-            test = (And if mo.combine == "and" else Or)(test, outlay > floor)
-        self.m.scalars["major_outlay"] = test
+        tests = mo.tests()
+        one = mo.branches is None
+
+        def branch(i: int, t: pol.OutlayBranch, threshold: str) -> Node:
+            """One test: outlay op ratio × basis (on the row ``threshold``), joined with its amount floor."""
+            key = "" if one else f"b{i}_"
+            where = "" if one else f"（第{i}项标准）"
+            strict = "（超过）" if t.op == ">" else ""
+            ratio = self.param("major_outlay", f"{key}ratio", t.ratio, mo.clause,
+                               f"重大支出标准{where}：占{_OUTLAY_BASIS_ZH[t.basis]}比例{strict}",
+                               f"Major outlay{'' if one else f' (test {i})'}: share of latest audited "
+                               f"{t.basis.replace('_', ' ')}{' (exceeds)' if t.op == '>' else ''}", "%")
+            sc[threshold] = Round2(ratio * In(t.basis))
+            test: Node = Cmp(t.op, outlay, C(threshold))
+            if t.floor is not None:
+                word = ("超过", "exceeds") if t.floor_op == ">" else ("达到或超过", "reaches")
+                floor = self.param("major_outlay", f"{key}floor", t.floor, mo.clause,
+                                   f"重大支出标准{where}：金额下限（{word[0]}）",
+                                   f"Major outlay{'' if one else f' (test {i})'}: amount floor ({word[1]})", "元")
+                test = (And if t.combine == "and" else Or)(test, Cmp(t.floor_op, outlay, floor))
+            return test
+
+        if one:
+            sc["major_outlay"] = branch(1, tests[0], "major_outlay_threshold")
+            return
+        # any branch makes the outlay major; the threshold shown is the lowest branch's ratio threshold
+        for i, t in enumerate(tests, 1):
+            sc[f"major_outlay.b{i}"] = branch(i, t, f"major_outlay.b{i}_threshold")
+            self.transparent |= {f"major_outlay.b{i}", f"major_outlay.b{i}_threshold"}
+        sc["major_outlay_threshold"] = Min(*[C(f"major_outlay.b{i}_threshold") for i in range(1, len(tests) + 1)])
+        sc["major_outlay"] = Or(*[C(f"major_outlay.b{i}") for i in range(1, len(tests) + 1)])
 
     # -- applicability -----------------------------------------------------
     def part(self, node: Node, reason: str) -> tuple[Node, Node | None, list, str]:
@@ -300,7 +331,7 @@ class _Builder:
         for n in nodes:
             for c in self.expand(n):
                 cells[c] = None
-        rd = RuleDef(spec, role, check, list(cells))
+        rd = RuleDef(spec, role, check, list(cells), group=self.groups.get(spec.id) if role != "regulatory" else None)
         self.emit_rule(rd)
         return rd
 
@@ -344,7 +375,7 @@ class _Builder:
         if ck.required is not None:
             sc[f"{rid}.required"] = blank(ck.required)
         sc[f"{rid}.status"] = status
-        ok, bad = ("met", "not_met") if rd.role == "condition" else ("pass", "fail")
+        ok, bad = ("met", "not_met") if rd.role == "condition" or rd.group else ("pass", "fail")
         st = C(f"{rid}.status")
         if rd.has_margin:  # headroom: how far the actual is inside its bound (negative when outside)
             a, r = C(f"{rid}.actual"), C(f"{rid}.required")
@@ -362,7 +393,7 @@ class _Builder:
     def outcomes(self, rd: RuleDef) -> tuple[Node, Node]:
         """(status when the test holds, status when it does not) for the rule's role and severity."""
         spec = rd.spec
-        if rd.role == "condition":
+        if rd.role == "condition" or rd.group:  # an alternative of an any_of is met or not; its group passes or fails
             return Lbl("met"), Lbl("not_met")
         if spec.severity == "warn":
             return Lbl("pass"), Lbl("warn")
@@ -387,7 +418,7 @@ class _Builder:
     # -- aggregates ----------------------------------------------------------
     def build_aggregates(self):
         sc, m = self.m.scalars, self.m
-        conds = [C(f"{r.id}.status") for r in m.conditions]
+        conds = [C(f"{r.id}.status") for r in m.conditions if r.group is None]
         if conds:
             sc["cond_not_met_count"] = CountIf(Lbl("not_met"), *conds)
             sc["cond_missing_count"] = CountIf(Lbl("missing_input"), *conds)
@@ -426,7 +457,7 @@ class _Builder:
                                   If(C("missing_input_count") > Num(0), Lbl("missing_input"),
                                      If(C("warn_count") > Num(0), Lbl("warn"), Lbl("pass"))))
         sc["cash_conditions_met"] = If(C("cond_unknown"), Blank(), C("cond_met"))
-        mins = [r for r in m.rules if r.is_minimum]
+        mins = [r for r in m.rules if r.is_minimum and r.group is None]
         contribs = [C(f"{r.id}.min_cash") for r in mins]
         best = Max(Num(0), *contribs)
         if mins:
@@ -506,9 +537,22 @@ def k_compare(b: _Builder, s: pol.Compare) -> Check:
 def _component(b: _Builder, s, i: int, c) -> Node:
     key = f"c{i + 1}"
     if c.type == "pct":
-        r = b.param(s.id, f"{key}_ratio", c.ratio, s.clause, f"最低比例（占{FIELDS[c.basis].zh if c.basis in FIELDS else c.basis}）",
-                    f"Minimum share of {c.basis}", "%")
-        return r * b.measure(c.basis)
+        basis_zh = FIELDS[c.basis].zh if c.basis in FIELDS else c.basis
+        if c.by_year is None:
+            r = b.param(s.id, f"{key}_ratio", c.ratio, s.clause, f"最低比例（占{basis_zh}）", f"Minimum share of {c.basis}", "%")
+            return r * b.measure(c.basis)
+        # thresholds by fiscal year (65% → 70% → 75%): each year's ratio from that year on, picked by the
+        # column's fiscal year; every year and ratio on the parameter sheet
+        years = sorted(c.by_year)
+        ratios = [b.param(s.id, f"{key}_ratio_{y}", c.by_year[y], s.clause, f"最低比例（{y}年度起，占{basis_zh}）",
+                          f"Minimum share of {c.basis} from fiscal year {y}", "%") for y in years]
+        node: Node = ratios[0]
+        for y, r in zip(years[1:], ratios[1:]):
+            start = b.param(s.id, f"{key}_from_{y}", y, s.clause, f"分年度比例：自{y}年度起适用",
+                            f"Year-specific ratio: applies from fiscal year {y}", "年", editable=False)
+            node = If(FY(0) >= start, r, node)
+        b.m.scalars[f"{s.id}.{key}_ratio_applied"] = node
+        return C(f"{s.id}.{key}_ratio_applied") * b.measure(c.basis)
     if c.type == "fixed":
         return b.param(s.id, f"{key}_amount", c.amount, s.clause, "最低金额", "Fixed minimum", "元")
     ps = b.param(s.id, f"{key}_per_share", c.amount, s.clause, "每股最低现金分红", "Minimum per share", "元/股")
@@ -519,22 +563,92 @@ def k_min_cash(b: _Builder, s: pol.MinCash) -> Check:
     comps = [_component(b, s, i, c) for i, c in enumerate(s.components)]
     combined = comps[0] if len(comps) == 1 else (Max if s.combine == "higher_of" else Min)(*comps)
     req = Round2(Max(Num(0), combined))
-    act = Round2(C("cash", 0))
+    act = Round2(b.measure(s.measure, 0))  # cash (with the counted buybacks), dividends alone, or cash + stock
+    need: Node = C(f"{s.id}.required")
+    if s.measure != "cash":
+        # the plan's cash (incl. counted buybacks) that brings the measure to its minimum, the rest of the
+        # proposal as it is: required − (measure − cash), e.g. a dividends-only floor R with buybacks B: R + B
+        need = Max(Num(0), Round2(C(f"{s.id}.required") - C(f"{s.id}.actual") + Round2(C("cash", 0))))
     return Check(actual=act, required=req, passes=act >= C(f"{s.id}.required"), op=">=",
-                 shortfall=_amount_short, min_cash=C(f"{s.id}.required"))
+                 shortfall=_amount_short, min_cash=need if s.raises_minimum else None)
 
 
 def k_min_cash_rolling(b: _Builder, s: pol.MinCashRolling) -> Check:
     w = s.window
-    ratio = b.param(s.id, "ratio", s.ratio, s.clause, "最低比例（占年均可分配利润）", "Minimum share of average annual basis", "%")
+    total = s.basis_mode == "total"
+    ratio = b.param(s.id, "ratio", s.ratio, s.clause, "最低比例（占窗口累计利润）" if total else "最低比例（占年均可分配利润）",
+                    "Minimum share of the window's total basis" if total else "Minimum share of average annual basis", "%")
     years = b.param(s.id, "window", w, s.clause, "计算年数", "Window (years)", "年")
     b.m.history = min(b.m.history, -(w - 1))  # the plan's window: the history the workbook keeps
     # the window's length is a parameter: a length changed in the workbook is summed there as here
-    req = Round2(Max(Num(0), ratio * Window(b.measure(s.basis), years, w) / years))
+    basis = Window(b.measure(s.basis), years, w)
+    req = Round2(Max(Num(0), ratio * basis if total else ratio * basis / years))
     act = Round2(Window(C("cash", 0), years, w))
     prior = Round2(Window(C("cash", 0), years, w, skip=1))
-    return Check(actual=act, required=req, passes=act >= C(f"{s.id}.required"), op=">=",
-                 shortfall=_amount_short, min_cash=Max(Num(0), Round2(C(f"{s.id}.required") - prior)))
+    return Check(actual=act, required=req, passes=act >= C(f"{s.id}.required"), op=">=", shortfall=_amount_short,
+                 min_cash=Max(Num(0), Round2(C(f"{s.id}.required") - prior)) if s.raises_minimum else None)
+
+
+def k_min_cash_plan_period(b: _Builder, s: pol.MinCashPlanPeriod) -> Check:
+    """Cumulative cash over the plan's own years (DOMAIN.md §2: 未来三年累计): the period's years are fixed
+    parameters, each column counts the years of the period up to its own (FY(o) within them), so years
+    before the period are never counted. Checked in the period's last year; before it, not applicable
+    with the progress shown (the cash so far against the bound as if the period ended that year)."""
+    lo, hi = s.years or b.p.plan_years
+    n = hi - lo + 1
+    rid, sc = s.id, b.m.scalars
+    total = s.basis_mode == "total"
+    first = b.param(rid, "first_year", lo, s.clause, "规划期间首个会计年度", "First fiscal year of the period", "年", editable=False)
+    last = b.param(rid, "last_year", hi, s.clause, "规划期间最后一个会计年度（检查年度）", "Last fiscal year of the period (checked)",
+                   "年", editable=False)
+    ratio = b.param(rid, "ratio", s.ratio, s.clause, "最低比例（占期间累计利润）" if total else "最低比例（占期间年均利润）",
+                    "Minimum share of the period's total basis" if total else "Minimum share of the period's average basis", "%")
+    offs = list(range(-(n - 1), 1))
+    b.m.history = min(b.m.history, offs[0])
+    inc = {o: And(FY(o) >= first, FY(o) <= last) for o in offs}
+    sc[f"{rid}.years"] = Sum(*[If(inc[o], Num(1), Num(0)) for o in offs])
+    k = C(f"{rid}.years")
+    act = Round2(Sum(*[If(inc[o], C("cash", o), Num(0)) for o in offs]))
+    sc[f"{rid}.prior_cash"] = Round2(Sum(*[If(inc[o], C("cash", o), Num(0)) for o in offs[:-1]])) if n > 1 else Num(0)
+    sc[f"{rid}.basis"] = Sum(*[If(inc[o], b.measure(s.basis, o), Num(0)) for o in offs])
+    b.transparent.add(f"{rid}.basis")  # the inputs a missing-input status names
+    basis = C(f"{rid}.basis")
+    req = Round2(Max(Num(0), ratio * basis)) if total else If(k > Num(0), Round2(Max(Num(0), ratio * basis / k)), Num(0))
+    # only the counted years' inputs are needed
+    blanks = [And(inc[o], Missing(tuple(cells))) for o in offs if (cells := b.expand(b.measure(s.basis, o)))]
+    missing = b._any(blanks)
+    need = If(FY(0).eq(last), Max(Num(0), Round2(C(f"{rid}.required") - C(f"{rid}.prior_cash"))), Num(0))
+    return Check(actual=act, required=req, passes=act >= C(f"{rid}.required"), op=">=", shortfall=_amount_short,
+                 min_cash=need if s.raises_minimum else None, missing=missing,
+                 applies=[(FY(0) >= first, None, [], "na_before_plan_period"),
+                          (FY(0) <= last, None, [], "na_after_plan_period"),
+                          (FY(0) >= last, None, [], "na_plan_period_in_progress")])
+
+
+def k_min_distributions(b: _Builder, s: pol.MinDistributions) -> Check:
+    """At least N distributions of the year's profit (interim and final), from ``distribution_count``."""
+    n = b.param(s.id, "count", s.count, s.clause, "每年最少利润分配次数", "Minimum distributions a year", "次")
+    got = In("distribution_count")
+    return Check(actual=got, required=n, passes=got >= C(f"{s.id}.required"), op=">=", unit="次")
+
+
+def k_any_of(b: _Builder, s: pol.AnyOf) -> Check:
+    """Met by any of its alternatives (other rules, shown met / not met): pass when one is met; else
+    missing input when one lacks an input; else fail; not applicable when none applies. Its minimum
+    cash is the lowest an applicable alternative needs (over those whose minimum is known), when every
+    alternative is a minimum; otherwise it raises none."""
+    sts = [C(f"{rid}.status") for rid in s.rules]
+    met = Or(*[st.eq(Lbl("met")) for st in sts])
+    unknown = Or(*[st.eq(Lbl("missing_input")) for st in sts])
+    applies = Or(*[Not(st.eq(Lbl("not_applicable"))) for st in sts])
+    alts = [b.m.rule(rid) if any(r.id == rid for r in b.m.rules) else None for rid in s.rules]
+    need = None
+    if all(a is not None and a.is_minimum for a in alts):
+        for k, rid in enumerate(s.rules, 1):
+            b.m.scalars[f"{s.id}.alt{k}"] = If(C(f"{rid}.status").eq(Lbl("not_applicable")), Blank(), C(f"{rid}.min_cash"))
+        need = Min(*[C(f"{s.id}.alt{k}") for k in range(1, len(s.rules) + 1)])  # references: blanks are left out
+    return Check(actual=CountIf(Lbl("met"), *sts), passes=met, op="any_of", unit="项", min_cash=need,
+                 missing=And(Not(met), unknown), applies=[(applies, None, [], "na_no_alternative")])
 
 
 def k_cash_share(b: _Builder, s: pol.CashShare) -> Check:
@@ -726,7 +840,8 @@ def k_conditions_held(b: _Builder, s: pol.ConditionsHeld) -> Check:
 KINDS: dict[str, Callable[[_Builder, object], Check]] = {
     "positive": k_positive, "audit_opinion": k_audit, "judgment": k_judgment,
     "no_major_outlay": k_no_major_outlay, "compare": k_compare, "min_cash": k_min_cash,
-    "min_cash_rolling": k_min_cash_rolling, "cash_share": k_cash_share, "cash_paid": k_cash_paid,
+    "min_cash_rolling": k_min_cash_rolling, "min_cash_plan_period": k_min_cash_plan_period,
+    "min_distributions": k_min_distributions, "any_of": k_any_of, "cash_share": k_cash_share, "cash_paid": k_cash_paid,
     "distribution_cap": k_cap, "vote": k_vote, "within_months": k_within_months,
     "attestation": k_attestation, "st_low_dividend": k_st_low_dividend, "sale_restriction": k_sale_restriction,
     "conditions_held": k_conditions_held,
@@ -768,11 +883,15 @@ def compile_policy(policy: pol.Policy) -> Model:
     b = _Builder(policy)
     b.build_series()
     b.build_major_outlay()
+
+    def ordered(specs):  # an any_of after the rules it reads (its minimum is theirs)
+        return [r for r in specs if r.kind != "any_of"] + [r for r in specs if r.kind == "any_of"]
+
     # conditions first: requirements read their aggregate
-    for spec in policy.conditions:
+    for spec in ordered(policy.conditions):
         b.m.rules.append(b.compile_rule(spec))
     b.build_aggregates()
-    for spec in policy.requirements:
+    for spec in ordered(policy.requirements):
         b.m.rules.append(b.compile_rule(spec))
     if policy.settings.regulatory_baseline:
         base = b.m.baseline = pol.load_baseline(policy.settings.regulatory_baseline)

@@ -9,11 +9,15 @@ on stderr, never a traceback; library warnings become short notes (:mod:`xlmodel
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from . import __version__
-from .errors import XlmodelError
+
+# Start-up: ``xlmodel --help`` and ``xlmodel policies`` import only what they use. Modules are
+# imported in the functions that need them (numpy, pandas and pydantic by the commands that use
+# them); the commands of xlmodel.workbook.cli and xlmodel.draft are registered for real only when
+# the command line names them, else as stubs with the same help (tests/test_scalar_path.py keeps
+# the two help texts equal).
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT = 0, 1, 2
 
@@ -70,12 +74,14 @@ class _Parser(argparse.ArgumentParser):
 
 
 def cmd_policies(args) -> int:
-    from .catalogue import compile_policy
+    from .errors import XlmodelError
     from .policy import POLICY_ID, find_plan, load_policy, plan_clauses, policy_source
 
     if args.action in ("check", "install"):
         return _policies_check_install(args)
     if args.action == "show":
+        from .catalogue import compile_policy  # (numpy: only where the rules are compiled)
+
         if not args.id:
             raise XlmodelError("policies show needs a policy id")
         p = load_policy(args.id)
@@ -89,8 +95,7 @@ def cmd_policies(args) -> int:
         print()
         if p.major_outlay:
             mo = p.major_outlay
-            print(f"重大支出 Major outlay [{mo.clause}]: {mo.definition}"
-                  + (f", ≥ {mo.ratio:.0%} of {mo.basis}" + (f" {mo.combine} > {mo.floor:,.0f} 元" if mo.floor else "") if mo.definition == 'formula' else " (board determination)"))
+            print(f"重大支出 Major outlay [{mo.clause}]: {mo.definition}{mo.summary()}")
         for rd in m.rules:
             s = rd.spec
             tag = "条件 condition" if rd.role == "condition" else ("警告 warn" if s.severity == "warn" else "要求 requirement")
@@ -131,6 +136,7 @@ def _error(message: str) -> None:
 
 
 def _policies_check_install(args) -> int:
+    from .errors import XlmodelError
     """`policies check FILE`: every problem of one policy file at once; `policies install FILE`:
     the same check, then a copy in the user's plan folder."""
     from .plans import check_policy_file, install_policy_file
@@ -157,6 +163,9 @@ def _policies_check_install(args) -> int:
 
 
 def cmd_evaluate(args) -> int:
+    import json
+
+    from .errors import XlmodelError
     from .case import load_case
     from .evaluator import evaluate, evaluate_years
     from .report import render_by_year, render_table
@@ -229,7 +238,40 @@ def _json(rep) -> dict:
     return {**{k: d[k] for k in keys}, **{k: v for k, v in d.items() if k not in keys}}
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: the commands other modules add (:func:`xlmodel.workbook.cli.add_commands`, :func:`xlmodel.draft.command.add_command`),
+#: in their order, with their help: what ``xlmodel --help`` lists without importing those modules
+LAZY_COMMANDS = {
+    "check": ("workbook", "read a filled-in workbook back, evaluate it and check its integrity"),
+    "refresh": ("workbook", "rebuild a workbook with the current plan and generator, keeping its inputs"),
+    "build": ("workbook", "write a formula-backed workbook for a case or an empty policy model"),
+    "samples": ("workbook", "evaluate the bundled sample cases and build their workbooks"),
+    "draft": ("draft", "draft a policy file from a plan's published text (review before use)"),
+}
+
+
+def _stubs(sub, module: str) -> None:
+    for name, (mod, text) in LAZY_COMMANDS.items():
+        if mod == module:
+            sub.add_parser(name, help=text)
+
+
+def _command_word(argv: list[str]) -> str | None:
+    """The command the arguments name (the first word that is not an option or --plans' folder)."""
+    skip = False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a == "--plans":
+            skip = True
+        elif a == "--":
+            continue
+        elif not a.startswith("-"):
+            return a
+    return None
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser; given the arguments to parse, it registers ``draft`` fully only when they name it."""
     p = _Parser(prog="xlmodel", description="Shareholder dividend return plans (股东分红回报规划) as Excel models.",
                 epilog=EXIT_HELP[None] + "\n\nUser guide: docs/user-guide.md; rules: docs/domain.md.",
                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -261,14 +303,18 @@ def build_parser() -> argparse.ArgumentParser:
     se.add_argument("--force", action="store_true", help="overwrite the output file")
     se.set_defaults(func=cmd_evaluate)
 
-    try:
+    word = None if argv is None else _command_word(argv)
+    full = argv is None or word in LAZY_COMMANDS
+    if full and (argv is None or LAZY_COMMANDS[word][0] == "workbook"):
         from .workbook.cli import add_commands
-    except ImportError:  # pragma: no cover - the workbook module is part of the package
-        add_commands = None
-    if add_commands:
         add_commands(sub)
-    from .draft.command import add_command as add_draft  # xlmodel draft PLAN.txt -o plan.yaml (xlmodel/draft/)
-    add_draft(sub)
+    else:
+        _stubs(sub, "workbook")
+    if full and (argv is None or LAZY_COMMANDS[word][0] == "draft"):  # xlmodel draft PLAN.txt -o plan.yaml
+        from .draft.command import add_command as add_draft
+        add_draft(sub)
+    else:
+        _stubs(sub, "draft")
     for name, cmd in sub.choices.items():  # the exit codes, in every command's --help
         cmd.add_argument("--plans", action="append", metavar="DIR", dest="plans_after", default=argparse.SUPPRESS,
                          help=_PLANS_HELP)  # also after the command's name
@@ -279,10 +325,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(argv)
+    args = parser.parse_args(argv)
     from .libnotes import collecting, notes
 
-    parser = build_parser()
-    args = parser.parse_args(argv)
     with collecting() as caught:  # library warnings: our own short notes, never a library's file path
         try:
             return _run(args)
@@ -295,6 +342,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args) -> int:
+    from .errors import XlmodelError
     from .policy import cli_plan_dirs
 
     try:

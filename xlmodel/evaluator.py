@@ -1,8 +1,11 @@
-"""The evaluator: a compiled policy × inputs -> every calculation, on numpy arrays.
+"""The evaluator: a compiled policy × inputs -> every calculation.
 
-One code path serves a single case (arrays of length 1) and the batch (one
-element per company-year): :class:`ArrayEnv` reads inputs through a getter and
-computes the model's calculations lazily, once each.
+Three renderings of the same expression trees compute (:mod:`xlmodel.compiled`): one case in
+plain Python (:func:`evaluate`, :func:`evaluate_years`, the timeline of a workbook, the worksheet
+functions), many cases on numpy arrays without per-row Python (:func:`evaluate_arrays`, the
+batch), and the reference, ``Node.eval`` through :class:`ArrayEnv` (:func:`reference_arrays`),
+which reads inputs through a getter and computes the model's calculations lazily, once each.
+The parity tests hold the three to the same values.
 """
 
 from __future__ import annotations
@@ -94,6 +97,41 @@ def encode(fid: str, values: list) -> tuple[np.ndarray, np.ndarray]:
     return arr, absent
 
 
+_BY_ID: dict[str, tuple] = {}
+
+
+def _stat_key(path) -> tuple | None:
+    import os
+
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+def plan_by_id(pid) -> Policy:
+    """:func:`xlmodel.policy.policy_by_id`, remembered while nothing it depends on changes: the plan
+    folders (:func:`~xlmodel.policy.plan_directories`), each folder's entries (its modification time,
+    size and inode change when a file is added, removed or renamed) and the plan file itself."""
+    from .policy import plan_directories
+
+    if not isinstance(pid, str):
+        return policy_by_id(pid)
+    dirs = tuple((d.path, d.origin) for d in plan_directories())
+    hit = _BY_ID.get(pid)
+    if hit is not None and hit[0] == dirs and hit[1] == tuple(_stat_key(p) for p, _ in dirs) \
+            and hit[2] == _stat_key(hit[3]):
+        return hit[4]
+    stamps = tuple(_stat_key(p) for p, _ in dirs)
+    policy = policy_by_id(pid)
+    from .policy import find_policy
+
+    path = find_policy(pid).resolve()
+    _BY_ID[pid] = (dirs, stamps, _stat_key(path), path, policy)
+    return policy
+
+
 _MODELS: dict[int, tuple[Policy, cat.Model]] = {}
 
 
@@ -104,6 +142,17 @@ def model_for(policy: Policy | str) -> cat.Model:
     hit = _MODELS.get(id(policy))
     if hit is None or hit[0] is not policy:
         hit = _MODELS[id(policy)] = (policy, cat.compile_policy(policy))
+    return hit[1]
+
+
+_ATTEST: dict[int, tuple] = {}
+
+
+def attestation_ids(model: cat.Model) -> list[str]:
+    """``model.attestation_ids()``, once per model."""
+    hit = _ATTEST.get(id(model))
+    if hit is None or hit[0] is not model:
+        hit = _ATTEST[id(model)] = (model, model.attestation_ids())
     return hit[1]
 
 
@@ -137,22 +186,60 @@ def timeline_getter(case: Case, years: list[int]) -> Getter:
     return get
 
 
-def evaluate_timeline(model: cat.Model, case: Case, years: list[int]) -> ArrayEnv:
-    """Every calculation in every one of ``years`` (one array element per year)."""
-    return evaluate_arrays(model, len(years), timeline_getter(case, years), years)
+def evaluate_timeline(model: cat.Model, case: Case, years: list[int], params: dict | None = None):
+    """Every calculation in every one of ``years`` (one array element per year; the scalar path,
+    one evaluation per year, read like :class:`ArrayEnv`)."""
+    from .compiled import Unsupported, TimelineEnv
+
+    try:
+        return TimelineEnv(model, case, years, params)
+    except Unsupported:
+        return reference_arrays(model, len(years), timeline_getter(case, years), years, params)
 
 
-def evaluate_arrays(model: cat.Model, n: int, getter: Getter, years=None, params: dict | None = None) -> ArrayEnv:
+def evaluate_arrays(model: cat.Model, n: int, getter: Getter, years=None, params: dict | None = None):
+    """Every calculation for ``n`` cases at once (the compiled numpy program; ``Node.eval`` for a
+    tree it cannot compile). The result reads like :class:`ArrayEnv`."""
+    from .compiled import Unsupported, vector_program
+
+    try:
+        prog = vector_program(model, params)
+    except Unsupported:
+        return reference_arrays(model, n, getter, years, params)
+    return prog.evaluate(getter, years, n, params)
+
+
+def reference_arrays(model: cat.Model, n: int, getter: Getter, years=None, params: dict | None = None) -> ArrayEnv:
+    """Every calculation by ``Node.eval`` (the reference the compiled renderings are tested against)."""
     env = ArrayEnv(model, n, getter, years, params)
     for name in model.scalars:
         env.calc(name, None)
     return env
 
 
+def evaluate_one(model: cat.Model, case: Case, params: dict | None = None):
+    """One case in its evaluation year: the scalar program (``Node.eval`` for a tree it cannot compile)."""
+    from .compiled import Unsupported, evaluate_scalar
+
+    try:
+        return evaluate_scalar(model, case, params)
+    except Unsupported:
+        return reference_arrays(model, 1, case_getter(case), case.evaluation_year, params)
+
+
 # ---- reports ---------------------------------------------------------------
 
 def py(v, unit: str | None = None):
     """A numpy element -> a JSON-friendly Python value ("" -> None; date serials -> ISO)."""
+    c = v.__class__
+    if c is float:  # the scalar path's values first
+        if unit == "日期":
+            return from_serial(v).isoformat() if v >= 1 else None
+        return v + 0.0
+    if c is str:
+        return None if v == "" else v
+    if c is bool:
+        return v
     if isinstance(v, str) and v == "":
         return None
     if isinstance(v, (np.bool_, bool)):
@@ -184,16 +271,15 @@ def evaluate(case: Case, policy: Policy | None = None, *, baseline: bool = True,
     workbook whose editable parameters were changed computes them."""
     from .report import build_report
 
-    policy = policy or policy_by_id(case.policy)  # a case names its plan by id, never by a path
+    policy = policy or plan_by_id(case.policy)  # a case names its plan by id, never by a path
     if not baseline:
         policy = plan_only(policy)
     model = model_for(policy)
-    check_attestations(case, model.attestation_ids())
+    check_attestations(case, attestation_ids(model))
     unknown = sorted(set(params or {}) - set(model.params))
     if unknown:
         raise ValueError(f"unknown parameters: {', '.join(unknown)}")
-    env = evaluate_arrays(model, 1, case_getter(case), case.evaluation_year, params)
-    return build_report(model, env, 0, case)
+    return build_report(model, evaluate_one(model, case, params), 0, case)
 
 
 def plan_timeline(policy: Policy, year: int) -> list[int]:
@@ -209,14 +295,13 @@ def evaluate_years(case: Case, policy: Policy | None = None, *, baseline: bool =
 
     from .report import build_report
 
-    policy = policy or policy_by_id(case.policy)
+    policy = policy or plan_by_id(case.policy)
     if not baseline:
         policy = plan_only(policy)
     model = model_for(policy)
-    check_attestations(case, model.attestation_ids())
-    years = plan_timeline(policy, case.evaluation_year)
-    getter = timeline_getter(case, years)
-    env = evaluate_arrays(model, len(years), getter, years, params)
-    return [build_report(model, env, j, case if y == case.evaluation_year
-                         else dataclasses.replace(case, evaluation_year=y, attestations={}))
-            for j, y in enumerate(years)]
+    check_attestations(case, attestation_ids(model))
+    out = []
+    for y in plan_timeline(policy, case.evaluation_year):
+        at = case if y == case.evaluation_year else dataclasses.replace(case, evaluation_year=y, attestations={})
+        out.append(build_report(model, evaluate_one(model, at, params), 0, at))
+    return out

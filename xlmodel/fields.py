@@ -29,9 +29,12 @@ class Field:
     per_year: bool = True
     choices: tuple[str, ...] = ()
     default_zero: bool = False  # distribution amounts default to 0 when absent
+    unit: str = ""  # the unit shown, where it is not the kind's (a count of distributions: 次)
 
     @property
     def unit_zh(self) -> str:
+        if self.unit:
+            return self.unit
         return {
             Kind.AMOUNT: "元",
             Kind.RATIO: "%",
@@ -88,6 +91,9 @@ YEAR_FIELDS: tuple[Field, ...] = (
     Field("operating_cash_flow", "经营活动产生的现金流量净额", "Operating cash flow", _A),
     Field("revenue", "营业收入", "Revenue", _A),
     Field("rd_expense", "研发投入", "R&D expense", _A),
+    # for gates a plan words on them (经营现金流净额低于注册资本20%; 期末现金及现金等价物余额为正值)
+    Field("cash_and_equivalents", "期末现金及现金等价物余额", "Cash and cash equivalents at year end", _A),
+    Field("registered_capital", "注册资本", "Registered capital", _A),
     Field("share_count", "总股本", "Total shares", _C),
     Field("audit_opinion", "审计意见", "Audit opinion", _E, choices=tuple(AUDIT_OPINIONS)),
     Field("planned_major_outlay", "未来十二个月拟投资、收购资产等累计支出", "Planned 12-month outlay (excl. raised funds)", _A),
@@ -100,10 +106,14 @@ YEAR_FIELDS: tuple[Field, ...] = (
     Field("buyback_cancelled", "回购并注销金额", "Buybacks cancelled", _A, default_zero=True),
     Field("stock_dividend", "股票股利金额", "Stock dividend", _A, default_zero=True),
     Field("capital_reserve_conversion", "资本公积转增股本金额", "Capital reserve conversion", _A, default_zero=True),
+    # 原则上每年度进行两次分红: how many distributions the year's profit is distributed in (interim + final)
+    Field("distribution_count", "本年度利润分配次数（含中期）", "Distributions of the year (interim and final)", _C, unit="次"),
     # interim (half-year) dividends: cash_dividend above includes them; these check the interim on its own figures
     Field("interim_cash_dividend", "中期现金分红金额（已含于现金分红总额）", "Interim cash dividend (included in the cash dividend)", _A,
           default_zero=True),
     Field("half_year_distributable_profit", "半年度实现的可分配利润", "Half-year distributable profit", _A),
+    # CSRC 2023: the AGM-authorised interim dividend may not exceed the period's net profit attributable
+    Field("half_year_net_profit_attributable", "半年度归属于上市公司股东的净利润", "Half-year net profit attributable", _A),
     Field("half_year_audit_opinion", "半年度财务报告审计意见", "Half-year report audit opinion", _E,
           choices=tuple(HALF_YEAR_OPINIONS)),
     # market facts for the controlling-shareholder sale restriction (DOMAIN.md §5), as of the evaluation

@@ -60,6 +60,9 @@ def _ratio(v):
 
 
 Ratio = Annotated[float, BeforeValidator(_ratio), Field(ge=0, le=1)]
+#: a share of an AVERAGE over a window may pass 100% (35% of three years' total = 105% of their average);
+#: the rule checks it against the window's length (at most 100% of the window's total)
+WindowRatio = Annotated[float, BeforeValidator(_ratio), Field(ge=0, le=10)]
 
 
 class _Base(BaseModel):
@@ -139,9 +142,21 @@ class Compare(RuleBase):
 # ---- requirements -------------------------------------------------------
 
 class PctComponent(_Base):
+    """``ratio`` × a basis; or, with ``by_year``, a ratio by fiscal year (65% → 70% → 75%): each year's
+    ratio applies from that fiscal year on (before the first listed year, the first year's)."""
+
     type: Literal["pct"]
-    ratio: Ratio
+    ratio: Ratio | None = None
+    by_year: dict[Annotated[int, Field(ge=2000, le=2100)], Ratio] | None = None
     basis: Measure
+
+    @model_validator(mode="after")
+    def _one_ratio(self):
+        if (self.ratio is None) == (self.by_year is None):
+            raise ValueError("give either 'ratio' or 'by_year' (a ratio for each fiscal year)")
+        if self.by_year is not None and not 1 <= len(self.by_year) <= 10:
+            raise ValueError("'by_year' lists one to ten fiscal years")
+        return self
 
 
 class FixedComponent(_Base):
@@ -158,21 +173,97 @@ Component = Annotated[Union[PctComponent, FixedComponent, PerShareComponent], Fi
 
 
 class MinCash(RuleBase):
-    """Minimum cash of the evaluation year: % of a basis, fixed amount, per share; higher-of / lower-of."""
+    """Minimum of the evaluation year: % of a basis, fixed amount, per share; higher-of / lower-of.
+
+    ``measure``: what must reach it — ``cash`` (cash dividends and the buybacks the settings count),
+    ``cash_dividend`` (dividends alone: a 每股派息 floor beside a ratio that counts buybacks) or
+    ``distribution`` (cash and stock: 每年累计分配的利润不低于…, a total-distribution floor).
+    ``raises_minimum: false``: a target or flag (约50%) that informs without raising the minimum
+    cash dividend (usually with ``severity: warn``)."""
 
     kind: Literal["min_cash"]
     components: list[Component] = Field(min_length=1)
     combine: Literal["higher_of", "lower_of"] = "higher_of"
+    measure: Literal["cash", "cash_dividend", "distribution"] = "cash"
+    raises_minimum: bool = True
+
+
+def _window_ratio(ratio: float, n: int, basis_mode: str) -> None:
+    if basis_mode == "total" and ratio > 1:
+        raise ValueError(f"a share of the window's total profit is at most 100% (got {ratio:g})")
+    if basis_mode == "average" and ratio > n + 1e-12:
+        raise ValueError(f"a share of the average over {n} years is at most {n * 100:g}% (= 100% of their total; "
+                         f"got {ratio:.4g})")
 
 
 class MinCashRolling(RuleBase):
-    """Cash over the last N years ≥ ratio × the average annual basis of those years."""
+    """Cash over the last N years ≥ ratio × the average annual basis of those years
+    (``basis_mode: total``: ratio × the window's total basis)."""
 
     kind: Literal["min_cash_rolling"]
     window: int = Field(ge=2, le=5)
-    ratio: Ratio
+    basis_mode: Literal["average", "total"] = "average"
+    ratio: WindowRatio
     basis: Measure = "distributable_profit"
     mode: Literal["last", "any"] = "last"
+    raises_minimum: bool = True
+
+    @field_validator("ratio")
+    @classmethod
+    def _ratio_fits(cls, v, info):
+        if "window" in info.data:
+            _window_ratio(v, info.data["window"], info.data.get("basis_mode", "average"))
+        return v
+
+
+class MinCashPlanPeriod(RuleBase):
+    """Cumulative cash over the plan's own fiscal years (``years``, by default ``plan_years``) ≥ ratio ×
+    their average annual basis (``basis_mode: total``: × their total). Checked (pass/fail) in the last
+    of those years; before it, shown as progress (not applicable, with the bound as if the period ended
+    that year); years outside the period are never counted."""
+
+    kind: Literal["min_cash_plan_period"]
+    years: tuple[Annotated[int, Field(ge=2000, le=2100)], Annotated[int, Field(ge=2000, le=2100)]] | None = None
+    basis_mode: Literal["average", "total"] = "average"
+    ratio: WindowRatio
+    basis: Measure = "distributable_profit"
+    raises_minimum: bool = True
+
+    @field_validator("years")
+    @classmethod
+    def _years_fit(cls, v):
+        if v is not None and not 0 <= v[1] - v[0] <= 9:
+            raise ValueError("'years' is [first, last] fiscal year of the period, at most ten years")
+        return v
+
+    @field_validator("ratio")
+    @classmethod
+    def _ratio_fits(cls, v, info):
+        years, mode = info.data.get("years"), info.data.get("basis_mode", "average")
+        if years is not None:
+            _window_ratio(v, years[1] - years[0] + 1, mode)
+        elif mode == "total" and v > 1:  # the average against the plan's years: checked with the policy
+            raise ValueError(f"a share of the period's total profit is at most 100% (got {v:g})")
+        return v
+
+
+class MinDistributions(RuleBase):
+    """At least ``count`` distributions of the year's profit (原则上每年度进行两次分红: interim and final),
+    from the input ``distribution_count``."""
+
+    kind: Literal["min_distributions"]
+    count: int = Field(ge=1, le=12)
+
+
+class AnyOf(RuleBase):
+    """One requirement (or condition) met by any of other rules, its alternatives (``rules``): e.g.
+    annual 10% OR rolling 30%; operating cash flow OR cash and equivalents positive. The alternatives
+    are shown met / not met and count only through this rule (not in the overall result, the
+    conditions or the minimum cash dividend on their own); its minimum is the lowest an applicable
+    alternative needs. A group of conditions needs ``role: condition``."""
+
+    kind: Literal["any_of"]
+    rules: list[str] = Field(min_length=2, max_length=10)
 
 
 class CashShare(RuleBase):
@@ -281,9 +372,9 @@ class ConditionsHeld(RuleBase):
 
 
 RuleSpec = Annotated[
-    Union[Positive, AuditOpinion, Judgment, NoMajorOutlay, Compare, MinCash, MinCashRolling,
-          CashShare, CashPaid, DistributionCap, Vote, WithinMonths, Attestation, StLowDividend,
-          SaleRestriction, ConditionsHeld],
+    Union[Positive, AuditOpinion, Judgment, NoMajorOutlay, Compare, MinCash, MinCashRolling, MinCashPlanPeriod,
+          MinDistributions, AnyOf, CashShare, CashPaid, DistributionCap, Vote, WithinMonths, Attestation,
+          StLowDividend, SaleRestriction, ConditionsHeld],
     Field(discriminator="kind"),
 ]
 CONDITION_KINDS = ("positive", "audit_opinion", "judgment", "no_major_outlay", "compare")
@@ -296,29 +387,85 @@ def role_of(spec) -> str:
     return spec.role or ("condition" if spec.kind in CONDITION_KINDS else "requirement")
 
 
+OutlayBasis = Literal["total_assets", "net_assets", "revenue"]
+
+
+class OutlayBranch(_Base):
+    """One test of a major outlay: planned outlay ``op`` ratio × basis, joined (``combine``) with an
+    optional amount floor (planned outlay ``floor_op`` floor). 达到或超过 / 以上 → ``>=``; 超过 → ``>``."""
+
+    basis: OutlayBasis
+    ratio: Ratio
+    op: Literal[">=", ">"] = ">="
+    floor: float | None = Field(default=None, ge=0)
+    floor_op: Literal[">", ">="] = ">"
+    combine: Literal["and", "or"] = "and"
+
+
 class MajorOutlay(_Base):
-    """How the plan defines a major investment or cash outlay (重大投资计划或重大现金支出)."""
+    """How the plan defines a major investment or cash outlay (重大投资计划或重大现金支出).
+
+    ``formula``: one test (``basis``, ``ratio``, ``ratio_op``, optional ``floor`` with ``floor_op``,
+    joined by ``combine``), or ``branches``: several tests, any of which makes the outlay major
+    (≥ 30% of net assets OR ≥ 20% of total assets), each with its own basis, op and floor."""
 
     clause: str
     quote: str
     definition: Literal["board", "formula"]
-    basis: Literal["total_assets", "net_assets"] | None = None
+    basis: OutlayBasis | None = None
     ratio: Ratio | None = None
+    ratio_op: Literal[">=", ">"] = ">="
     floor: float | None = Field(default=None, ge=0)
+    floor_op: Literal[">", ">="] = ">"
     combine: Literal["and", "or"] = "and"
+    branches: list[OutlayBranch] | None = Field(default=None, min_length=2, max_length=6)
 
     @model_validator(mode="after")
     def _complete(self):
-        if self.definition == "formula" and (self.basis is None or self.ratio is None):
-            raise ValueError("a formula definition needs 'basis' and 'ratio'")
+        single = self.basis is not None or self.ratio is not None or self.floor is not None
+        if self.branches is not None:
+            if self.definition != "formula":
+                raise ValueError("'branches' belong to a formula definition")
+            if single:
+                raise ValueError("give either 'branches' or one test ('basis', 'ratio', 'floor'), not both")
+        elif self.definition == "formula" and (self.basis is None or self.ratio is None):
+            raise ValueError("a formula definition needs 'basis' and 'ratio' (or 'branches')")
         return self
+
+    def summary(self) -> str:
+        """One line for ``policies show``: ``≥ 30% of net_assets and > 50,000,000 元`` (OR between branches)."""
+        if self.definition != "formula":
+            return " (board determination)"
+        parts = []
+        for t in self.tests():
+            one = f"{'≥' if t.op == '>=' else '>'} {t.ratio:.0%} of {t.basis}"
+            if t.floor is not None:
+                one += f" {t.combine} {'≥' if t.floor_op == '>=' else '>'} {t.floor:,.0f} 元"
+            parts.append(one)
+        return ", " + " OR ".join(f"({x})" if len(parts) > 1 else x for x in parts)
+
+    def tests(self) -> list[OutlayBranch]:
+        """The definition's tests (one for a single-test formula)."""
+        if self.branches is not None:
+            return list(self.branches)
+        return [OutlayBranch(basis=self.basis, ratio=self.ratio, op=self.ratio_op, floor=self.floor,
+                             floor_op=self.floor_op, combine=self.combine)]
 
 
 class Settings(_Base):
     regulatory_baseline: str | None = "cn-regulatory-baseline-2024"  # templates/baseline/<id>.yaml, or null
     cash_includes_buybacks: bool = True
+    #: which buybacks the plan's cash counts: every bidding/tender buyback (``buyback_amount``), or only
+    #: those cancelled (``buyback_cancelled``: 以现金回购股份并注销的，回购金额纳入分红比例计算)
+    cash_buyback_basis: Literal["buyback_amount", "buyback_cancelled"] = "buyback_amount"
     retained_earnings_basis: Literal["lower", "consolidated", "parent"] = "lower"
     distribution_includes_stock: bool = True
+
+    @model_validator(mode="after")
+    def _buybacks(self):
+        if self.cash_buyback_basis != "buyback_amount" and not self.cash_includes_buybacks:
+            raise ValueError("'cash_buyback_basis' says which buybacks count: it needs cash_includes_buybacks: true")
+        return self
 
 
 class ClauseEntry(_Base):
@@ -427,6 +574,14 @@ def _cross_check(policy: Policy, plan_text: str | None) -> list[Problem]:
         if r.clause not in policy.clauses:
             probs.append(Problem(f"rule '{r.id}', field 'clause'", f"clause {r.clause!r} is not listed under 'clauses'"))
         cited.setdefault(r.clause, set()).add(r.kind)
+    probs += _group_problems(policy, ids)
+    for r in policy.rules:
+        if r.kind == "min_cash_plan_period" and r.years is None and hasattr(policy, "plan_years"):
+            lo, hi = policy.plan_years
+            try:
+                _window_ratio(r.ratio, hi - lo + 1, r.basis_mode)
+            except ValueError as e:
+                probs.append(Problem(f"rule '{r.id}', field 'ratio'", f"{e} (the plan years {lo}–{hi})"))
     needs_outlay = any(r.kind == "no_major_outlay" or (r.kind == "cash_share" and r.table) for r in policy.rules)
     if needs_outlay and getattr(policy, "major_outlay", None) is None:
         probs.append(Problem("field 'major_outlay'", "a rule needs the plan's definition of a major outlay"))
@@ -458,6 +613,35 @@ def _cross_check(policy: Policy, plan_text: str | None) -> list[Problem]:
     for where, cid, quote in quoted:
         if cid in clauses and plantext.normalise(quote) not in plantext.normalise(plantext.section_text(clauses, cid)):
             probs.append(Problem(f"{where}, field 'quote'", f"not found in the text of clause {cid}"))
+    return probs
+
+
+def _group_problems(policy, ids: list[str]) -> list[Problem]:
+    """``any_of`` rules: their alternatives exist, are not groups themselves, belong to one group only and
+    share one role, which is the group's."""
+    probs: list[Problem] = []
+    owner: dict[str, str] = {}
+    for g in [r for r in policy.rules if r.kind == "any_of"]:
+        where = f"rule '{g.id}', field 'rules'"
+        if len(set(g.rules)) != len(g.rules):
+            probs.append(Problem(where, "an alternative is listed twice"))
+        roles = set()
+        for rid in g.rules:
+            if rid == g.id or rid not in ids:
+                probs.append(Problem(where, f"no rule {rid!r} (other than this one) to be an alternative"))
+                continue
+            m = policy.rule(rid)
+            if m.kind == "any_of":
+                probs.append(Problem(where, f"{rid!r} is itself an any_of: list its alternatives here instead"))
+            if rid in owner:
+                probs.append(Problem(where, f"{rid!r} is already an alternative of {owner[rid]!r}"))
+            owner[rid] = g.id
+            roles.add(role_of(m))
+        if len(roles) > 1:
+            probs.append(Problem(where, "the alternatives mix conditions and requirements"))
+        elif roles and role_of(g) not in roles:
+            want = roles.pop()
+            probs.append(Problem(f"rule '{g.id}', field 'role'", f"its alternatives are {want}s: give role: {want}"))
     return probs
 
 

@@ -202,24 +202,56 @@ def _min_cash_note(model: cat.Model, val) -> tuple[str, str]:
     return "", ""
 
 
+_RULE_PLANS: dict[int, tuple] = {}
+
+
+def _rule_plan(model: cat.Model) -> list[tuple]:
+    """Per rule, what a report reads of it (the calculation names, which parts it has, its bound kind),
+    worked out once per model."""
+    hit = _RULE_PLANS.get(id(model))
+    if hit is None or hit[0] is not model:
+        plan = []
+        for rd in model.rules:
+            rid, ck = rd.spec.id, rd.check
+            plan.append((rd, rd.spec, ck.unit, f"{rid}.status", f"{rid}.actual",
+                         f"{rid}.required" if ck.required is not None else None,
+                         f"{rid}.shortfall" if ck.shortfall is not None else None,
+                         f"{rid}.margin" if rd.has_margin else None,
+                         f"{rid}.reason" if f"{rid}.reason" in model.scalars else None, rd.bound))
+        hit = _RULE_PLANS[id(model)] = (model, plan)
+    return hit[1]
+
+
 def build_report(model: cat.Model, env: ArrayEnv, i: int, case) -> Report:
-    def val(name, unit=None):
-        return py(env.calc(name, None)[i], unit)
+    values, index = getattr(env, "values", None), getattr(env, "index", None)
+    if values is not None and index is not None:  # one case's values (the scalar path): a tuple and its index
+        def val(name, unit=None):
+            v = values[index[name]]
+            c = v.__class__  # py(v, unit), its commonest cases first
+            if c is bool:
+                return v
+            if c is str:
+                return None if v == "" else v
+            if c is float and unit != "日期":
+                return v + 0.0
+            return py(v, unit)
+    else:  # element i of each calculation's array
+        def val(name, unit=None):
+            return py(env.calc(name, None)[i], unit)
 
     results = []
     ey = case.evaluation_year
-    for rd in model.rules:
-        s, u = rd.spec, rd.check.unit
-        status = val(f"{s.id}.status")
-        a = val(f"{s.id}.actual", u)
-        r = val(f"{s.id}.required", u) if rd.check.required is not None else None
-        sf = val(f"{s.id}.shortfall") if rd.check.shortfall is not None else None
-        margin = val(f"{s.id}.margin") if rd.has_margin else None
-        reason = val(f"{s.id}.reason") if status == "not_applicable" and f"{s.id}.reason" in model.scalars else None
+    for rd, s, u, st_name, a_name, r_name, sf_name, m_name, reason_name, bound in _rule_plan(model):
+        status = val(st_name)
+        a = val(a_name, u)
+        r = val(r_name, u) if r_name is not None else None
+        sf = val(sf_name) if sf_name is not None else None
+        margin = val(m_name) if m_name is not None else None
+        reason = val(reason_name) if status == "not_applicable" and reason_name is not None else None
         miss = _missing(rd, env, i, ey) if status == "missing_input" else []
         zh, en = _explain(rd, status, a, r, sf, miss, reason, _context(model, val, rd))
         results.append(RuleResult(s.id, s.clause, s.kind, rd.role, s.severity, s.title_zh, s.title_en,
-                                  status, a, r, rd.bound if r is not None else None, margin, sf, u, zh, en, reason, miss))
+                                  status, a, r, bound if r is not None else None, margin, sf, u, zh, en, reason, miss))
     p = model.policy
     note_zh, note_en = _min_cash_note(model, val)
     return Report(

@@ -187,7 +187,7 @@ def _adopted(text: str) -> dt.date | None:
 
 def _settings(d: Draft) -> dict:
     s = {"cash_includes_buybacks": True, "retained_earnings_basis": "lower"}
-    s.update({k: v for k, v in d.settings.items() if k in s})
+    s.update({k: v for k, v in d.settings.items() if k in s or k == "cash_buyback_basis"})
     return s
 
 

@@ -19,6 +19,7 @@ def finish(d: Draft) -> None:
     _dedupe(d)
     _order(d)
     _ids(d)
+    _groups(d)
 
 
 def _interim(d: Draft) -> None:
@@ -118,6 +119,17 @@ def _ids(d: Draft) -> None:
     refs = {f"{{rule:{id(r)}}}": r.id for r in d.rules}
     for cid, notes in d.infos.items():
         d.infos[cid] = [_refs(n, refs) for n in notes]
+
+
+def _groups(d: Draft) -> None:
+    """An any_of names its alternatives by id (they are Rule objects while drafting)."""
+    for g in [r for r in d.rules if r.kind == "any_of"]:
+        members = g.params["rules"]
+        if not all(m in d.rules for m in members):  # an alternative merged into another clause's rule
+            d.rules.remove(g)
+            d.review(g.clause, "“或”连接的两项下限：其一与其他条款的规则合并，未起草为一项 either-of minimums: not drafted as one")
+            continue
+        g.params["rules"] = [m.id for m in members]
 
 
 def _refs(note: str, refs: dict[str, str]) -> str:

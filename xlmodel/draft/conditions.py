@@ -34,11 +34,14 @@ _NPA_POS = re.compile(rf"(?:当期|当年|该年度|年度)?{NPA}{POSITIVE}")
 _NET_POS = re.compile(rf"(?:当期|当年|该年度|年度)?(?:税后)?净利润{POSITIVE}")
 _PROFITABLE = re.compile(r"(?:当年|年度|当期|每年|该年度)?(?:实现)?盈利(?!能力|水平|情况|状况|规模|的稳定性|但|且未|而)")
 _CASH_FLOW = re.compile(r"现金流(?:量)?(?:状况)?(?:充裕|充足|良好)|现金流(?:量)?(?:可以|能够)?满足[^。;]{0,30}?(?:需求|需要|经营|发展)")
-_OCF = re.compile(rf"经营(?:活动产生的|活动|性)?现金流(?:量)?净额{POSITIVE}")
+_OCF = re.compile(rf"经营(?:活动产生的|活动|性)?现金流(?:量)?净额(?P<alt>或(?:者)?(?:公司)?(?:期末)?现金及(?:现金)?等价物(?:的)?(?:余额)?)?"
+                  rf"{POSITIVE}")
 _GOING = re.compile(r"不(?:会)?(?:影响|损害)(?:公司)?(?:的)?(?:后续|正常)?(?:的)?持续经营(?:能力)?")
 _AUDIT = re.compile(r"(?:(?:审计机构|会计师事务所|注册会计师|审计报告)[^。;,]{0,40}?)?(?P<std>标准无保留|无保留)(?:的)?(?:审计)?意见")
 _NO_MAJOR = re.compile(r"(?:(?:未来)?(?:十二|12)个月内)?(?:无|没有|不存在|未发生)(?:(?!无|保留)[^。;,、]){0,40}?"
                        r"重大(?:投资计划|现金支出|资金支出|投资|支出)")
+_OCF_CAPITAL = re.compile(rf"经营(?:活动产生的|活动|性)?现金流(?:量)?(?:净额)?(?P<op>不低于|不少于|达到|高于|超过)(?:公司)?"
+                         rf"(?:当年|期末)?(?:的)?注册资本(?:的)?(?P<r>{RATIO})")
 _DEBT = re.compile(rf"资产负债率(?P<op>{OP_WORDS})?(?P<r>{RATIO})(?P<suf>以上|以下)?")
 _INTERIM_NO_AUDIT = re.compile(r"(?:中期|半年度|季度)[^。;)]{0,12}?(?:无需|不需|无须|不须)(?:经)?审计")
 
@@ -121,7 +124,8 @@ def _atoms(d: Draft, c: ClauseText, start: int, end: int, dry: bool = False) -> 
     def free(m) -> bool:
         return not any(x < m.end() and m.start() < y for x, y in taken)
 
-    for fn in (_retained, _distributable, _npa, _net, _profitable, _cash_flow, _ocf, _going, _audit, _no_major, _debt):
+    for fn in (_retained, _distributable, _npa, _net, _profitable, _cash_flow, _ocf, _ocf_capital, _going, _audit, _no_major,
+               _debt):
         for m in fn.pattern.finditer(s, start, end):
             if not free(m):
                 continue
@@ -198,9 +202,25 @@ def _cash_flow(d: Draft, c: ClauseText, m) -> None:
 def _ocf(d: Draft, c: ClauseText, m) -> None:
     rule = Rule("cond_operating_cash_flow", "compare", c.id, _quote(c, m),
                 {"measure": "operating_cash_flow", "op": ">", "amount": 0})
+    if m.group("alt"):  # 经营性现金流量净额或期末现金及等价物余额为正值: either of two conditions
+        cash = Rule("cond_cash_and_equivalents", "compare", c.id, _quote(c, m),
+                    {"measure": "cash_and_equivalents", "op": ">", "amount": 0})
+        d.add(rule)
+        d.add(cash)
+        d.add(Rule("cond_cash_flow_or_cash", "any_of", c.id, _quote(c, m), {"rules": [rule, cash]}, role="condition",
+                   note="两项条件以“或”连接：满足其一即可。"))
+        return
     if c.text.startswith("或", m.end()):
-        rule.review = "条件含“或”的替代项（如期末现金及现金等价物余额），架构不支持 an OR alternative is not expressible: drafted the first"
+        rule.review = "条件含“或”的替代项，未能读出 an OR alternative not recognised: drafted the first"
     d.add(rule)
+
+
+@_cond(_OCF_CAPITAL)
+def _ocf_capital(d: Draft, c: ClauseText, m) -> None:
+    """``经营活动产生的现金流量净额不低于注册资本的20%``: operating cash flow against registered capital."""
+    d.add(Rule("cond_ocf_registered_capital", "compare", c.id, _quote(c, m),
+               {"measure": "operating_cash_flow", "op": nb.op_of(m.group("op")), "ratio": nb.fmt_ratio(nb.ratio(m.group("r"))),
+                "of": "registered_capital"}))
 
 
 @_cond(_GOING)
@@ -246,6 +266,9 @@ _DEBT_GATE = re.compile(rf"资产负债率(?P<op>高于|超过|超|大于)(?P<r>
                         r"(?:可以?不|不进行|不实施|可不)")
 
 
+_REG_CAPITAL_GATE = re.compile(rf"经营(?:活动产生的|活动|性)?现金流(?:量)?(?:净额)?(?:低于|少于|小于)(?:公司)?注册资本(?:的)?(?P<r>{RATIO})")
+
+
 def find_gates(d: Draft) -> None:
     """``资产负债率高于70%的，可以不进行利润分配``: a condition of the cash dividend (debt ratio ≤ 70%)."""
     for c in d.clauses.values():
@@ -256,8 +279,16 @@ def find_gates(d: Draft) -> None:
             d.add(Rule("cond_debt_ratio", "compare", c.id, _quote(c, m),
                        {"measure": "total_liabilities", "op": "<=", "ratio": nb.fmt_ratio(r), "of": "total_assets"},
                        note="“高于…可不进行利润分配”：起草为现金分红条件（资产负债率不高于该比例）。"), (m.start(), m.end("r")))
-            if m.group("alt"):  # its numbers stay unread: the number check names them
-                d.review(c.id, f"“{m.group('alt')}”：另一替代条件未起草 an OR alternative of the gate is not drafted")
+            alt = m.group("alt") or ""
+            reg = _REG_CAPITAL_GATE.search(alt)
+            if reg:  # 或经营现金流净额低于注册资本20%，可不分利润: a second condition, ≥ 20% of registered capital
+                d.add(Rule("cond_ocf_registered_capital", "compare", c.id, _quote(c, m),
+                           {"measure": "operating_cash_flow", "op": ">=", "ratio": nb.fmt_ratio(nb.ratio(reg.group("r"))),
+                            "of": "registered_capital"},
+                           note="“经营现金流净额低于注册资本…可不分配”：起草为现金分红条件（不低于该比例）。"))
+                d.cover(c.id, *m.span())
+            elif alt:  # its numbers stay unread: the number check names them
+                d.review(c.id, f"“{alt}”：另一替代条件未起草 an OR alternative of the gate is not drafted")
             d.cover(c.id, m.end("alt") if m.group("alt") else m.end("r"), m.end())
 
 
@@ -291,7 +322,7 @@ def find_definitions(d: Draft) -> None:
 def _definition(d: Draft, c: ClauseText, start: int, end: int) -> None:
     s = c.text
     branches, floors, pos = [], [], start
-    for m in _BRANCH.finditer(s, start, end):
+    while (m := _BRANCH.search(s, pos, end)) is not None:  # the next test starts after the last one's floor
         branches.append(m)
         pos = m.end()
         f = _FLOOR.match(s, pos + (1 if s[pos:pos + 1] == "," else 0), end)
@@ -331,27 +362,46 @@ def _listed_definition(d: Draft, c: ClauseText, start: int, end: int) -> None:
 
 
 def _set_outlay(d: Draft, c: ClauseText, quote: str, branches, floors, body: str) -> None:
-    first, floor = branches[0], floors[0]
-    basis = _BASIS[first.group("basis")]
-    op = nb.op_of(first.group("op") or "", first.group("suf") or "") or ">="
-    mo: dict = {"clause": c.id, "quote": quote, "definition": "formula", "basis": basis,
-                "ratio": nb.fmt_ratio(nb.ratio(first.group("r")))}
-    why = []
-    if basis == "revenue":
-        mo["basis"] = "net_assets"
-        why.append("以营业收入为基数，架构只支持总资产/净资产 revenue as the basis is not expressible: drafted on net assets")
-    if op == ">":
-        why.append(f"“{first.group('op')}”为严格大于，架构按“≥”比较 a strict ratio test (>) is drafted as ≥: "
-                   "an outlay of exactly the threshold differs")
-    if floor is not None:
-        fop = nb.op_of(floor.group("op") or "", floor.group("suf") or "") or ">"
-        mo["floor"] = nb.fmt_amount(nb.amount(floor.group("a")))
-        mo["combine"] = "or" if (floor.group("join") or "").startswith("或") else "and"
-        if fop != ">":
-            why.append(f"金额下限“{floor.group('op') or floor.group('suf')}”含本数，架构按“>”比较 an inclusive floor is drafted as >")
-    if len(branches) > 1 or "之一" in body:
-        why.append(f"{len(branches)} 个标准（“或”），架构只支持一个 several alternative tests (OR) are not expressible: "
-                   "drafted the first")
+    """The definition: one test, or (several, 或 / 之一) ``branches`` any of which makes an outlay major,
+    each with its basis (net assets, total assets, revenue), its comparison on the ratio (达到或超过 / 以上 →
+    ``>=``, 超过 → ``>``) and an optional amount floor with its own comparison and join (且 / 或)."""
+    tests, why = [], []
+    for m, f in zip(branches, floors):
+        op = nb.op_of(m.group("op") or "", m.group("suf") or "") or ">="
+        if op not in (">=", ">"):
+            why.append(f"“{m.group('op') or m.group('suf')}”不是下限比较：按“≥”起草 not a lower bound: drafted as ≥")
+            op = ">="
+        t: dict = {"basis": _BASIS[m.group("basis")], "ratio": nb.fmt_ratio(nb.ratio(m.group("r"))), "op": op}
+        if f is not None:
+            fop = nb.op_of(f.group("op") or "", f.group("suf") or "") or ">"
+            if fop not in (">", ">="):
+                why.append(f"金额标准“{f.group('op') or f.group('suf')}”不是下限比较：按“>”起草 not a lower bound: drafted as >")
+                fop = ">"
+            t.update(floor=nb.fmt_amount(nb.amount(f.group("a"))), floor_op=fop,
+                     combine="or" if (f.group("join") or "").startswith("或") else "and")
+        tests.append(t)
+    mo: dict = {"clause": c.id, "quote": quote, "definition": "formula"}
+    if len(tests) == 1:
+        t = tests[0]
+        mo.update(basis=t["basis"], ratio=t["ratio"])
+        if t["op"] != ">=":
+            mo["ratio_op"] = t["op"]
+        if "floor" in t:
+            mo["floor"] = t["floor"]
+            if t["floor_op"] != ">":
+                mo["floor_op"] = t["floor_op"]
+            mo["combine"] = t["combine"]
+    else:
+        if len(tests) > 6:
+            why.append(f"{len(tests)} 个标准：起草前 6 个 more than six tests: the first six drafted")
+            tests = tests[:6]
+        mo["branches"] = tests
+        for prev, m in zip(branches, branches[1:]):  # 或 / 之一: any test; 且 between two ratios: both
+            between = c.text[prev.end(): m.start()]
+            if "且" in between and "或" not in between and "之一" not in body and not re.search(nb.AMOUNT, between):
+                why.append("两个比例标准以“且”连接（须同时满足），起草为任一满足 two ratio tests joined by 且 (both): "
+                           "drafted as either")
+                break
     d.major_outlay = mo
     for w in why:
         d.review(c.id, w)

@@ -43,6 +43,28 @@ def find_minimums(d: Draft) -> None:
     for c in d.clauses.values():
         for a, b in c.sentences():
             _sentence(d, c, a, b)
+            _per_share_alone(d, c, a, b)
+
+
+_PER_SHARE = re.compile(rf"每股(?:派发|派)?(?P<what>现金红利|现金股利|现金分红|派息|股息|分红|红利)(?:金额)?(?P<op>{OP_WORDS})(?:人民币)?"
+                        rf"(?P<ps>{nb.NUM})\s*元(?:人民币)?(?:\(含税\))?")
+
+
+def _per_share_alone(d: Draft, c: ClauseText, a: int, b: int) -> None:
+    """``公司每股派发现金红利不低于0.10元（含税）`` in a sentence of its own: a floor on dividends alone."""
+    for m in _PER_SHARE.finditer(c.text, a, b):
+        if d.is_covered(c.id, *m.span()) or nb.op_of(m.group("op")) not in (">=", ">"):
+            continue
+        amount = nb.number(m.group("ps"))
+        if amount is None:
+            continue
+        start = c.piece_at(*m.span())[0]
+        d.add(Rule("min_per_share", "min_cash", c.id, c.quote(start, m.end()),
+                   {"components": [{"type": "per_share", "amount": nb.fmt_amount(amount)}], "measure": "cash_dividend"},
+                   when=["conditions_met"], severity="warn" if "原则上" in c.text[a:m.start()] else "fail",
+                   note="每股派息下限只计现金红利（不含回购）。"), (start, m.end()))
+        if re.search(r"回购[^。]{0,16}?不计入", c.text[m.end():b]):
+            d.cover(c.id, m.end(), b)  # 以现金回购股份的金额不计入本项: what measure cash_dividend says
 
 
 def _shares(c: ClauseText, a: int, b: int) -> list[Share]:
@@ -60,19 +82,32 @@ def _sentence(d: Draft, c: ClauseText, a: int, b: int) -> None:
         if d.is_covered(c.id, *sh.m.span()):
             continue
         tail = sh.left[-40:]
-        if _NOT_MINIMUM.search(tail) or not (_CASH.search(sh.left) or _CASH.search(sh.right)):
+        # the cash word stands with the share, or opens the sentence part of a later 三年累计 term (…10%或三年累计不少于年均30%)
+        cash = _CASH.search(sh.left) or _CASH.search(sh.right) or ("累计" in sh.left and _CASH.search(c.text, a, sh.m.start()))
+        if _NOT_MINIMUM.search(tail) or not cash:
             continue
         basis = _last(_BASIS, sh.left[-48:])
         piece = c.text[c.piece_at(*sh.m.span())[0]: sh.m.start()]  # the comparison stands with the share
         op = _last(_OP, piece[-56:])
+        if op is not None and not re.search(nb.AMOUNT, piece[op.end():]) and nb.op_of(op.group(0)) == "<=" \
+                and basis is not None and not _is_rolling(sh, basis):
+            _ceiling(d, c, sh, basis, op)  # 现金分红总额不超过当年归母净利润的90%: a payout ceiling
+            continue
+        if (op is not None and nb.op_of(op.group(0)) == "<" and _is_rolling(sh, basis)
+                and re.search(r"不得|不能", sh.right)):  # 少于年均30%，不得增发新股: a flag (see _rolling)
+            _rolling(d, c, sh, basis, b)
+            continue
         if op is not None and (re.search(nb.AMOUNT, piece[op.end():]) or nb.op_of(op.group(0)) not in (">=", ">")):
             op = None  # 累计现金分红将达到32.98亿元，占……的比例为65%: the word compares the amount; 低于: not a minimum
-        if op is None and not sh.right.startswith(("以上", "及以上")):
+        band = op is None and re.match(rf"\s*(?:-|~|至)\s*{nb.RATIO}", sh.right) and basis is not None  # 应占……的30%-50%
+        about = op is None and basis is not None and re.search(r"约|左右", sh.left[-8:] + sh.right[:3])  # 应占……的约50%
+        if op is None and not sh.right.startswith(("以上", "及以上")) and not band and not about:
             continue
         if _is_rolling(sh, basis):
             _rolling(d, c, sh, basis, b)
         else:
             _annual(d, c, sh, basis, b)
+    _either_of(d, c, a, b)
 
 
 def _is_rolling(sh: Share, basis) -> bool:
@@ -118,28 +153,99 @@ def _annual(d: Draft, c: ClauseText, sh: Share, basis, end: int) -> None:
     comps: list[dict] = [{"type": "pct", "ratio": nb.fmt_ratio(r), "basis": field}]
     reviews = [why] if why else []
     pos = sh.m.end()
-    rng = re.match(rf"\s*(?:-|~|至)\s*({nb.RATIO})", s[pos:end])
-    if rng:
-        pos += rng.end()
-        reviews.append(f"比例区间（上限 {rng.group(1)}）：架构不支持分红上限，只起草下限 a payout band: the ceiling is not expressible")
-    if re.search(r"主要|为主", sh.right):
-        reviews.append("“主要采取现金分红”：下限针对全部利润分配，按现金起草 the floor is on the whole distribution "
-                       "(mostly cash): drafted on cash")
-    if re.search(r"约|左右", sh.left[-8:]):
-        reviews.append("“约”为目标比例而非下限 “approximately”: a target, drafted as a minimum")
-    combine, pos, more = _floors(c, pos, end, comps)
+    by_year, pos, more = _by_year(c, sh, pos, end)
     reviews += more
-    if re.search(r"[12]\d{3}年度?(?:、|和)[12]\d{3}年度?", sh.left) or re.search(r"逐年|逐步", sh.left):
-        reviews.append("按年度分别规定（或逐年提高）：架构不支持年度参数 year-specific thresholds are not expressible")
+    if by_year:
+        comps[0] = {"type": "pct", "by_year": by_year, "basis": field}
+    band = re.match(rf"\s*(?:-|~|至)\s*({nb.RATIO})", s[pos:end])
+    ceiling = None
+    if band:  # 应占……净利润的30%-50%: a minimum and a ceiling
+        ceiling = nb.ratio(band.group(1))
+        pos += band.end()
+    measure = "cash"
+    part = c.text[_part_start(c, sh): sh.m.start()]
+    rest = c.text[sh.m.end(): end]
+    if re.search(r"主要|为主", sh.right) or (re.search(r"分配的利润|利润分配", part) and "现金" not in part
+                                             and re.search(r"股票股利|股票", rest[:40])):
+        # 每年累计分配的利润不低于……55%，主要采取现金分红 / 可以采取现金分红或股票股利: on the whole distribution
+        measure = "distribution"
+    target = bool(re.search(r"约|左右", sh.left[-8:] + sh.right[:3]) or re.search(r"力争|争取|目标", part))
+    combine, pos, more, per_share = _floors(c, pos, end, comps)
+    reviews += more
+    if not by_year and re.search(r"逐步", sh.left):
+        reviews.append("逐步提高而未列出各年比例：按最终比例起草 a rising ratio without the years' values: drafted at the "
+                       "final ratio")
     start = _part_start(c, sh)
     rule = Rule("min_annual", "min_cash", c.id, c.quote(start, pos), {"components": comps}, when=["conditions_met"])
     if len(comps) > 1:
         rule.params["combine"] = combine
-    if "原则上" in sh.left:
+    if measure != "cash":
+        rule.params["measure"] = measure
+        rule.note = "“每年累计分配的利润……主要采取现金分红”：下限针对利润分配总额（现金+股票股利）。"
+    if target:
+        rule.params["raises_minimum"] = False
+        rule.severity = "warn"
+        rule.duty = "target_payout"
+        rule.note = "目标比例（“约”“力争”）：低于时警告，不提高最低现金分红。"
+    if "原则上" in sh.left and not target:
         rule.severity = "warn"
         reviews.append("“原则上”：起草为警告（不是不通过） “in principle”: drafted as a warning, not a failure")
     rule.review = "；".join(reviews) or None
+    rule.params["_span"] = (start, pos)
     d.add(rule, (start, pos))
+    for ps in per_share:  # 且每股派息不低于0.1元: a floor on dividends alone (the ratio counts buybacks)
+        d.add(Rule("min_per_share", "min_cash", c.id, c.quote(start, pos), {"components": [ps], "measure": "cash_dividend"},
+                   when=list(rule.when), severity="warn" if "原则上" in sh.left else "fail",
+                   note="每股派息下限只计现金红利（不含回购）；比例下限计入回购。"))
+    if ceiling is not None:
+        d.add(Rule("payout_ceiling", "compare", c.id, c.quote(start, pos),
+                   {"measure": "cash", "op": "<=", "ratio": nb.fmt_ratio(ceiling), "of": field}, role="requirement",
+                   when=["cash_paid"], note=f"比例区间的上限：现金分红不超过{band.group(1)}。"))
+
+
+_YEARS_LISTED = re.compile(r"((?:19|20)\d\d)\s*年(?:度)?")
+_YEAR_RANGE = re.compile(r"((?:19|20)\d\d)\s*年?\s*度?\s*(?:-|~|至|到)\s*((?:19|20)\d\d)")
+
+
+def _by_year(c: ClauseText, sh: Share, pos: int, end: int) -> tuple[dict | None, int, list[str]]:
+    """``2025年度、2026年度、2027年度……分别不低于……65%、70%、75%`` or ``2024-2026年……逐年提升至65%、70%、75%``:
+    one ratio for each fiscal year (each from that year on); (ratios by year or None, position after them, reviews)."""
+    s, ratios, p = c.text, [sh.m.group(0)], pos
+    while (m := re.match(rf"\s*[、,]\s*({nb.RATIO})", s[p:end])) is not None:
+        ratios.append(m.group(1))
+        p += m.end()
+    if len(ratios) == 1:
+        return None, pos, []
+    years = [int(y) for y in _YEARS_LISTED.findall(sh.left)]
+    rng = _YEAR_RANGE.search(sh.left)
+    if len(years) != len(ratios) and rng and re.search(r"逐年|分别|依次", sh.left):
+        lo, hi = int(rng.group(1)), int(rng.group(2))
+        years = list(range(lo, hi + 1)) if 0 <= hi - lo <= 9 else []
+    values = [nb.ratio(x) for x in ratios]
+    if len(years) != len(ratios) or len(set(years)) != len(years) or any(v is None or v > 1 for v in values):
+        return None, pos, [f"按年度列出的比例（{'、'.join(ratios)}）与年度未能一一对应：只起草第一个 ratios by year that do not "
+                           "match the years: the first drafted"]
+    return {y: nb.fmt_ratio(v) for y, v in zip(years, values)}, p, []
+
+
+def _ceiling(d: Draft, c: ClauseText, sh: Share, basis, op) -> None:
+    """``分红金额不得超过当期归属于上市公司股东净利润的15%``: cash ≤ ratio × the basis (an interim one when
+    the sentence is about an interim dividend)."""
+    field, why = _basis_field(d, c, basis, sh.left)
+    r = nb.ratio(sh.m.group(0))
+    if r is None or r > 1:
+        return
+    start = _part_start(c, sh)
+    a, b = c.sentence_at(sh.m.start())
+    interim = bool(re.search(r"中期|半年度", c.text[a:b]))
+    params = {"measure": "cash", "op": "<=", "ratio": nb.fmt_ratio(r), "of": field}
+    when = ["cash_paid"]
+    if interim and field == "net_profit_attributable":
+        params.update(measure="interim_cash_dividend", of="half_year_net_profit_attributable")
+        when = ["interim_paid"]
+    rule = Rule("interim_cap" if interim else "payout_ceiling", "compare", c.id, c.quote(start, sh.m.end()), params,
+                role="requirement", when=when, review=why)
+    d.add(rule, (start, sh.m.end()))
 
 
 def _part_start(c: ClauseText, sh: Share) -> int:
@@ -154,30 +260,35 @@ def _part_start(c: ClauseText, sh: Share) -> int:
 
 _FLOOR_ITEM = re.compile(
     rf"(?P<join>[^。;%]{{0,14}}?)(?:每股(?:派发|派)?(?:现金红利|现金股利|现金分红|派息|股息|分红|红利)?(?:金额)?(?P<op1>{OP_WORDS})"
-    rf"(?:[^。;,]{{0,10}}?的)?(?P<ps>{nb.NUM})\s*元(?:人民币)?|(?P<op2>{OP_WORDS})?(?P<a>{nb.AMOUNT}))(?:\(含税\))?(?P<hl>孰高值?|孰低值?)?")
+    rf"(?:[^。;,]{{0,10}}?的)?(?:人民币)?(?P<ps>{nb.NUM})\s*元(?:人民币)?|(?P<op2>{OP_WORDS})?(?P<a>{nb.AMOUNT}))(?:\(含税\))?(?P<hl>孰高值?|孰低值?)?")
 
 
-def _floors(c: ClauseText, pos: int, end: int, comps: list[dict]) -> tuple[str, int, list[str]]:
-    """Per-share and fixed floors after a share in the same sentence part (且 / 或 / 孰高 / 孰低)."""
-    s, joins, reviews = c.text, "", []
+def _floors(c: ClauseText, pos: int, end: int, comps: list[dict]) -> tuple[str, int, list[str], list[dict]]:
+    """Per-share and fixed floors after a share in the same sentence part (且 / 或 / 孰高 / 孰低). A per-share
+    floor joined by 且 (每股派息 / 每股派发现金红利: dividends) is a rule of its own on dividends alone
+    (the last item returned); joined by 或 / 孰低 it stays a component of the share's rule."""
+    s, joins, reviews, items = c.text, "", [], []
     while True:
         m = _FLOOR_ITEM.match(s, pos, end)
         if not m or re.search(r"表决|个月|%", m.group("join")):
             break
         if m.group("ps"):
-            comps.append({"type": "per_share", "amount": nb.fmt_amount(nb.number(m.group("ps")))})
-            reviews.append("每股派息下限：架构按含回购的现金计量 a per-share floor counts buybacks here (the plan's 派息 is "
-                           "dividends only)")
+            items.append((m, {"type": "per_share", "amount": nb.fmt_amount(nb.number(m.group("ps")))}))
         else:
-            comps.append({"type": "fixed", "amount": nb.fmt_amount(nb.amount(m.group("a")))})
+            items.append((m, {"type": "fixed", "amount": nb.fmt_amount(nb.amount(m.group("a")))}))
         joins += m.group("join") + (m.group("hl") or "")
         pos = m.end()
+    either = "孰低" in joins or ("或" in joins and "孰高" not in joins)
+    own = [x for m, x in items if x["type"] == "per_share" and not either]
+    comps += [x for _, x in items if x not in own]
+    if either and any(x["type"] == "per_share" for _, x in items):
+        reviews.append("每股派息下限与比例“或”：按含回购的现金计量 a per-share floor as an alternative counts buybacks here")
     if "孰低" in joins:
-        return "lower_of", pos, reviews
+        return "lower_of", pos, reviews, own
     if "或" in joins and "孰高" not in joins:
         reviews.append("“或”：按孰低（任一满足即可）起草 “or”: drafted as lower-of (either suffices)")
-        return "lower_of", pos, reviews
-    return "higher_of", pos, reviews
+        return "lower_of", pos, reviews, own
+    return "higher_of", pos, reviews, own
 
 
 # ---- rolling windows ---------------------------------------------------------------------------
@@ -193,25 +304,21 @@ def _rolling(d: Draft, c: ClauseText, sh: Share, basis, end: int) -> None:
         reviews.append(why)
     r = nb.ratio(sh.m.group(0))
     mode = "any" if any_ else "last"
-    if not kind and win and not any_:
+    if not kind and win and not any_ and not (_YEAR_RANGE.search(sh.left) and kind not in ("最近", "近")):
         reviews.append("窗口未说明为“最近N年”或“任意连续N年”：按最近N年起草 the window is not said to be the last or any N "
                        "years: drafted as the last N")
-    if kind == "未来" or not win:
-        reviews.append("规划期间窗口（如“未来三年累计”）：架构只支持最近N年/任意连续N年，按最近N年起草 a plan-period window is "
-                       "drafted as the last N years")
+    span = _YEAR_RANGE.search(sh.left)
+    # 未来三年 / 2025年至2027年三个年度: the plan's own years (not the last or any N years)
+    period = kind == "未来" or (span is not None and kind not in ("最近", "近", "任何", "任意") and not any_)
+    if not win and not period:
+        reviews.append("未写明窗口：按最近三年起草 no window stated: drafted as the last three years")
     cumulative = basis is not None and (basis.group("pre") or "") == "累计" or bool(re.search(r"累计(?:实现的?)?(?:可供?分配|净利润)", sh.left[-16:]))
-    if cumulative:
-        r = r * n
-        if r > 1:
-            d.review(c.id, f"以窗口累计利润为基数且比例超过年均的100%（{sh.m.group(0)}×{n}），架构不支持 a share of the window's "
-                           "total above 100% of the average is not expressible: not drafted")
-            d.cover(c.id, sh.left_start, sh.m.end())
-            return
-        reviews.append(f"以窗口累计利润为基数：按年均利润的 {nb.fmt_ratio(r)} 起草 a share of the window's total, drafted on the average")
-    if re.search(r"不得|不能", sh.right) or re.search(r"少于", sh.left[-30:]) and not re.search(r"不少于", sh.left[-30:]):
-        d.review(c.id, f"滚动比例用于其他后果（如不得增发），不是分红下限 the rolling test has another effect: not drafted: “{c.quote(sh.left_start, sh.m.end())}”")
+    if cumulative and r is not None and r > 1:
+        d.review(c.id, f"以窗口累计利润为基数的比例超过100%（{sh.m.group(0)}） a share of the window's total above 100%: not drafted")
         d.cover(c.id, sh.left_start, sh.m.end())
         return
+    flag = bool(re.search(r"不得|不能", sh.right) or re.search(r"少于", sh.left[-30:]) and not re.search(r"不少于", sh.left[-30:]))
+    aim = bool(re.search(r"力争|争取|目标", sh.left))  # 公司力争最近三年……不少于……35%: a target
     pos = sh.m.end()
     if re.match(rf"[^。;]{{0,2}}或{nb.AMOUNT}", c.text[pos:end]):
         reviews.append("“或固定金额”替代项：架构不支持 an alternative fixed amount is not expressible")
@@ -220,12 +327,52 @@ def _rolling(d: Draft, c: ClauseText, sh: Share, basis, end: int) -> None:
         d.review(c.id, f"窗口 {n} 年超出架构范围 a window of {n} years is not expressible")
         return
     start = win.start() + sh.left_start if win else _part_start(c, sh)
-    params = {"window": n, "ratio": nb.fmt_ratio(Fraction(r)), "basis": field, "mode": mode}
-    rule = Rule("min_rolling", "min_cash_rolling", c.id, c.quote(start, pos), params, when=["conditions_met"])
-    if mode == "any":
-        rule.note = "“任何连续N年”：每个评估年度检查以该年度结束的窗口；逐年评估即覆盖所有窗口。"
+    if period:
+        params: dict = {"ratio": nb.fmt_ratio(Fraction(r)), "basis": field}
+        if span and not kind:
+            params["years"] = [int(span.group(1)), int(span.group(2))]
+        if cumulative:
+            params["basis_mode"] = "total"
+        rule = Rule("min_plan_period", "min_cash_plan_period", c.id, c.quote(start, pos), params, when=["conditions_met"],
+                    note="规划期间窗口：于期间最后一年检查，此前为累计进度。")
+    else:
+        params = {"window": n, "ratio": nb.fmt_ratio(Fraction(r)), "basis": field, "mode": mode}
+        if cumulative:
+            params["basis_mode"] = "total"
+        rule = Rule("min_rolling", "min_cash_rolling", c.id, c.quote(start, pos), params, when=["conditions_met"])
+        if mode == "any":
+            rule.note = "“任何连续N年”：每个评估年度检查以该年度结束的窗口；逐年评估即覆盖所有窗口。"
+    if flag:  # 最近三年现金累计分配利润少于年均可分配利润30%，不得增发新股: a test with another effect
+        rule.params["raises_minimum"] = False
+        rule.severity = "warn"
+        rule.when = ["always"]  # not a dividend duty under the conditions: a fact with another consequence
+        rule.duty += "_flag"
+        rule.note = "低于该比例另有后果（如不得增发新股）：提示性检查，低于时警告，不提高最低现金分红。"
+        if c.text[pos:end].startswith(",") or c.text[pos:end].startswith("，"):
+            pos = c.piece_at(pos + 1, pos + 2)[1]
+    elif aim:
+        rule.params["raises_minimum"] = False
+        rule.severity = "warn"
+        rule.duty += "_target"
+        rule.note = "“力争”：目标，低于时警告，不提高最低现金分红。"
     if "原则上" in sh.left:
         rule.severity = "warn"
         reviews.append("“原则上”：起草为警告 “in principle”: drafted as a warning")
     rule.review = "；".join(reviews) or None
+    rule.params["_span"] = (start, pos)
     d.add(rule, (start, pos))
+
+
+def _either_of(d: Draft, c: ClauseText, a: int, b: int) -> None:
+    """``每年……不少于当年可分配利润10%，或三年累计不少于年均30%``: an annual and a rolling minimum of one
+    sentence joined by 或 are one requirement (any_of); each stays a rule, its alternative."""
+    mine = sorted([r for r in d.rules if r.clause == c.id and r.kind in ("min_cash", "min_cash_rolling")
+                   and a <= r.params.get("_span", (-1, -1))[0] < b and r.params.get("raises_minimum", True)],
+                  key=lambda r: r.params["_span"])
+    if len(mine) != 2 or {r.kind for r in mine} != {"min_cash", "min_cash_rolling"}:
+        return
+    (s0, e0), (s1, e1) = mine[0].params["_span"], mine[1].params["_span"]
+    if not re.fullmatch(r"\s*[,]?\s*(?:或者|或)\s*", c.text[e0:s1]):
+        return
+    d.add(Rule("min_either", "any_of", c.id, c.quote(s0, e1), {"rules": mine},  # its alternatives carry the ``when``
+               severity=mine[0].severity, note="两项下限以“或”连接：满足其一即可；两项本身显示满足／不满足，不单独计入结论。"))

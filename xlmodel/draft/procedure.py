@@ -38,6 +38,8 @@ _CAP = re.compile(r"(?:利润分配|分配的利润|现金分红)[^。;]{0,30}?(
 _GOING = re.compile(r"不得(?:损害|影响)(?:公司)?(?:的)?持续经营(?:能力)?")
 _INTERIM = re.compile(r"(?:中期|半年度|季度)(?:现金)?(?:分红|利润分配|利润\(现金\)分配|股利|现金分红)")
 _INTERIM_CAP = re.compile(r"(?:审议批准|授权)[^。]{0,12}?(?:下一年|下一年度|下年)[^。]{0,12}?中期[^。]{0,30}?(?:上限|条件和)")
+_INTERIM_CAP_NPA = re.compile(r"中期(?:现金)?(?:分红|利润分配)(?:金额)?(?:的)?上限[^。;]{0,4}?(?:不超过|不超|不得超过|不高于)"
+                              r"(?:公司)?(?:相应期间|相应|当期)(?:的)?(?:归属于(?:上市公司|母公司)?股东的?)?净利润")
 _BUYBACK = re.compile(r"回购[^。]{0,40}?(?:视同|视为|计入|纳入)[^。]{0,16}?(?:现金分红|分红)")
 
 
@@ -193,10 +195,14 @@ def _yearly(d: Draft, c: ClauseText, a: int, b: int) -> None:
     q = c.quote(*c.piece_at(*m.span()))
     n, what = m.group("n") or "一", m.group("what") or "现金分红"
     rule = Rule("cash_every_year", "cash_paid", c.id, q, when=["conditions_met"], severity="warn" if principle else "fail")
-    if nb.cn_int(n) != 1 or re.search(r"中期[^。;,]{0,4}年度[^。;,]{0,4}各|年度[^。;,]{0,4}中期[^。;,]{0,4}各", q):
-        rule.review = (f"分配次数（“{q}”）：架构不支持每年多次分配 distributions a year are not expressible: drafted as "
-                       "some cash each year")
-    elif not what.startswith("现金"):
+    each = re.search(r"中期[^。;,]{0,4}年度[^。;,]{0,4}各|年度[^。;,]{0,4}中期[^。;,]{0,4}各", q)
+    count = 2 if each else nb.cn_int(n)
+    if count != 1:  # 每年度进行两次分红; 每年中期、年度各进行一次现金分红: distributions a year (distribution_count)
+        d.add(Rule("distributions_a_year", "min_distributions", c.id, q, {"count": count}, when=["conditions_met"],
+                   severity="warn" if principle else "fail",
+                   note="每年分配次数：输入本年度利润分配次数（distribution_count，含中期）。"), m.span())
+        return
+    if not what.startswith("现金"):
         rule.review = f"“每年{n}次{what}”未限定现金：按现金分红起草 a yearly distribution (not said to be cash): drafted as cash"
     d.add(rule, m.span())
 
@@ -226,8 +232,15 @@ def _interim(d: Draft, c: ClauseText, a: int, b: int) -> None:
     if not m:
         return
     d.facts["interim"] = True
-    if _INTERIM_CAP.search(c.text, a, b):
-        d.review(c.id, "股东大会授权的中期分红条件和上限：架构不支持中期上限 an AGM-authorised interim cap is not expressible")
+    cap = _INTERIM_CAP_NPA.search(c.text, a, b)
+    if cap:  # 下一年中期分红上限不超相应期间净利润 (CSRC 2023): interim ≤ the period's net profit attributable
+        d.add(Rule("interim_cap", "compare", c.id, c.quote(*c.piece_at(*cap.span())),
+                   {"measure": "interim_cash_dividend", "op": "<=", "ratio": 1, "of": "half_year_net_profit_attributable"},
+                   role="requirement", when=["interim_paid"],
+                   note="中期分红上限不超过相应期间归属于上市公司股东的净利润（输入半年度归母净利润）。"), (a, b))
+    elif _INTERIM_CAP.search(c.text, a, b):
+        d.review(c.id, "股东大会授权的中期分红条件和上限：上限由股东大会确定，未起草 an AGM-authorised interim cap (set by the "
+                       "AGM, not stated in the plan) is not drafted")
         d.cover(c.id, a, b)
     elif re.search(r"可以|可|提议", c.text[a:b]):
         d.info(c.id, "中期（半年度、季度）分红为可选事项；现金分红金额含中期。", m.span())
@@ -239,7 +252,9 @@ def _buyback(d: Draft, c: ClauseText, a: int, b: int) -> None:
         return
     d.settings["cash_includes_buybacks"] = True
     d.setting_notes.append(f"cash_includes_buybacks: true — {c.id} “{c.quote(*m.span())}”")
-    d.info(c.id, "以现金回购股份视同现金分红（settings.cash_includes_buybacks）。", m.span())
-    if "注销" in c.text[a:b]:
-        d.review(c.id, "仅回购并注销的计入现金分红：架构不支持 only cancelled buybacks count: not expressible (all bidding/tender "
-                       "buybacks count)")
+    if "注销" in c.text[a:b]:  # 以现金回购股份并注销的，回购金额纳入分红比例计算: only cancelled buybacks count
+        d.settings["cash_buyback_basis"] = "buyback_cancelled"
+        d.setting_notes.append(f"cash_buyback_basis: buyback_cancelled — {c.id} “{c.quote(*m.span())}”")
+        d.info(c.id, "以现金回购并注销的股份金额视同现金分红（settings.cash_buyback_basis: buyback_cancelled）。", m.span())
+    else:
+        d.info(c.id, "以现金回购股份视同现金分红（settings.cash_includes_buybacks）。", m.span())

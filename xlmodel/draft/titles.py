@@ -41,6 +41,10 @@ _FIXED = {
     "cond_going_concern": ("现金分红不影响后续持续经营（董事会判断）", "Cash dividend does not affect going concern (board judgment)"),
     "cond_no_major_outlay": ("无重大投资计划或重大现金支出", "No major investment or cash outlay"),
     "cond_operating_cash_flow": ("经营活动现金流量净额为正", "Operating cash flow positive"),
+    "cond_cash_and_equivalents": ("期末现金及现金等价物余额为正", "Cash and cash equivalents at year end positive"),
+    "cond_cash_flow_or_cash": ("经营活动现金流量净额或期末现金及现金等价物余额为正（满足其一）",
+                               "Operating cash flow or cash and equivalents positive (either)"),
+    "min_either": ("当年下限或滚动下限，满足其一", "The annual or the rolling minimum, either suffices"),
     "interim_distributable_positive": ("中期现金分红时，半年度可分配利润为正值", "Interim cash dividend — half-year distributable profit positive"),
     "interim_audit_opinion": ("中期现金分红时，半年度财务报告审计意见", "Interim cash dividend — half-year audit opinion"),
     "distribution_cap": ("利润分配不超过累计可分配利润", "Distribution ≤ cumulative distributable profit"),
@@ -68,12 +72,28 @@ def titles(r: Rule) -> tuple[str, str]:
     if r.kind == "min_cash":
         parts = [_component(c) for c in p["components"]]
         sep = ("，孰低", ", lower of") if p.get("combine") == "lower_of" else ("，且", ", and")
-        return ("当年现金分红不低于" + sep[0].join(x[0] for x in parts), "Cash of the year ≥ " + sep[1].join(x[1] for x in parts))
-    if r.kind == "min_cash_rolling":
+        what = {"cash_dividend": ("当年现金红利（不含回购）", "Dividends of the year (buybacks not counted)"),
+                "distribution": ("当年利润分配总额（现金+股票股利）", "Distribution of the year (cash + stock)")}.get(
+                    p.get("measure", "cash"), ("当年现金分红", "Cash of the year"))
+        tail = ("（目标，不提高最低额）", " (a target: informs only)") if p.get("raises_minimum") is False else ("", "")
+        return (f"{what[0]}不低于" + sep[0].join(x[0] for x in parts) + tail[0],
+                f"{what[1]} ≥ " + sep[1].join(x[1] for x in parts) + tail[1])
+    if r.kind in ("min_cash_rolling", "min_cash_plan_period"):
         zh, en = _AVERAGE.get(p["basis"], (p["basis"], p["basis"]))
-        win = f"任何连续{p['window']}年" if p["mode"] == "any" else f"最近{p['window']}年"
-        return (f"{win}累计现金分红不少于年均{zh}的{pct(p['ratio'])}",
-                f"Cash over {'any' if p['mode'] == 'any' else 'the last'} {p['window']} years ≥ {pct(p['ratio'])} of their average {en}")
+        if r.kind == "min_cash_plan_period":
+            win = ("规划期间" if "years" not in p else f"{p['years'][0]}—{p['years'][1]}年", "the plan period"
+                   if "years" not in p else f"{p['years'][0]}–{p['years'][1]}")
+            win_en = f"over {win[1]}"
+        else:
+            win = (f"任何连续{p['window']}年" if p["mode"] == "any" else f"最近{p['window']}年", "")
+            win_en = f"over {'any' if p['mode'] == 'any' else 'the last'} {p['window']} years"
+        total = p.get("basis_mode") == "total"
+        flag = ("（提示）", " (informs only)") if p.get("raises_minimum") is False else ("", "")
+        return (f"{win[0]}累计现金分红不少于{'累计' if total else '年均'}{zh}的{pct(p['ratio'])}{flag[0]}",
+                f"Cash {win_en} ≥ {pct(p['ratio'])} of their {'total' if total else 'average'} {en}{flag[1]}")
+    if r.kind == "min_distributions":
+        return (f"每年度进行{p['count']}次利润分配" + ("（原则上）" if r.severity == "warn" else ""),
+                f"{p['count']} distributions a year" + (" (in principle)" if r.severity == "warn" else ""))
     if r.kind == "cash_share":
         if "share" in p:
             return (f"现金分红在本次利润分配中所占比例不低于{pct(p['share'])}", f"Cash ≥ {pct(p['share'])} of the distribution")
@@ -97,6 +117,15 @@ def titles(r: Rule) -> tuple[str, str]:
         sym = _OPS[p["op"]]
         if p.get("of") == "total_assets":
             return (f"资产负债率{sym}{pct(p['ratio'])}", f"Debt ratio {sym} {pct(p['ratio'])}")
+        if r.duty in ("payout_ceiling", "interim_cap"):
+            zh, en = _BASIS.get(p["of"], (p["of"], p["of"]))
+            if r.duty == "interim_cap":
+                zh, en = "相应期间归属于上市公司股东的净利润", "the period's net profit attributable"
+            what = ("中期现金分红", "Interim cash") if r.duty == "interim_cap" else ("当年现金分红", "Cash of the year")
+            return (f"{what[0]}不超过{zh}的{pct(p['ratio'])}", f"{what[1]} ≤ {pct(p['ratio'])} of {en}")
+        if p.get("of") == "registered_capital":
+            return (f"经营活动现金流量净额不低于注册资本的{pct(p['ratio'])}",
+                    f"Operating cash flow ≥ {pct(p['ratio'])} of registered capital")
         return (f"{p['measure']} {sym} {p.get('amount', '')}", f"{p['measure']} {sym} {p.get('amount', '')}")
     return r.duty, r.duty
 
@@ -104,6 +133,10 @@ def titles(r: Rule) -> tuple[str, str]:
 def _component(c: dict) -> tuple[str, str]:
     if c["type"] == "pct":
         zh, en = _BASIS.get(c["basis"], (c["basis"], c["basis"]))
+        if "by_year" in c:
+            ys = c["by_year"]
+            return (f"{zh}的" + "／".join(f"{pct(v)}（{y}年）" for y, v in ys.items()),
+                    "/".join(f"{pct(v)} ({y})" for y, v in ys.items()) + f" of {en}")
         return f"{zh}的{pct(c['ratio'])}", f"{pct(c['ratio'])} of {en}"
     if c["type"] == "fixed":
         return f"{c['amount']:,}元", f"{c['amount']:,} 元"

@@ -8,6 +8,7 @@ inputs), so a viewer that never recalculates still shows the right numbers.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
 import unicodedata
 from pathlib import Path
@@ -15,14 +16,14 @@ from pathlib import Path
 import numpy as np
 import xlsxwriter
 from xlsxwriter.exceptions import XlsxWriterException
-from xlsxwriter.utility import xl_rowcol_to_cell
+from xlsxwriter.utility import xl_range, xl_rowcol_to_cell
 from xlsxwriter.worksheet import Worksheet
 
 from .. import __version__
 from .. import catalogue as cat
 from ..case import Case
 from ..errors import XlmodelError
-from ..evaluator import case_getter, evaluate_arrays, evaluate_timeline, model_for
+from ..evaluator import evaluate_one, evaluate_timeline, model_for
 from ..fields import BOOL_LABELS, COMPANY_FIELDS, ENUMS, FIELDS, Kind
 from ..io import atomic_write, check_output
 from ..policy import Policy, load_policy, plan_clauses
@@ -37,6 +38,10 @@ PLAN_VALUE_COL = 7  # 参数 sheet: the plan's own value beside the editable one
 MONEY = "#,##0.00;[Red]-#,##0.00"
 PCT = "0.00%"
 DATE = "yyyy-mm-dd"
+
+
+#: rendered formulas by (model, layout, tree, column); the tree is kept with its text (an id is unique while it lives)
+_FORMULAS: dict[tuple, tuple] = {}
 
 
 class _EmptyResult(str):
@@ -60,9 +65,13 @@ MAX_FORMULA = 8_192  # characters of one formula in Excel
 def row_height(*cells: tuple[str, int]) -> float:
     """Points a row needs to show every line of its wrapped cells ((text, column width) pairs):
     a CJK character is two columns wide, a line 15 pt."""
-    def width(t: str) -> int:
-        return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in t)
-    return 15.0 * max(1, *(math.ceil(width(t) / max(1, w - 2)) for t, w in cells))
+    return 15.0 * max(1, *(math.ceil(_text_width(t) / max(1, w - 2)) for t, w in cells))
+
+
+@functools.lru_cache(maxsize=4096)
+def _text_width(t: str) -> int:
+    """Columns a text takes (a CJK character two); the plans' titles and quotes come back every build."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in t)
 
 
 def text_units(s: str) -> int:
@@ -89,33 +98,47 @@ class CheckedWorksheet(Worksheet):
             raise XlmodelError(f"{self._where(row, col)}: XlsxWriter refused the cell (code {rc}); nothing was written")
         return rc
 
+    # (the base class's methods are called directly and a return code of 0 is not looked into: one
+    # Python call less per cell, the build's floor being XlsxWriter itself)
     def _write_string(self, row, col, string, cell_format=None):
-        n = text_units(string)
-        if n > MAX_TEXT:
-            raise XlmodelError(f"{self._where(row, col)}: a text of {n:,} characters is longer than an Excel cell "
-                               f"holds ({MAX_TEXT:,}); it would be truncated")
-        return self._checked(super()._write_string(row, col, string, cell_format), row, col)
+        if len(string) > MAX_TEXT // 2:  # at most 2 UTF-16 units a character: only a long text is counted
+            n = text_units(string)
+            if n > MAX_TEXT:
+                raise XlmodelError(f"{self._where(row, col)}: a text of {n:,} characters is longer than an Excel cell "
+                                   f"holds ({MAX_TEXT:,}); it would be truncated")
+        rc = _WS_STRING(self, row, col, string, cell_format)
+        return self._checked(rc, row, col) if rc else rc
 
     def _write_formula(self, row, col, formula, cell_format=None, value=0):
         if len(formula) > MAX_FORMULA:
             raise XlmodelError(f"{self._where(row, col)}: a formula of {len(formula):,} characters is longer than "
                                f"Excel allows ({MAX_FORMULA:,})")
-        if isinstance(value, str) and text_units(value) > MAX_TEXT:
+        if value.__class__ is not float and isinstance(value, str) and len(value) > MAX_TEXT // 2 \
+                and text_units(value) > MAX_TEXT:
             raise XlmodelError(f"{self._where(row, col)}: a result of {text_units(value):,} characters is longer "
                                f"than an Excel cell holds ({MAX_TEXT:,}); it would be truncated")
-        return self._checked(super()._write_formula(row, col, formula, cell_format, value), row, col)
+        rc = _WS_FORMULA(self, row, col, formula, cell_format, value)
+        return self._checked(rc, row, col) if rc else rc
 
     def _write_number(self, row, col, number, cell_format=None):
-        return self._checked(super()._write_number(row, col, number, cell_format), row, col)
+        rc = _WS_NUMBER(self, row, col, number, cell_format)
+        return self._checked(rc, row, col) if rc else rc
 
     def _write_blank(self, row, col, blank, cell_format=None):
-        return self._checked(super()._write_blank(row, col, blank, cell_format), row, col)
+        rc = _WS_BLANK(self, row, col, blank, cell_format)
+        return self._checked(rc, row, col) if rc else rc
 
     def _write_boolean(self, row, col, boolean, cell_format=None):
-        return self._checked(super()._write_boolean(row, col, boolean, cell_format), row, col)
+        rc = _WS_BOOLEAN(self, row, col, boolean, cell_format)
+        return self._checked(rc, row, col) if rc else rc
 
     def _write_datetime(self, row, col, date, cell_format=None):
-        return self._checked(super()._write_datetime(row, col, date, cell_format), row, col)
+        rc = _WS_DATETIME(self, row, col, date, cell_format)
+        return self._checked(rc, row, col) if rc else rc
+
+
+_WS_STRING, _WS_FORMULA, _WS_NUMBER = Worksheet._write_string, Worksheet._write_formula, Worksheet._write_number
+_WS_BLANK, _WS_BOOLEAN, _WS_DATETIME = Worksheet._write_blank, Worksheet._write_boolean, Worksheet._write_datetime
 
 
 class _Styles:
@@ -189,13 +212,24 @@ class WorkbookBuilder:
             raise XlmodelError(f"the evaluation year {self.year} is not one of the workbook's evaluated years "
                                f"{self.L.eval_years[0]}–{self.L.eval_years[-1]}")
         subject = case or Case(policy.id, self.year)
+        self.subject = subject
         self.env = evaluate_timeline(self.model, subject, self.L.eval_years)  # one element per evaluated year
         self.j = self.L.eval_years.index(self.year)
-        self.env1 = evaluate_arrays(self.model, 1, case_getter(subject), self.year)  # the UDFs' single case
+        self._env1 = None
+        self._layout_key = None
+
+    @property
+    def env1(self):
+        """The UDFs' single case (the worksheet functions' own evaluation), made when the UDF sheet asks."""
+        if self._env1 is None:
+            self._env1 = evaluate_one(self.model, self.subject)
+        return self._env1
 
     # -- values --------------------------------------------------------------
     def cached(self, value):
         """Evaluator value -> what the spreadsheet shows (labels in Chinese)."""
+        if value.__class__ is float and value - value == 0.0:  # a finite number (the commonest)
+            return value + 0.0
         if isinstance(value, np.generic):
             value = value.item()
         if isinstance(value, str):
@@ -243,7 +277,20 @@ class WorkbookBuilder:
         return EMPTY if isinstance(v, str) else float(v) / unit
 
     def formula(self, node, column: int | None = None) -> str:
-        return "=" + node.render(CellRenderer(self.L, column))
+        """A tree's formula text in a column. A formula depends only on the model and the layout (every
+        row and column it places), so the builds of one process share them (:data:`_FORMULAS`)."""
+        L = self.L
+        if self._layout_key is None:
+            self._layout_key = _layout_key(L)
+        if self._layout_key is False:  # a layout with something unhashable: rendered every time
+            return "=" + node.render(CellRenderer(L, column))
+        key = (self._layout_key, id(node), column)
+        hit = _FORMULAS.get(key)
+        if hit is None or hit[0] is not node:
+            if len(_FORMULAS) > 200_000:
+                _FORMULAS.clear()
+            hit = _FORMULAS[key] = (node, "=" + node.render(CellRenderer(L, column)))
+        return hit[1]
 
     # -- build ---------------------------------------------------------------
     def write(self, path: Path) -> None:
@@ -252,6 +299,7 @@ class WorkbookBuilder:
         wb.worksheet_class = CheckedWorksheet  # every sheet, the UDF sheets too: nothing truncated silently
         self.wb, self.st = wb, _Styles(wb)
         self.widths: dict[str, int] = {}  # sheet -> its columns' width (characters), for printing
+        self._validations: dict[tuple, tuple] = {}
         self.ws = {k: wb.add_worksheet(v) for k, v in SHEETS.items()}
         self._lists()
         self._inputs()
@@ -266,6 +314,7 @@ class WorkbookBuilder:
             from .udf_sheet import add_udf_sheets
 
             add_udf_sheets(self)
+        self._write_validations()
         for key, ws in self.ws.items():
             self._print_setup(ws)
             ws.hide_gridlines(2)
@@ -368,20 +417,38 @@ class WorkbookBuilder:
     def _validate(self, ws, row, col, kind, fid):
         lst = {Kind.BOOL: "bool", Kind.ENUM: fid}.get(kind)
         if lst:
-            ws.data_validation(row, col, row, col, {"validate": "list", "source": f"=list_{lst}",
-                                                    "error_title": "xlmodel", "error_message": "请从下拉列表中选择 Choose from the list"})
+            self._dv(ws, row, col, {"validate": "list", "source": f"=list_{lst}",
+                                    "error_title": "xlmodel", "error_message": "请从下拉列表中选择 Choose from the list"})
         elif kind == Kind.DATE:
-            ws.data_validation(row, col, row, col, {"validate": "date", "criteria": "between",
-                                                    "minimum": dt.date(1990, 1, 1), "maximum": dt.date(2100, 12, 31),
-                                                    "error_message": "请输入日期 Enter a date (YYYY-MM-DD)"})
+            self._dv(ws, row, col, {"validate": "date", "criteria": "between",
+                                    "minimum": dt.date(1990, 1, 1), "maximum": dt.date(2100, 12, 31),
+                                    "error_message": "请输入日期 Enter a date (YYYY-MM-DD)"})
         elif kind in (Kind.AMOUNT, Kind.RATIO, Kind.COUNT):
             lo, hi = {Kind.AMOUNT: (-1e15, 1e15), Kind.RATIO: (0, 1), Kind.COUNT: (0, 1e15)}[kind]
-            ws.data_validation(row, col, row, col, {
+            self._dv(ws, row, col, {
                 "validate": "integer" if kind == Kind.COUNT else "decimal", "criteria": "between",
                 "minimum": lo, "maximum": hi,
                 "error_message": {Kind.AMOUNT: "请输入以元为单位的金额 Enter an amount in 元",
                                   Kind.RATIO: "请输入0到1之间的比例，如 0.67 Enter a ratio 0–1",
                                   Kind.COUNT: "请输入股数 Enter a whole number of shares"}[kind]})
+
+    def _dv(self, ws, row: int, col: int, options: dict):
+        """A data validation on a cell, collected: every cell with the same rule becomes one validation
+        over its ranges (:meth:`_write_validations`), not one per cell."""
+        key = (ws.name, repr(sorted(options.items())))
+        hit = self._validations.get(key)
+        if hit is None:
+            hit = self._validations[key] = (ws, options, [])
+        hit[2].append((row, col))
+
+    def _write_validations(self):
+        for ws, options, cells in self._validations.values():
+            ranges = _ranges(cells)
+            (r0, c0, r1, c1) = ranges[0]
+            opts = dict(options)
+            if len(ranges) > 1:
+                opts["multi_range"] = " ".join(xl_range(*rg) for rg in ranges)
+            ws.data_validation(r0, c0, r1, c1, opts)
 
     def _inputs(self):
         ws, L, st = self.ws["inputs"], self.L, self.st
@@ -391,7 +458,7 @@ class WorkbookBuilder:
         ws.write(2, 1, "评估年度 Evaluation year", st.section)
         ws.write_number(2, FIRST_YEAR_COL, self.year, st.year_in)
         first_eval = xl_rowcol_to_cell(HEADER_ROW, L.col_of(L.eval_years[0]), True, True)
-        ws.data_validation(2, FIRST_YEAR_COL, 2, FIRST_YEAR_COL, {
+        self._dv(ws, 2, FIRST_YEAR_COL, {
             "validate": "integer", "criteria": "between", "minimum": f"={first_eval}",
             "maximum": f"={xl_rowcol_to_cell(HEADER_ROW, L.last_col, True, True)}",
             "error_message": "评估年度须为表头中可评估的年度 The evaluation year must be an evaluated year of the header"})
@@ -461,7 +528,7 @@ class WorkbookBuilder:
                                  self.st.year, y)
             elif col == FIRST_YEAR_COL:
                 ws.write_number(HEADER_ROW, col, y, self.st.year_in)
-                ws.data_validation(HEADER_ROW, col, HEADER_ROW, col, {
+                self._dv(ws, HEADER_ROW, col, {
                     "validate": "integer", "criteria": "between", "minimum": 1990, "maximum": 2100,
                     "error_message": "首个会计年度 First fiscal year (1990–2100)"})
                 self.wb.define_name("in_first_year", f"={q(SHEETS['inputs'])}!${_c(col)}${HEADER_ROW + 1}")
@@ -496,7 +563,7 @@ class WorkbookBuilder:
                     ws.write_string(row, 3, self.L.labels.get(v, (v,))[0], st.inp["gen"])
                     ws.write_string(row, PLAN_VALUE_COL, self.L.labels.get(v, (v,))[0], st.calc["gen"])
                     enum_id = next(k for k, choices in ENUMS.items() if v in choices)
-                    ws.data_validation(row, 3, row, 3, {"validate": "list", "source": f"=list_{enum_id}"})
+                    self._dv(ws, row, 3, {"validate": "list", "source": f"=list_{enum_id}"})
                 else:  # a fixed parameter (by law or by the model) is locked, a plan threshold is an input
                     fmt = (st.inp if prm.editable else st.calc)[_fmt_key(prm.unit)]
                     ws.write_number(row, 3, float(v), fmt)
@@ -558,14 +625,18 @@ class WorkbookBuilder:
                   L.calc_rows["overall_status"]: "结果  Results"}
         for row, title in titles.items():
             ws.write(row - 1, 0, title, st.section)
+        offsets = L.eval_offsets
+        cols = [L.year_col(off) for off in offsets]
+        cached, formula, scalars, calc = self.cached, self.formula, self.model.scalars, self.env.calc
         for name, row in L.calc_rows.items():
             if name in TIMELINE_FLAGS:
                 continue
             self._row_labels(ws, row, name, *_calc_label(self.model, name), "")
-            node = self.model.scalars[name]
+            node = scalars[name]
             fmt = st.calc[self._calc_fmt(name)]
-            for j, off in enumerate(L.eval_offsets):
-                ws.write_formula(row, L.year_col(off), self.formula(node, off), fmt, self.scalar(name, j))
+            values = calc(name, None)
+            for j, off in enumerate(offsets):
+                ws.write_formula(row, cols[j], formula(node, off), fmt, cached(values[j]))
         self._highlight_year(ws, HEADER_ROW, max(L.calc_rows.values()), FIRST_YEAR_COL, L.last_col, HEADER_ROW)
         ws.freeze_panes(HEADER_ROW + 1, FIRST_YEAR_COL)
         ws.repeat_rows(HEADER_ROW)
@@ -576,7 +647,8 @@ class WorkbookBuilder:
         booleans and statuses General (a custom format makes LibreOffice save booleans as 1/0)."""
         rid, _, col = name.rpartition(".")
         if col in ("actual", "required", "margin", "shortfall") and rid in self.L.check_rows:
-            if not any(isinstance(self.value(name, j), (bool, np.bool_)) for j in range(len(self.L.eval_years))):
+            values = self.env.calc(name, None)
+            if not any(isinstance(values[j], (bool, np.bool_)) for j in range(len(self.L.eval_years))):
                 return _fmt_key(self.model.rule(rid).check.unit)
         return _calc_fmt(name)
 
@@ -959,6 +1031,55 @@ class WorkbookBuilder:
         add_properties(self.wb, p)  # the policy file and its plan text travel with the workbook (embed.py)
 
 
+def _frozen(v):
+    if isinstance(v, dict):
+        return tuple((k, _frozen(x)) for k, x in v.items())
+    if isinstance(v, (list, tuple)):
+        return tuple(_frozen(x) for x in v)
+    if isinstance(v, (set, frozenset)):
+        return frozenset(_frozen(x) for x in v)
+    return v
+
+
+def _layout_key(L: Layout) -> tuple:
+    """Everything a layout places (its model by identity): equal keys, equal formulas; False when a
+    part of it cannot be a key."""
+    key = (id(L.model),) + tuple((k, _frozen(v)) for k, v in vars(L).items() if k != "model")
+    try:
+        hash(key)
+    except TypeError:
+        return False
+    return key
+
+
+def _ranges(cells: list[tuple[int, int]]) -> list[tuple[int, int, int, int]]:
+    """Cells as few rectangles (first row, first col, last row, last col): runs of columns in a row,
+    then equal runs in consecutive rows joined."""
+    by_row: dict[int, list[int]] = {}
+    for r, c in sorted(set(cells)):
+        by_row.setdefault(r, []).append(c)
+    runs = []
+    for r, cols in by_row.items():
+        start = prev = cols[0]
+        for c in cols[1:]:
+            if c != prev + 1:
+                runs.append((r, start, prev))
+                start = c
+            prev = c
+        runs.append((r, start, prev))
+    rects: list[list[int]] = []
+    open_: dict[tuple[int, int], list[int]] = {}
+    for r, c0, c1 in runs:
+        rect = open_.get((c0, c1))
+        if rect is not None and rect[2] == r - 1:
+            rect[2] = r
+        else:
+            rect = [r, c0, r, c1]
+            rects.append(rect)
+            open_[(c0, c1)] = rect
+    return [tuple(x) for x in rects]
+
+
 def _c(col: int) -> str:
     from xlsxwriter.utility import xl_col_to_name
 
@@ -970,7 +1091,19 @@ def _in_units_formula(ref: str, unit: str) -> str:
     return f"=IF({ref}=\"\",\"\",{ref}/{unit})"
 
 
+_LABELS: dict[tuple, tuple] = {}
+
+
 def _calc_label(model: cat.Model, name: str) -> tuple[str, str]:
+    """A calculation's labels (zh, en), once per model and name."""
+    key = (id(model), name)
+    hit = _LABELS.get(key)
+    if hit is None or hit[0] is not model:
+        hit = _LABELS[key] = (model, _make_calc_label(model, name))
+    return hit[1]
+
+
+def _make_calc_label(model: cat.Model, name: str) -> tuple[str, str]:
     fixed = {
         "major_outlay": ("有重大投资计划或重大现金支出", "Major outlay planned"),
         "major_outlay_threshold": ("重大支出金额标准", "Major outlay threshold"),
