@@ -879,7 +879,7 @@ def test_capability_workbooks_in_real_engines(parity_built, engine, request):
     """Every formula cell equals the value xlmodel cached; every year's statuses and outputs equal evaluate()."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from test_parity_engines import _gnumeric_half_fen, _same, _values
+    from test_parity_engines import _half_fen, _same, _values
     from xlmodel.catalogue import STATUS_ZH
     from xlmodel.workbook.layout import SHEETS, Layout, col_name, timeline
     from xlmodel.workbook.recalc import recalculate, recalculate_gnumeric
@@ -894,7 +894,7 @@ def test_capability_workbooks_in_real_engines(parity_built, engine, request):
     mismatches, cells, aside = [], 0, []
     for pol, c, ours in built:
         other = theirs[ours.name]
-        if engine == "gnumeric" and _gnumeric_half_fen(ours, other):
+        if engine == "gnumeric" and _half_fen(ours, other):
             aside.append(ours.name)  # Gnumeric's ROUND of a binary half fen (see test_parity_engines)
             continue
         a, b = _values(ours), _values(other)
