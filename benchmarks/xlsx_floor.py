@@ -84,8 +84,30 @@ def record(build) -> list[tuple]:
     return log
 
 
+def _plan(log: list[tuple]) -> list[tuple]:
+    """The log as replay steps: each argument that is an object the build made, by its position, so
+    that a replay only puts the objects in (nested ones — a format inside an options dict — too)."""
+    def has_ref(o) -> bool:
+        if isinstance(o, _Ref):
+            return True
+        if isinstance(o, dict):
+            return any(has_ref(v) for v in o.values())
+        if isinstance(o, (list, tuple)):
+            return any(has_ref(v) for v in o)
+        return False
+
+    steps = []
+    for self_, name, a, k, r in log:
+        subs = [(i, v) for i, v in enumerate(a) if has_ref(v)]
+        ksubs = [(key, v) for key, v in k.items() if has_ref(v)]
+        steps.append((None if self_ is None else self_[0], name, list(a), dict(k), subs, ksubs,
+                      r[0] if isinstance(r, _Ref) else None))
+    return steps
+
+
 def replay(log: list[tuple], path) -> None:
     """Make the recorded calls again, writing ``path`` (plain XlsxWriter worksheets)."""
+    steps = log if log and len(log[0]) == 7 else _plan(log)
     objs: dict[int, object] = {}
 
     def res(o):
@@ -97,10 +119,23 @@ def replay(log: list[tuple], path) -> None:
             return type(o)(res(v) for v in o)
         return o
 
-    for self_, name, a, k, r in log:
+    for self_, name, a, k, subs, ksubs, r in steps:
+        if subs:
+            a = list(a)
+            for i, v in subs:
+                a[i] = res(v)
+        if ksubs:
+            k = dict(k)
+            for key, v in ksubs:
+                k[key] = res(v)
         if name == "__init__":
-            obj = xlsxwriter.Workbook(str(path), res(k["options"]))
+            obj = xlsxwriter.Workbook(str(path), k["options"])
         else:
-            obj = getattr(objs[self_[0]], name)(*res(a), **res(k))
-        if isinstance(r, _Ref):
-            objs[r[0]] = obj
+            obj = getattr(objs[self_], name)(*a, **k)
+        if r is not None:
+            objs[r] = obj
+
+
+def prepare(log: list[tuple]) -> list[tuple]:
+    """The steps :func:`replay` takes, worked out once (so that a timed replay is XlsxWriter alone)."""
+    return _plan(log)

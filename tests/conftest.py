@@ -17,12 +17,31 @@ from xlmodel.workbook.recalc import soffice, ssconvert
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
+#: the files that recalculate hundreds of workbooks in LibreOffice and Gnumeric: run first, so that with
+#: a process per core (pytest -n auto --dist loadfile) the rest of the suite runs beside them, not after
+LONGEST_FIRST = ("test_parity_engines.py", "test_capabilities.py", "test_timeline.py", "test_udfs.py", "test_hostile.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: each file keeps its order
+
+
 @pytest.fixture(autouse=True)
 def _no_installed_plans(monkeypatch, tmp_path_factory):
     """Every test sees the bundled plans only, whatever plans this machine's user installed:
     an empty per-user folder, no XLMODEL_PLANS (tests of custom plans set their own)."""
     monkeypatch.setenv("XLMODEL_CONFIG_HOME", str(tmp_path_factory.getbasetemp() / "xlmodel-config"))
     monkeypatch.delenv("XLMODEL_PLANS", raising=False)
+
+
+def formulas(wb):
+    """(sheet title, cell) for every formula cell of an openpyxl workbook."""
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                if isinstance(c.value, str) and c.value.startswith("="):
+                    yield ws.title, c
 
 
 def case(policy: str, year: int, years: dict, attestations: dict | None = None, company: dict | None = None):

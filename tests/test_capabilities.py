@@ -32,7 +32,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import case
+from conftest import case, formulas as _formulas
 from xlmodel.catalogue import REASONS
 from xlmodel.errors import PolicyError
 from xlmodel.evaluator import evaluate, evaluate_years, model_for
@@ -41,6 +41,7 @@ from xlmodel.policy import Policy, load_policy_file
 DATA = Path(__file__).parent / "data"
 FIFTH = DATA / "fifth_plan" / "demo5-2025-2027.yaml"
 SIXTH = DATA / "sixth_plan" / "demo6-2024-2026.yaml"
+SEVENTH = DATA / "seventh_plan" / "demo7-2025-2027.yaml"  # its own tests: tests/test_seventh_plan.py
 _DROP = object()
 
 
@@ -714,14 +715,6 @@ def test_new_fields_are_amounts_of_the_year():
 REF = re.compile(r"(?:'[^']+'|[A-Za-z_\u4e00-\u9fff][\w\u4e00-\u9fff.]*)?!?\$?[A-Z]{1,3}\$?\d+(?::\$?[A-Z]{1,3}\$?\d+)?")
 
 
-def _formulas(wb):
-    for ws in wb.worksheets:
-        for row in ws.iter_rows():
-            for c in row:
-                if isinstance(c.value, str) and c.value.startswith("="):
-                    yield ws.title, c
-
-
 @pytest.fixture(scope="module")
 def workbooks(fifth, sixth, tmp_path_factory):
     import openpyxl
@@ -777,14 +770,14 @@ def test_cached_outputs_equal_the_evaluator(workbooks):
 
 
 # =====================================================================================================
-# parity in LibreOffice and Gnumeric: a plan using each capability (40 cases, both plans)
+# parity in LibreOffice and Gnumeric: a plan using each capability (60 cases, three plans)
 # =====================================================================================================
 
 N_PARITY = 20  # per plan
 
 
 def _capability_cases(policy, n: int, seed: int) -> list:
-    """Random cases for the fifth and sixth plans, a third moved onto a boundary of a new capability."""
+    """Random cases for the fifth, sixth and seventh plans, a third moved onto a boundary of a new capability."""
     import numpy as np
 
     from xlmodel.case import parse_case
@@ -804,6 +797,7 @@ def _capability_cases(policy, n: int, seed: int) -> list:
             if "planned_major_outlay" in y and rng.random() < 0.8:  # mostly no major outlay: the minimums apply
                 y["planned_major_outlay"] = _fen(min(y.get(f, 1e6) for f in ("net_assets", "total_assets", "revenue")) * rng.uniform(0, 0.1))
             y["distribution_count"] = int(rng.integers(0, 4))
+            y["net_profit_attributable_ifrs"] = _fen(npa * rng.uniform(0.9, 1.1))  # the seventh plan's lower-of basis
             y["half_year_net_profit_attributable"] = _fen(npa * rng.uniform(-0.2, 0.7))
             if y.get("buyback_amount"):
                 y["buyback_cancelled"] = _fen(y["buyback_amount"] * rng.uniform(0, 1))
@@ -820,9 +814,11 @@ def _capability_cases(policy, n: int, seed: int) -> list:
         if k == 1:  # per-share floor exactly / a fen short, on dividends
             t["cash_dividend"] = max(0.0, _fen(0.10 * t.get("share_count", 1e8) - (0.01 if rng.random() < 0.5 else 0)))
         elif k == 2:  # a major-outlay branch threshold exactly (or a fen above)
-            basis = str(rng.choice(["net_assets", "total_assets", "revenue"]))
-            ratio = {"net_assets": 0.30, "total_assets": 0.20, "revenue": 0.10}[basis]
-            t["planned_major_outlay"] = _fen(round(ratio * t.get(basis, 1e9), 2) + (0.01 if rng.random() < 0.5 else 0))
+            tests = policy.major_outlay.tests()
+            b = tests[int(rng.integers(0, len(tests)))]
+            if policy.major_outlay.branches_combine == "all" and rng.random() < 0.5:
+                t["total_assets"] = _fen(t.get("net_assets", 1e9) * 0.5 / 0.3)  # both tests at one amount
+            t["planned_major_outlay"] = _fen(round(b.ratio * t.get(b.basis, 1e9), 2) + (0.01 if rng.random() < 0.5 else 0))
         elif k == 4:  # payout ceiling / interim cap exactly
             npa = t.get("net_profit_attributable", 0)
             t["cash_dividend"] = max(0.0, _fen(round(0.9 * npa, 2)))
@@ -841,6 +837,15 @@ def _capability_cases(policy, n: int, seed: int) -> list:
             t["buyback_amount"] = t["buyback_cancelled"] = 0.0
         elif k == 8:  # the total-distribution floor exactly (cash + stock = 20% of net profit)
             t["stock_dividend"] = max(0.0, _fen(round(0.2 * t.get("net_profit_attributable", 0), 2) - t.get("cash_dividend", 0)))
+        if policy.id == "demo7-2025-2027" and k in (3, 7):
+            if k == 7:  # 30% of the lower of GAAP and IFRS exactly (or a fen short)
+                low = min(t.get("net_profit_attributable", 0), t.get("net_profit_attributable_ifrs", 0))
+                t["cash_dividend"] = max(0.0, _fen(round(0.3 * low, 2) - (0.01 if rng.random() < 0.5 else 0)))
+            else:  # the window's cash exactly the fixed 50,000,000 (or a fen short)
+                for y in ys[-3:]:
+                    y["buyback_amount"] = y["buyback_cancelled"] = 0.0
+                ys[-3]["cash_dividend"], ys[-2]["cash_dividend"] = 20_000_000.0, 10_000_000.0
+                t["cash_dividend"] = 20_000_000.0 - (0.01 if rng.random() < 0.5 else 0)
         for y in ys:
             y["interim_cash_dividend"] = min(y.get("interim_cash_dividend", 0.0), y.get("cash_dividend", 0.0))
         company = {"company_name": "示例公司", "stock_code": "300999", "board": str(rng.choice(["chinext", "sse_main"])),
@@ -854,9 +859,10 @@ def _capability_cases(policy, n: int, seed: int) -> list:
 def parity_built(fifth, sixth, tmp_path_factory):
     from xlmodel.workbook.writer import build_workbook
 
+    seventh = load_policy_file(SEVENTH)
     root = tmp_path_factory.mktemp("cap-parity")
     built = []
-    for pol, seed in ((fifth, 5), (sixth, 6)):
+    for pol, seed in ((fifth, 5), (sixth, 6), (seventh, 7)):
         for i, c in enumerate(_capability_cases(pol, N_PARITY, seed)):
             built.append((pol, c, build_workbook(root / "built" / f"{pol.id}-{i:02d}.xlsx", policy=pol, case=c)))
     return root, built
@@ -868,7 +874,7 @@ def test_the_parity_cases_reach_the_new_statuses(parity_built):
         for r in evaluate(c, pol).rules:
             seen.setdefault(r.id, set()).add(r.status)
     for rid in ("cond_no_major_outlay", "cond_cash_flow_or_cash", "min_annual", "min_per_share", "two_distributions",
-                "min_either"):
+                "min_either", "min_annual_lower_basis", "min_rolling_or_amount"):
         assert len(seen[rid] - {"missing_input"}) >= 2, (rid, seen[rid])
     assert {"pass", "fail", "not_applicable"} <= seen["min_plan_period"] | {"fail"}
 

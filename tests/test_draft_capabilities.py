@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from test_capabilities import FIFTH, SIXTH, _capability_cases
+from test_capabilities import FIFTH, SEVENTH, SIXTH, _capability_cases
 from test_draft import match_rules, only, plan, reviewed, rules_of
 from xlmodel.draft import draft_text
 from xlmodel.evaluator import evaluate
@@ -177,13 +177,13 @@ def load(text: str):
     return load_policy_file_from(text)
 
 
-# ---- whole texts: the fifth and sixth plans ------------------------------------------------------------
+# ---- whole texts: the fifth, sixth and seventh plans ------------------------------------------------------------
 
 @pytest.fixture(scope="module")
 def drafted(tmp_path_factory):
     """Each text drafted beside a copy of it (so every quote is checked), loaded back."""
     out = {}
-    for path in (FIFTH, SIXTH):
+    for path in (FIFTH, SIXTH, SEVENTH):
         template = load_policy_file(path)
         folder = tmp_path_factory.mktemp(template.id)
         src = path.parent / template.text
@@ -195,10 +195,13 @@ def drafted(tmp_path_factory):
     return out
 
 
-@pytest.mark.parametrize("pid", ["demo5-2025-2027", "demo6-2024-2026"])
+@pytest.mark.parametrize("pid", ["demo5-2025-2027", "demo6-2024-2026", "demo7-2025-2027"])
 def test_drafted_text_needs_no_review_and_matches_the_rules(drafted, pid):
     template, draft, d = drafted[pid]
-    assert d.reviews == []
+    if pid == "demo7-2025-2027":  # 年均净利润: which net profit the text leaves open (drafted as attributable)
+        assert [(c, "净利润" in why) for c, why in d.reviews] == [("二、(二)", True)]
+    else:
+        assert d.reviews == []
     pairs, missing, extra = match_rules(template, draft)
     assert missing == [] and extra == []
     # the fifth plan is written to be evaluated alone (regulatory_baseline: null); a draft keeps the baseline
@@ -207,7 +210,7 @@ def test_drafted_text_needs_no_review_and_matches_the_rules(drafted, pid):
     assert draft.major_outlay.tests() == template.major_outlay.tests()
 
 
-@pytest.mark.parametrize("pid, seed", [("demo5-2025-2027", 15), ("demo6-2024-2026", 16)])
+@pytest.mark.parametrize("pid, seed", [("demo5-2025-2027", 15), ("demo6-2024-2026", 16), ("demo7-2025-2027", 17)])
 def test_drafted_text_evaluates_like_the_hand_written_plan(drafted, pid, seed):
     template, draft, _ = drafted[pid]
     pairs, _, _ = match_rules(template, draft)
@@ -229,4 +232,34 @@ def test_drafted_text_evaluates_like_the_hand_written_plan(drafted, pid, seed):
 
 
 def test_the_data_files_are_where_the_tests_say():
-    assert Path(FIFTH).is_file() and Path(SIXTH).is_file()
+    assert Path(FIFTH).is_file() and Path(SIXTH).is_file() and Path(SEVENTH).is_file()
+
+
+# ---- the seventh plan's wording -----------------------------------------------------------------------
+
+def test_two_ratio_tests_joined_by_qie_must_both_hold():
+    text = plan("一、现金分红的条件\n（1）公司无重大投资计划或重大资金支出等事项发生。重大资金支出是指：公司未来十二个月内拟对外投资"
+                "的累计支出达到或超过公司最近一期经审计净资产的50%，且达到或超过公司最近一期经审计总资产的30%。")
+    mo = load(text).major_outlay
+    assert mo.branches_combine == "all" and [(t.basis, t.ratio) for t in mo.tests()] == [("net_assets", 0.5), ("total_assets", 0.3)]
+
+
+def test_the_lower_of_gaap_and_ifrs_profit_is_the_basis():
+    # 600188 兖矿能源: 以中国会计准则和国际财务报告准则财务报表税后利润数较少者为准
+    text = plan("以中国会计准则和国际财务报告准则财务报表税后利润数较少者为准，公司在各会计年度分配的现金股利总额，"
+                "应不低于公司该年度归属于母公司股东的净利润的30%。")
+    rule = only(rules_of(text), "min_cash")
+    assert rule["components"] == [{"type": "pct", "ratio": 0.3, "basis": "net_profit_attributable_lower"}]
+    assert reviewed(text) == {}
+
+
+@pytest.mark.parametrize("tail, combine, review", [
+    ("，二者满足其一即可", "lower_of", False),  # either suffices, in words
+    ("", "lower_of", True),  # 或 alone: drafted as either, marked for review
+])
+def test_a_rolling_minimum_with_a_fixed_amount(tail, combine, review):
+    # 600188 兖矿能源 (2020–2024): 近三年累计现金分红不低于近三年年均净利润30%或5000万元
+    text = plan(f"公司最近三年累计现金分红不低于最近三年年均归属于上市公司股东的净利润的30%或5,000万元{tail}。")
+    rule = only(rules_of(text), "min_cash_rolling")
+    assert (rule["ratio"], rule["amount"], rule["combine"]) == (0.3, 50_000_000, combine)
+    assert bool(reviewed(text)) == review

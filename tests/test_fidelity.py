@@ -231,7 +231,6 @@ def test_exactly_two_thirds_passes_a_special_resolution():
 
 
 def test_an_ordinary_resolution_at_half_inclusive_is_refused_in_a_policy(tmp_path):
-    src = load_policy_file.__module__  # noqa: F841 - the loader under test
     policy = yaml.safe_load(open("templates/far-east-2022-2024.yaml", encoding="utf-8"))
     rule = next(r for r in policy["rules"] if r["id"] == "vote_majority")
     rule["op"] = ">="

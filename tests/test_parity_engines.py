@@ -11,6 +11,7 @@ per plan).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -19,6 +20,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
+from xlsx_values import sheet_values
 from xlmodel.catalogue import STATUS_ZH
 from xlmodel.evaluator import evaluate
 from xlmodel.synth import parity_cases
@@ -36,18 +38,9 @@ pytestmark = pytest.mark.engines
 
 
 def _values(path: Path) -> dict[tuple[str, str], object]:
-    wb = openpyxl.load_workbook(path, data_only=True, read_only=True)
-    out = {}
-    for name in FORMULA_SHEETS:
-        for row in wb[name].iter_rows():
-            for c in row:
-                v = c.value
-                if v == "":
-                    v = None
-                if v is not None:
-                    out[(name, c.coordinate)] = v
-    wb.close()
-    return out
+    """Every value on the formula sheets (tests/xlsx_values.py: the XML read directly, as openpyxl's
+    data_only read gives them, five times faster — the parity set is thousands of workbooks)."""
+    return sheet_values(path, FORMULA_SHEETS)
 
 
 #: Gnumeric's ROUND can round a large amount's binary value as it is where Excel, LibreOffice and
@@ -65,21 +58,43 @@ MAX_LARGE_HALF_FEN_SHARE = 0.01
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    """The parity set, built once for both engines."""
+    """The parity set, built once for both engines (two processes: building is a third of the time)."""
     root = tmp_path_factory.mktemp("parity")
-    out = []
-    for pid in POLICIES:
-        for i, case in enumerate(parity_cases(pid, N)):
-            path = root / "built" / f"{pid}-{i:03d}.xlsx"
-            build_workbook(path, case=case)
-            out.append((case, path))
-    return root, out
+    jobs = [(case, root / "built" / f"{pid}-{i:03d}.xlsx") for pid in POLICIES for i, case in enumerate(parity_cases(pid, N))]
+    with _processes() as pool:
+        paths = list(pool.map(_build, jobs, chunksize=25))
+    return root, [(case, path) for (case, _), path in zip(jobs, paths)]
 
 
-def _half_fen(ours: Path, theirs: Path, from_amount: float = 0.0) -> bool:
+def _processes():
+    """Two worker processes (one per core), started afresh (no fork of a process with threads), that
+    see the bundled plans only, as every test does (tests/conftest.py): module fixtures are set up
+    before the per-test environment is."""
+    import multiprocessing
+    import tempfile
+    from concurrent.futures import ProcessPoolExecutor
+
+    home = tempfile.mkdtemp(prefix="xlmodel-parity-config-")
+    return ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"), initializer=_bundled_only,
+                               initargs=(home,))
+
+
+def _bundled_only(home: str) -> None:
+    os.environ["XLMODEL_CONFIG_HOME"] = home
+    os.environ.pop("XLMODEL_PLANS", None)
+
+
+def _build(job) -> Path:
+    case, path = job
+    return build_workbook(path, case=case)
+
+
+def _half_fen(ours: Path, theirs: Path, from_amount: float = 0.0, a: dict | None = None, b: dict | None = None) -> bool:
     """The workbooks differ, and one of the differences is a ROUND one fen off, of an amount of at
-    least ``from_amount`` (see MAX_HALF_FEN_SHARE, LIBREOFFICE_BINARY_ROUND_FROM)."""
-    a, b = _values(ours), _values(theirs)
+    least ``from_amount`` (see MAX_HALF_FEN_SHARE, LIBREOFFICE_BINARY_ROUND_FROM). ``a``, ``b``: the
+    two workbooks' values, when they are read already."""
+    a = _values(ours) if a is None else a
+    b = _values(theirs) if b is None else b
     diff = [k for k in set(a) | set(b) if not _same(a.get(k), b.get(k))]
     if not diff:
         return False
@@ -90,6 +105,39 @@ def _half_fen(ours: Path, theirs: Path, from_amount: float = 0.0) -> bool:
                 and abs(abs(x - y) - 0.01) < 1e-4 and abs(x) >= from_amount):
             return True
     return False
+
+
+@dataclasses.dataclass
+class Compared:
+    """One workbook of the parity set in one engine, read once: what each test below asserts."""
+
+    name: str
+    aside: bool  # set aside: a half-fen ROUND this engine rounds its own way (see above)
+    cells: int = 0
+    formula_mismatches: list = dataclasses.field(default_factory=list)
+    output_mismatches: list = dataclasses.field(default_factory=list)
+    year_mismatches: list = dataclasses.field(default_factory=list)
+    years: int = 0
+
+
+def _compare_job(job) -> Compared:
+    return _compare(*job)
+
+
+def _compare(engine: str, case, ours: Path, theirs: Path) -> Compared:
+    """Both workbooks read once; every comparison the tests make, made."""
+    a, b = _values(ours), _values(theirs)
+    aside = _half_fen(ours, theirs, 0.0 if engine == "gnumeric" else LIBREOFFICE_BINARY_ROUND_FROM, a, b)
+    out = Compared(ours.name, aside)
+    if aside:
+        return out
+    for key in sorted(set(a) | set(b)):
+        out.cells += 1
+        if not _same(a.get(key), b.get(key)):
+            out.formula_mismatches.append(f"{case.source} {key}: xlmodel {a.get(key)!r} vs {engine} {b.get(key)!r}")
+    out.output_mismatches = _outputs_and_statuses(engine, case, b)
+    out.year_mismatches, out.years = _every_year(engine, case, b)
+    return out
 
 
 @pytest.fixture(scope="module", params=ENGINES)
@@ -103,18 +151,18 @@ def parity(request, built):
     with ThreadPoolExecutor(2) as pool:
         outs = list(pool.map(lambda ps: run(ps, root / request.param), halves))
     recalculated = {p.name: p for ps in outs for p in ps}
-    sets = [(case, path, recalculated[path.name]) for case, path in cases]
+    with _processes() as pool:  # reading the workbooks and evaluating every year: both cores
+        compared = list(pool.map(_compare_job, [(request.param, case, path, recalculated[path.name])
+                                                 for case, path in cases], chunksize=25))
+    aside = [c.name for c in compared if c.aside]
     if request.param == "gnumeric":
-        aside = [p.name for _, p, r in sets if _half_fen(p, r)]
-        print(f"\ngnumeric: {len(aside)} of {len(sets)} workbooks differ at a half-fen ROUND (LibreOffice only): {aside}")
-        assert len(aside) <= max(MAX_HALF_FEN_SHARE * len(sets), 3), aside  # (3: a small XLMODEL_PARITY_N)
+        print(f"\ngnumeric: {len(aside)} of {len(compared)} workbooks differ at a half-fen ROUND (LibreOffice only): {aside}")
+        assert len(aside) <= max(MAX_HALF_FEN_SHARE * len(compared), 3), aside  # (3: a small XLMODEL_PARITY_N)
     else:
-        aside = [p.name for _, p, r in sets if _half_fen(p, r, LIBREOFFICE_BINARY_ROUND_FROM)]
-        print(f"\nlibreoffice: {len(aside)} of {len(sets)} workbooks differ at a half-fen ROUND of an amount "
+        print(f"\nlibreoffice: {len(aside)} of {len(compared)} workbooks differ at a half-fen ROUND of an amount "
               f"≥ {LIBREOFFICE_BINARY_ROUND_FROM:,.0f} 元: {aside}")
-        assert len(aside) <= max(MAX_LARGE_HALF_FEN_SHARE * len(sets), 1), aside
-    sets = [s for s in sets if s[1].name not in aside]
-    return request.param, sets
+        assert len(aside) <= max(MAX_LARGE_HALF_FEN_SHARE * len(compared), 1), aside
+    return request.param, [c for c in compared if not c.aside]
 
 
 def _same(a, b) -> bool:
@@ -130,56 +178,77 @@ def _same(a, b) -> bool:
 
 def test_every_formula_cell_equals_the_engine(parity):
     """The cached values xlmodel writes are exactly what each engine computes."""
-    engine, sets = parity
-    mismatches = []
-    cells = 0
-    for case, ours, theirs in sets:
-        a, b = _values(ours), _values(theirs)
-        for key in sorted(set(a) | set(b)):
-            cells += 1
-            if not _same(a.get(key), b.get(key)):
-                mismatches.append(f"{case.source} {key}: xlmodel {a.get(key)!r} vs {engine} {b.get(key)!r}")
-    print(f"\n{engine}: {len(sets)} workbooks, {cells} cells compared, {len(mismatches)} mismatches")
+    engine, compared = parity
+    mismatches = [m for c in compared for m in c.formula_mismatches]
+    print(f"\n{engine}: {len(compared)} workbooks, {sum(c.cells for c in compared)} cells compared, "
+          f"{len(mismatches)} mismatches")
+    assert sum(c.cells for c in compared) > 1000 * len(compared)  # every formula sheet was read
     assert not mismatches, "\n".join(mismatches[:30])
+
+
+def _outputs_and_statuses(engine: str, case, vals: dict) -> list[str]:
+    """Named outputs and every rule's status and numbers on 检查, as the engine computed them, against evaluate()."""
+    from xlmodel.evaluator import model_for
+
+    mismatches = []
+    rep = evaluate(case)
+    layout = Layout(model_for(case.policy), case.evaluation_year)
+    summary = SHEETS["summary"]
+    got = {name: vals.get((summary, f"C{layout.output_rows[name] + 1}")) for name, *_ in OUTPUTS}
+    want = {
+        "overall_status": STATUS_ZH[rep.overall_status],
+        "cash_conditions_met": rep.cash_conditions_met,
+        "min_cash_dividend": rep.min_cash_dividend,
+        "max_distribution": rep.max_distribution,
+        "fail_count": rep.fail_count,
+        "warn_count": rep.warn_count,
+        "missing_input_count": rep.missing_input_count,
+    }
+    for k, v in want.items():
+        if not _same(got[k], v):
+            mismatches.append(f"{case.source} {k}: {engine} {got[k]!r} vs evaluator {v!r}")
+    for r in rep.rules:
+        cell = (SHEETS["checks"], f"{col_name(CHECK_COL_INDEX['status'])}{layout.check_rows[r.id] + 1}")
+        lo_status = ZH_STATUS.get(vals.get(cell))
+        if lo_status != r.status:
+            mismatches.append(f"{case.source} {r.id}: {engine} {lo_status} vs evaluator {r.status}")
+        for key, want_v in (("actual", r.actual), ("required", r.required), ("margin", r.margin),
+                            ("shortfall", r.shortfall)):
+            col = col_name(CHECK_COL_INDEX[key])
+            got_v = vals.get((SHEETS["checks"], f"{col}{layout.check_rows[r.id] + 1}"))
+            if isinstance(want_v, (int, float)) and not isinstance(want_v, bool) and r.unit != "日期":
+                if not _same(got_v, want_v):
+                    mismatches.append(f"{case.source} {r.id}.{col}: {engine} {got_v!r} vs evaluator {want_v!r}")
+    return mismatches
 
 
 def test_outputs_and_statuses_equal_the_evaluator(parity):
     """Named outputs and every rule's status, as each engine computes them, equal evaluate()."""
-    engine, sets = parity
-    mismatches = []
-    for case, _ours, theirs in sets:
-        rep = evaluate(case)
-        from xlmodel.evaluator import model_for
-
-        layout = Layout(model_for(case.policy), case.evaluation_year)
-        vals = _values(theirs)
-        summary = SHEETS["summary"]
-        got = {name: vals.get((summary, f"C{layout.output_rows[name] + 1}")) for name, *_ in OUTPUTS}
-        want = {
-            "overall_status": STATUS_ZH[rep.overall_status],
-            "cash_conditions_met": rep.cash_conditions_met,
-            "min_cash_dividend": rep.min_cash_dividend,
-            "max_distribution": rep.max_distribution,
-            "fail_count": rep.fail_count,
-            "warn_count": rep.warn_count,
-            "missing_input_count": rep.missing_input_count,
-        }
-        for k, v in want.items():
-            if not _same(got[k], v):
-                mismatches.append(f"{case.source} {k}: {engine} {got[k]!r} vs evaluator {v!r}")
-        for r in rep.rules:
-            cell = (SHEETS["checks"], f"{col_name(CHECK_COL_INDEX['status'])}{layout.check_rows[r.id] + 1}")
-            lo_status = ZH_STATUS.get(vals.get(cell))
-            if lo_status != r.status:
-                mismatches.append(f"{case.source} {r.id}: {engine} {lo_status} vs evaluator {r.status}")
-            for key, want_v in (("actual", r.actual), ("required", r.required), ("margin", r.margin),
-                                ("shortfall", r.shortfall)):
-                col = col_name(CHECK_COL_INDEX[key])
-                got_v = vals.get((SHEETS["checks"], f"{col}{layout.check_rows[r.id] + 1}"))
-                if isinstance(want_v, (int, float)) and not isinstance(want_v, bool) and r.unit != "日期":
-                    if not _same(got_v, want_v):
-                        mismatches.append(f"{case.source} {r.id}.{col}: {engine} {got_v!r} vs evaluator {want_v!r}")
+    _engine, compared = parity
+    mismatches = [m for c in compared for m in c.output_mismatches]
     assert not mismatches, "\n".join(mismatches[:30])
+
+
+def _every_year(engine: str, case, vals: dict) -> tuple[list[str], int]:
+    """Every evaluated year's statuses and results on 计算 against evaluate() of that year: (mismatches, years)."""
+    from xlmodel.evaluator import model_for
+    from xlmodel.workbook.layout import timeline
+
+    mismatches = []
+    model = model_for(case.policy)
+    layout = Layout(model, case.evaluation_year, *timeline(model, case.evaluation_year, case.years))
+    calc = SHEETS["calc"]
+    for y in layout.eval_years:
+        at = case if y == case.evaluation_year else dataclasses.replace(case, evaluation_year=y, attestations={})
+        rep = evaluate(at)
+        cell = lambda name: vals.get((calc, f"{col_name(layout.col_of(y))}{layout.calc_rows[name] + 1}"))  # noqa: E731
+        want = {"overall_status": STATUS_ZH[rep.overall_status], "min_cash_dividend": rep.min_cash_dividend,
+                "max_distribution": rep.max_distribution, "fail_count": rep.fail_count,
+                **{f"{r.id}.status": STATUS_ZH[r.status] for r in rep.rules}}
+        for name, v in want.items():
+            if not _same(cell(name), v):
+                mismatches.append(f"{case.source} {y} {name}: {engine} {cell(name)!r} vs evaluator {v!r}")
+    return mismatches, len(layout.eval_years)
 
 
 def test_every_year_equals_the_evaluator(parity):
@@ -188,30 +257,11 @@ def test_every_year_equals_the_evaluator(parity):
 
     In a year other than the evaluation year the case's attestations are not given (they are the
     evaluation year's), as in the workbook."""
-    import dataclasses
-
-    from xlmodel.evaluator import model_for
-    from xlmodel.workbook.layout import timeline
-
-    engine, sets = parity
-    mismatches, years_seen = [], 0
-    for case, _ours, theirs in sets:
-        model = model_for(case.policy)
-        layout = Layout(model, case.evaluation_year, *timeline(model, case.evaluation_year, case.years))
-        vals = _values(theirs)
-        calc = SHEETS["calc"]
-        for y in layout.eval_years:
-            years_seen += 1
-            at = case if y == case.evaluation_year else dataclasses.replace(case, evaluation_year=y, attestations={})
-            rep = evaluate(at)
-            cell = lambda name: vals.get((calc, f"{col_name(layout.col_of(y))}{layout.calc_rows[name] + 1}"))
-            want = {"overall_status": STATUS_ZH[rep.overall_status], "min_cash_dividend": rep.min_cash_dividend,
-                    "max_distribution": rep.max_distribution, "fail_count": rep.fail_count,
-                    **{f"{r.id}.status": STATUS_ZH[r.status] for r in rep.rules}}
-            for name, v in want.items():
-                if not _same(cell(name), v):
-                    mismatches.append(f"{case.source} {y} {name}: {engine} {cell(name)!r} vs evaluator {v!r}")
-    print(f"\n{engine}: {len(sets)} workbooks, {years_seen} workbook-years compared, {len(mismatches)} mismatches")
+    engine, compared = parity
+    mismatches = [m for c in compared for m in c.year_mismatches]
+    years = sum(c.years for c in compared)
+    print(f"\n{engine}: {len(compared)} workbooks, {years} workbook-years compared, {len(mismatches)} mismatches")
+    assert years >= 3 * len(compared)  # every plan period has three years at least
     assert not mismatches, "\n".join(mismatches[:30])
 
 

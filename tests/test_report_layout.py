@@ -199,3 +199,18 @@ def test_wrapping_counts_cjk_twice_and_breaks_between_words(w):
     for number in ("1,095,152,827.27", "237,053,726.78"):
         assert sum(ln.count(number) for ln in lines) == text.count(number) == 5  # a number is never split
     assert "".join(b.replace(" ", "") for b in body) == text.replace(" ", "")
+
+
+def test_a_report_pickles_with_its_explanations():
+    """A report crosses process boundaries (a process pool returning reports): its explanations, worded
+    when first read, are worded before it is pickled."""
+    import pickle
+    from pathlib import Path
+
+    from xlmodel.case import load_case
+    from xlmodel.evaluator import evaluate
+
+    rep = evaluate(load_case(Path(__file__).resolve().parents[1] / "samples" / "gcl-energy-2022-2024.yaml"))
+    back = pickle.loads(pickle.dumps(rep))
+    assert back.to_dict() == rep.to_dict()
+    assert all(b.explanation_zh == r.explanation_zh and b.explanation_zh for b, r in zip(back.rules, rep.rules))

@@ -86,15 +86,6 @@ def _rows_text(idx, rows: np.ndarray, limit: int = 5) -> str:
     return ("row " if len(idx) == 1 else "rows ") + shown_rows + (f" (+{len(idx) - limit} more)" if len(idx) > limit else "")
 
 
-def _read_cells(f: Field, values: list, origin: str) -> list[tuple]:
-    """read_field over a column, once per distinct value (True and 1 kept apart)."""
-    return _cached(lambda v: read_field(f, v, origin), values)
-
-
-def _read_cells_year(values: list, origin: str) -> list[tuple]:
-    return _cached(lambda v: read_year(v, origin), values)
-
-
 def _grouped(col: pd.Series) -> tuple[np.ndarray, list]:
     """:func:`_groups`, or (for unhashable values) one group per row."""
     g = _groups(col)
@@ -127,27 +118,9 @@ class _Labels:
         return True
 
 
-def _cached(read, values: list) -> list[tuple]:
-    cache: dict = {}
-    out = []
-    for v in values:
-        try:
-            key = (type(v), v)
-            hit = cache.get(key)
-        except TypeError:  # unhashable
-            key, hit = None, None
-        if hit is None:
-            hit = read(v)
-            if key is not None:
-                cache[key] = hit
-        out.append(hit)
-    return out
-
-
 def _groups(col: pd.Series) -> tuple[np.ndarray, list] | None:
-    """The column's rows grouped by value and type (True, 1 and 1.0 apart, None and NaN apart), as
-    :func:`_cached` keys them: the group of each row and each group's first value; None for
-    unhashable values."""
+    """The column's rows grouped by value and type (True, 1 and 1.0 apart, None and NaN apart): the
+    group of each row and each group's first value; None for unhashable values."""
     values = col.tolist()
     n = len(values)
     try:
@@ -648,9 +621,7 @@ def column_labels(columns: list[str], models: list[cat.Model]) -> dict[str, dict
     """For each result column: ``zh`` and ``en`` labels, ``units`` (元, %, 日期, 是/否, 选项, 状态, 年, 项, 文本)
     and, for a rule's columns, ``rule``, ``part``, ``role`` and ``bound_kind``. A rule id shared by
     several plans with different titles gets their titles joined with ／."""
-    from .workbook.layout import OUTPUTS
-
-    out_labels = {name: (zh, en) for name, _, zh, en in OUTPUTS}
+    out_labels = {name: (zh, en) for name, _, zh, en in cat.OUTPUTS}
     rules: dict[str, list[cat.RuleDef]] = {}
     for m in models:
         for rd in m.rules:

@@ -17,9 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+from pydantic import BaseModel
+
 from . import policy as pol
 from .expr import (FY, And, Blank, C, Cmp, CountIf, EDate, EstimateRenderer, If, In, InList, Lbl, Max, Min, Missing,
-                   Node, Not, Num, Or, P, Round2, Sum, Window, YearOf, hoistable, substitute)
+                   Node, Not, Num, Or, P, PRECISION, Round2, Sum, Window, YearOf, guarded_part, hoistable, substitute)
 from .fields import FIELDS
 
 #: obligations (requirements, regulatory duties) pass or fail; conditions are met or not met (DOMAIN.md §5)
@@ -58,8 +60,9 @@ REASONS = {
                                    "the plan period has not ended (checked in its last year; shown here as progress)"),
     "na_no_alternative": ("各备选规则均不适用", "none of the alternatives applies"),
 }
-SERIES = ("cash", "distribution", "retained", "cash_st", "cash_reg")
+SERIES = ("cash", "distribution", "retained", "cash_st", "cash_reg", "net_profit_attributable_lower")
 SERIES_ZH = {
+    "net_profit_attributable_lower": ("归母净利润（中国准则与国际准则孰低）", "Net profit attributable, lower of PRC GAAP and IFRS"),
     "cash": ("现金分红（含计入的回购）", "Cash dividend incl. counted buybacks"),
     "cash_st": ("现金分红（含回购注销，风险警示口径）", "Cash dividend incl. cancelled buybacks (ST test)"),
     "cash_reg": ("现金分红（含集中竞价、要约回购，监管口径）", "Cash dividend incl. bidding/tender buybacks (regulatory)"),
@@ -173,7 +176,39 @@ class Model:
         return [r.id for r in self.rules if r.spec.kind == "attestation" and r.spec.field is None]
 
 
+#: the model's results: (scalar, the defined name of its cell on 汇总, label zh, label en)
+OUTPUTS = (
+    ("overall_status", "out_overall_status", "总体结论", "Overall result"),
+    ("cash_conditions_met", "out_cash_conditions_met", "现金分红条件是否满足", "Cash dividend conditions met"),
+    ("min_cash_dividend", "out_min_cash_dividend", "最低现金分红（元）", "Minimum cash dividend (元)"),
+    ("max_distribution", "out_max_distribution", "利润分配上限（元）", "Maximum distribution (元)"),
+    ("fail_count", "out_fail_count", "不通过规则数", "Rules failed"),
+    ("warn_count", "out_warn_count", "警告规则数", "Warnings"),
+    ("missing_input_count", "out_missing_input_count", "缺少输入规则数", "Rules missing input"),
+    ("st_risk_warning", "out_st_risk_warning", "触发交易所低分红风险警示（空白=不适用）", "Exchange low-dividend risk warning (blank = out of scope)"),
+    ("cash_needed_to_avoid_st", "out_cash_needed_to_avoid_st", "避免风险警示所需本年现金分红（元）", "Cash needed this year to avoid the warning (元)"),
+)
+
+
 ATTEST = "attest."  # pseudo-field prefix for a rule's own attestation input
+
+
+def _measures_named(policy: pol.Policy) -> set[str]:
+    """Every measure or basis a policy's rules name (``measure``, ``basis``, ``of``, a component's basis)."""
+    out: set[str] = set()
+
+    def visit(o):
+        if isinstance(o, BaseModel):
+            for k in type(o).model_fields:
+                v = getattr(o, k)
+                if k in ("measure", "basis", "of") and isinstance(v, str):
+                    out.add(v)
+                visit(v)
+        elif isinstance(o, (list, tuple)):
+            for v in o:
+                visit(v)
+    visit(policy.rules)
+    return out
 
 
 class _Builder:
@@ -208,6 +243,11 @@ class _Builder:
         return [c for c in out if not FIELDS.get(c[0]) or not FIELDS[c[0]].default_zero]
 
     # -- series and derived scalars ----------------------------------------
+    def precision(self) -> P:
+        """The digits every amount is rounded to (2: the fen), one named cell that every ROUND reads."""
+        return self.param(*PRECISION.split("."), 2, "docs/domain.md §4", "金额舍入位数（到分）",
+                          "Digits amounts are rounded to (the fen)", "位", editable=False)
+
     def fen(self) -> P:
         """The smallest step of money (0.01 元): the shortfall of a strict comparison met with equality."""
         if "precision.fen" not in self.m.params:
@@ -231,6 +271,9 @@ class _Builder:
         self.m.series.update(cash=cash, distribution=dist, retained=retained,
                              cash_st=In("cash_dividend") + In("buyback_cancelled"),
                              cash_reg=In("cash_dividend") + In("buyback_amount"))
+        if "net_profit_attributable_lower" in _measures_named(self.p):  # only where a rule reads it
+            # MIN of the two references: a blank one would be left out, so both are required inputs (expand)
+            self.m.series["net_profit_attributable_lower"] = Min(In("net_profit_attributable"), In("net_profit_attributable_ifrs"))
         self.transparent = {"major_outlay", "major_outlay_threshold"}
 
     def build_major_outlay(self):
@@ -267,12 +310,14 @@ class _Builder:
         if one:
             sc["major_outlay"] = branch(1, tests[0], "major_outlay_threshold")
             return
-        # any branch makes the outlay major; the threshold shown is the lowest branch's ratio threshold
+        # any branch makes the outlay major (the threshold shown is the lowest branch's ratio threshold),
+        # or all of them must hold (the threshold shown is the highest)
         for i, t in enumerate(tests, 1):
             sc[f"major_outlay.b{i}"] = branch(i, t, f"major_outlay.b{i}_threshold")
             self.transparent |= {f"major_outlay.b{i}", f"major_outlay.b{i}_threshold"}
-        sc["major_outlay_threshold"] = Min(*[C(f"major_outlay.b{i}_threshold") for i in range(1, len(tests) + 1)])
-        sc["major_outlay"] = Or(*[C(f"major_outlay.b{i}") for i in range(1, len(tests) + 1)])
+        every = mo.branches_combine == "all"
+        sc["major_outlay_threshold"] = (Max if every else Min)(*[C(f"major_outlay.b{i}_threshold") for i in range(1, len(tests) + 1)])
+        sc["major_outlay"] = (And if every else Or)(*[C(f"major_outlay.b{i}") for i in range(1, len(tests) + 1)])
 
     # -- applicability -----------------------------------------------------
     def part(self, node: Node, reason: str) -> tuple[Node, Node | None, list, str]:
@@ -583,6 +628,11 @@ def k_min_cash_rolling(b: _Builder, s: pol.MinCashRolling) -> Check:
     # the window's length is a parameter: a length changed in the workbook is summed there as here
     basis = Window(b.measure(s.basis), years, w)
     req = Round2(Max(Num(0), ratio * basis if total else ratio * basis / years))
+    if s.amount is not None:  # 年均净利润30%或5000万元: the ratio's bound and the window's fixed amount
+        b.m.scalars[f"{s.id}.ratio_required"] = req
+        b.transparent.add(f"{s.id}.ratio_required")  # its window's inputs are the rule's inputs (missing input)
+        amount = b.param(s.id, "amount", s.amount, s.clause, "窗口累计最低金额", "Fixed minimum for the window", "元")
+        req = (Min if s.combine == "lower_of" else Max)(C(f"{s.id}.ratio_required"), amount)
     act = Round2(Window(C("cash", 0), years, w))
     prior = Round2(Window(C("cash", 0), years, w, skip=1))
     return Check(actual=act, required=req, passes=act >= C(f"{s.id}.required"), op=">=", shortfall=_amount_short,
@@ -861,17 +911,18 @@ def split_long_formulas(m: Model, limit: int = MAX_FORMULA) -> None:
 
     def place(name: str, node: Node):
         k = 0
-        while len(node.render(est)) > limit:
-            options = hoistable(node)
-            if not options:
+        while (size := len(node.render(est))) > limit:
+            options = [(n, guarded_part(n, gs)) for n, gs in hoistable(node)]
+            sizes = [(ln, i) for i, (_, moved) in enumerate(options) if (ln := len(moved.render(est))) < size]
+            if not sizes:  # nothing that moves makes the formula shorter (a part is its whole guarded branch)
                 break
-            sizes = [(len(n.render(est)), i) for i, n in enumerate(options)]
             fitting = [x for x in sizes if x[0] <= limit]
             _, i = max(fitting) if fitting else max(sizes)
             k += 1
-            part = f"{name}.part{k}"
-            place(part, options[i])
-            node = substitute(node, options[i], C(part))
+            while (part := f"{name}.part{k}") in m.scalars or part in out:  # split once already: new names
+                k += 1
+            place(part, options[i][1])
+            node = substitute(node, options[i][0], C(part))
         out[name] = node
 
     for name, node in m.scalars.items():
@@ -881,6 +932,7 @@ def split_long_formulas(m: Model, limit: int = MAX_FORMULA) -> None:
 
 def compile_policy(policy: pol.Policy) -> Model:
     b = _Builder(policy)
+    b.precision()
     b.build_series()
     b.build_major_outlay()
 

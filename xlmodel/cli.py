@@ -74,13 +74,12 @@ class _Parser(argparse.ArgumentParser):
 
 
 def cmd_policies(args) -> int:
-    from .errors import XlmodelError
-    from .policy import POLICY_ID, find_plan, load_policy, plan_clauses, policy_source
-
     if args.action in ("check", "install"):
         return _policies_check_install(args)
     if args.action == "show":
         from .catalogue import compile_policy  # (numpy: only where the rules are compiled)
+        from .errors import XlmodelError
+        from .policy import POLICY_ID, find_plan, load_policy, plan_clauses, policy_source
 
         if not args.id:
             raise XlmodelError("policies show needs a policy id")
@@ -112,27 +111,57 @@ def cmd_policies(args) -> int:
             counts[c.treatment] = counts.get(c.treatment, 0) + 1
         print(f"\n条款 Clauses: {len(p.clauses)} — " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
         return EXIT_OK
+    return _list_policies()
+
+
+def _list_policies() -> int:
+    """One line per plan (errors on stderr) and the plan folders; from the cache while no plan, plan
+    text or xlmodel file has changed (:mod:`xlmodel.listing`)."""
+    from . import listing
+
+    hit = listing.cached()
+    if hit is None:
+        print_ = listing.fingerprint()
+        out, err, code = _listing_lines()
+        listing.store(out, err, code, print_)
+    else:
+        from .sanitize import plain_text  # the cache is a file: printed as plain text whatever it holds
+
+        out, err, code = [plain_text(x) for x in hit[0]], ["\n".join(map(plain_text, x.split("\n"))) for x in hit[1]], hit[2]
+    for line in out:
+        print(line)
+    for line in err:
+        print(line, file=sys.stderr)
+    return code
+
+
+def _listing_lines() -> tuple[list[str], list[str], int]:
     from .plans import folders_line, list_plans
 
-    worst = EXIT_OK
+    out, err, worst = [], [], EXIT_OK
     for item in list_plans():
         p = item.policy
         if p is None:
-            _error(item.error)
+            err.append(_error_text(item.error))
             worst = EXIT_INPUT
             continue
         company = p.company.company_name if p.company else ""
         origin = item.files[0].origin
-        print(f"{p.id:<28} v{p.version:<8} {p.plan_years[0]}–{p.plan_years[1]}  {len(p.rules):>3} rules  {company}"
-              + ("" if origin == "bundled" else f"  [{origin}]"))
-    print(folders_line(), file=sys.stderr)
-    return worst
+        out.append(f"{p.id:<28} v{p.version:<8} {p.plan_years[0]}–{p.plan_years[1]}  {len(p.rules):>3} rules  {company}"
+                   + ("" if origin == "bundled" else f"  [{origin}]"))
+    err.append(folders_line())
+    return out, err, worst
 
 
 def _error(message: str) -> None:
+    print(_error_text(message), file=sys.stderr)
+
+
+def _error_text(message) -> str:
+    """``xlmodel: …``, every line of the message as plain text (no terminal control, no forged line)."""
     from .sanitize import plain_text
 
-    print("xlmodel: " + "\n".join(plain_text(line) for line in str(message).split("\n")), file=sys.stderr)
+    return "xlmodel: " + "\n".join(plain_text(line) for line in str(message).split("\n"))
 
 
 def _policies_check_install(args) -> int:
@@ -210,7 +239,7 @@ def cmd_evaluate(args) -> int:
         rep = evaluate(case)
         reports.append((rep, evaluate_years(case) if args.by_year else None))
         worst = max(worst, rep.exit_code)
-    objects = [{**_json(r), **({"by_year": [_year_json(y) for y in years]} if years is not None else {})}
+    objects = [{**r.to_output(), **({"by_year": [_year_json(y) for y in years]} if years is not None else {})}
                for r, years in reports]
     if args.json:  # always a list, one object per case, whatever the number of files
         print(json.dumps(objects, ensure_ascii=False, indent=2, default=str))
@@ -229,13 +258,6 @@ def _year_json(rep) -> dict:
             "max_distribution", "fail_count", "warn_count", "missing_input_count", "st_risk_warning")
     return {"fiscal_year" if k == "evaluation_year" else k: getattr(rep, k) for k in keys} | {
         "rules": {r.id: r.status for r in rep.rules}}
-
-
-def _json(rep) -> dict:
-    d = rep.to_dict()
-    keys = ["policy", "evaluation_year", "overall_status", "cash_conditions_met", "min_cash_dividend",
-            "max_distribution", "rules", "st_risk_warning", "cash_needed_to_avoid_st"]
-    return {**{k: d[k] for k in keys}, **{k: v for k, v in d.items() if k not in keys}}
 
 
 #: the commands other modules add (:func:`xlmodel.workbook.cli.add_commands`, :func:`xlmodel.draft.command.add_command`),
@@ -343,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args) -> int:
     from .errors import XlmodelError
-    from .policy import cli_plan_dirs
+    from .plandirs import cli_plan_dirs
 
     try:
         with cli_plan_dirs((getattr(args, "plans", None) or []) + getattr(args, "plans_after", [])):

@@ -293,7 +293,7 @@ def _window_params(model) -> list[str]:
             for n in tree.walk():
                 if isinstance(n, E.Window):
                     names[n.years.name] = None
-        hit = _WINDOWS[id(model)] = (model, list(names))
+        hit = _bounded(_WINDOWS)[id(model)] = (model, list(names))
     return hit[1]
 
 
@@ -484,12 +484,9 @@ class _Emitter:
         return self
 
 
-class _ScalarEmitter(_Emitter):
-    def render(self, i, kind, attrs, args, typ) -> str:  # noqa: C901
-        a = [self.ref(j) for j in args]
-        if kind == "const":
-            t, r = attrs
-            return _lit(t, float(r)) if t == F else r
+    def common(self, i, kind, attrs, a) -> str:  # noqa: C901
+        """The kinds both renderings write alike (Python operators on floats and on arrays, the
+        helpers named the same in both preludes)."""
         if kind == "param":
             return f"p_{self.low.pindex[attrs]}"
         if kind in ("in", "miss"):
@@ -497,26 +494,39 @@ class _ScalarEmitter(_Emitter):
             return f"{'v' if kind == 'in' else 'm'}{i}"
         if kind == "fy":
             return f"(Y + {float(attrs)!r})" if attrs else "Y"
-        if kind == "b2f":
-            return f"(1.0 if {a[0]} else 0.0)"
         if kind == "onum":
             return f"_onum({a[0]})"
-        if kind == "fstrict":
-            return f"_fstrict({a[0]})"
         if kind == "fbool":
             return f"({a[0]} != 0.0)"
-        if kind == "sbool":
-            return f"({a[0]} != '')"
-        if kind == "obool":
-            return f"bool({a[0]})"
-        if kind == "too":
-            return a[0]
         if kind == "bin":
             return f"_div({a[0]}, {a[1]})" if attrs == "/" else f"({a[0]} {attrs} {a[1]})"
         if kind == "cmp":
             return f"({a[0]} {_PYOP[attrs]} {a[1]})"
         if kind == "cmpo":
             return f"{_CMPO_NAME[attrs]}({a[0]}, {a[1]})"
+        if kind in ("refmax", "refmin", "strictmax", "strictmin"):
+            return f"_{kind}({', '.join(a)})"
+        if kind == "round":
+            return f"_rf({a[0]})"
+        raise Unsupported(kind)
+
+
+class _ScalarEmitter(_Emitter):
+    def render(self, i, kind, attrs, args, typ) -> str:  # noqa: C901
+        a = [self.ref(j) for j in args]
+        if kind == "const":
+            t, r = attrs
+            return _lit(t, float(r)) if t == F else r
+        if kind == "b2f":
+            return f"(1.0 if {a[0]} else 0.0)"
+        if kind == "fstrict":
+            return f"_fstrict({a[0]})"
+        if kind == "sbool":
+            return f"({a[0]} != '')"
+        if kind == "obool":
+            return f"bool({a[0]})"
+        if kind == "too":
+            return a[0]
         if kind == "and":
             return "(" + " and ".join(a) + ")"
         if kind == "or":
@@ -525,10 +535,6 @@ class _ScalarEmitter(_Emitter):
             return f"(not {a[0]})"
         if kind == "nanif":
             return f"(_nan if {a[0]} else {a[1]})"
-        if kind in ("refmax", "refmin", "strictmax", "strictmin"):
-            return f"_{kind}({', '.join(a)})"
-        if kind == "round":
-            return f"_rf({a[0]})"
         if kind == "if":
             return f"({a[1]} if {a[0]} else {a[2]})"
         if kind == "inlist":
@@ -539,7 +545,7 @@ class _ScalarEmitter(_Emitter):
             return f"_edate1({a[0]}, {a[1]})"
         if kind == "yearof":
             return f"_yearof1({a[0]})"
-        raise Unsupported(kind)
+        return self.common(i, kind, attrs, a)
 
 
 def _prepare_scalar_param(v, typ: str):
@@ -814,21 +820,10 @@ class _VectorEmitter(_Emitter):
             if t == S:
                 return self.k(ast.literal_eval(r))
             return _lit(t, float(r)) if t == F else r
-        if kind == "param":
-            return f"p_{self.low.pindex[attrs]}"
-        if kind in ("in", "miss"):
-            self.inputs[i] = (kind, *attrs)
-            return f"{'v' if kind == 'in' else 'm'}{i}"
-        if kind == "fy":
-            return f"(Y + {float(attrs)!r})" if attrs else "Y"
         if kind == "b2f":
             return f"_tof({a[0]})"
-        if kind == "onum":
-            return f"_onum({a[0]})"
         if kind == "fstrict":
             return f"_ostrict({a[0]})" if attrs == O else f"_sstrict({a[0]})"
-        if kind == "fbool":
-            return f"({a[0]} != 0.0)"
         if kind == "sbool":
             return f"({a[0]} != {self.k('')})"
         if kind == "obool":
@@ -839,12 +834,6 @@ class _VectorEmitter(_Emitter):
             if attrs == B:
                 return f"(_tof({a[0]}), -2)"
             return f"(_nan, {a[0]})"
-        if kind == "bin":
-            return f"_div({a[0]}, {a[1]})" if attrs == "/" else f"({a[0]} {attrs} {a[1]})"
-        if kind == "cmp":
-            return f"({a[0]} {_PYOP[attrs]} {a[1]})"
-        if kind == "cmpo":
-            return f"{_CMPO_NAME[attrs]}({a[0]}, {a[1]})"
         if kind == "and":
             return "(" + " & ".join(a) + ")"
         if kind == "or":
@@ -853,10 +842,6 @@ class _VectorEmitter(_Emitter):
             return f"_not({a[0]})"
         if kind == "nanif":
             return f"_where({a[0]}, _nan, {a[1]})"
-        if kind in ("refmax", "refmin", "strictmax", "strictmin"):
-            return f"_{kind}({', '.join(a)})"
-        if kind == "round":
-            return f"_rf({a[0]})"
         if kind == "if":
             if typ == O:
                 return f"_oif({a[0]}, {a[1]}, {a[2]})"
@@ -883,7 +868,7 @@ class _VectorEmitter(_Emitter):
             return f"_edate({a[0]}, {a[1]}, N)"
         if kind == "yearof":
             return f"_yearof({a[0]}, N)"
-        raise Unsupported(kind)
+        return self.common(i, kind, attrs, a)
 
 
 class VectorProgram:
@@ -1123,7 +1108,7 @@ class VectorEnv:
 
     def reference(self):
         if self._ref is None:
-            from .evaluator import ArrayEnv
+            from .env import ArrayEnv
 
             self._ref = ArrayEnv(self.model, self.n, self._get, self._years, self._params)
             self._ref._inputs.update(self._fetched)
@@ -1142,19 +1127,31 @@ def _key(model, params, roots):
             tuple(roots) if roots else None)
 
 
+#: programs kept at most (a process that loads many plans, or one plan many times, compiles again)
+MAX_CACHED = 64
+
+
+def _bounded(cache: dict) -> dict:
+    if len(cache) >= MAX_CACHED:
+        cache.clear()
+    return cache
+
+
 def scalar_program(model, params: dict | None = None, roots=None) -> ScalarProgram:
+    """The model's scalar program for parameters of these types and window lengths (compiled once)."""
     key = _key(model, params, roots)
     hit = _SCALAR.get(key)
     if hit is None or hit[0] is not model:
-        hit = _SCALAR[key] = (model, ScalarProgram(model, params, roots))
+        hit = _bounded(_SCALAR)[key] = (model, ScalarProgram(model, params, roots))
     return hit[1]
 
 
 def vector_program(model, params: dict | None = None, roots=None) -> VectorProgram:
+    """The model's vector program for parameters of these types and window lengths (compiled once)."""
     key = _key(model, params, roots)
     hit = _VECTOR.get(key)
     if hit is None or hit[0] is not model:
-        hit = _VECTOR[key] = (model, VectorProgram(model, params, roots))
+        hit = _bounded(_VECTOR)[key] = (model, VectorProgram(model, params, roots))
     return hit[1]
 
 
@@ -1174,7 +1171,7 @@ def scalar_runner(model, params: dict | None = None, roots=None) -> tuple[Callab
     hit = _BOUND.get(key)
     if hit is None or hit[0] is not model:
         prog = scalar_program(model, None, roots)
-        hit = _BOUND[key] = (model, prog.bind(param_values(model)), prog)
+        hit = _bounded(_BOUND)[key] = (model, prog.bind(param_values(model)), prog)
     return hit[1], hit[2]
 
 

@@ -2,17 +2,33 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 
 class XlmodelError(Exception):
     """Base class: the CLI turns these into a message and exit code 2."""
 
 
-@dataclass(frozen=True)
 class Problem:
-    where: str  # e.g. "years[2].cash_dividend (2023)" or "输入!F12"
-    message: str
+    """One problem of an input: where (``years[2].cash_dividend (2023)``, ``输入!F12``) and what.
+    Immutable; a plain class, not a dataclass: this module is imported by every command, and
+    dataclasses would bring ``inspect`` (a tenth of ``xlmodel --help``'s time) with it."""
+
+    __slots__ = ("where", "message")
+
+    def __init__(self, where: str, message: str):
+        object.__setattr__(self, "where", where)
+        object.__setattr__(self, "message", message)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("a Problem cannot be changed")
+
+    def __eq__(self, other):
+        return (self.where, self.message) == (other.where, other.message) if isinstance(other, Problem) else NotImplemented
+
+    def __hash__(self):
+        return hash((self.where, self.message))
+
+    def __repr__(self) -> str:
+        return f"Problem(where={self.where!r}, message={self.message!r})"
 
     def __str__(self) -> str:
         return f"{self.where}: {self.message}"

@@ -10,73 +10,16 @@ The parity tests hold the three to the same values.
 
 from __future__ import annotations
 
-from typing import Callable
+import os
 
 import numpy as np
 
 from . import catalogue as cat
 from .case import Case, check_attestations
-from .expr import from_serial, to_serial
+from .env import ArrayEnv, Getter  # noqa: F401 - the reference environment, re-exported
+from .expr import to_serial
 from .fields import FIELDS, Kind
 from .policy import Policy, load_policy, policy_by_id
-
-Getter = Callable[[str, int], tuple[np.ndarray, np.ndarray]]
-
-
-class ArrayEnv:
-    def __init__(self, model: cat.Model, n: int, getter: Getter, years=None, params: dict | None = None):
-        self.model, self.n, self._get = model, n, getter
-        self.params = params or {}  # values that replace the plan's (a workbook's edited parameters)
-        self.years = np.broadcast_to(np.asarray(years if years is not None else 0, dtype=float), (n,))
-        self._inputs: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}
-        self._calcs: dict[tuple[str, int | None], np.ndarray] = {}
-
-    def _input(self, fid: str, offset: int):
-        key = (fid, offset)
-        if key not in self._inputs:
-            self._inputs[key] = self._get(fid, offset)
-        return self._inputs[key]
-
-    def field(self, fid, offset):
-        return self._input(fid, offset)[0]
-
-    def missing(self, fid, offset):
-        return self._input(fid, offset)[1]
-
-    def param(self, name):
-        return self.params[name] if name in self.params else self.model.params[name].value
-
-    def fy(self, offset):
-        return self.years + offset
-
-    def calc(self, name, offset):
-        key = (name, offset)
-        if key not in self._calcs:
-            if name in self.model.series:
-                self._calcs[key] = self.model.series[name].eval(_Shifted(self, offset or 0))
-            else:
-                self._calcs[key] = self.model.scalars[name].eval(self)
-        return self._calcs[key]
-
-
-class _Shifted:
-    def __init__(self, base: ArrayEnv, shift: int):
-        self.base, self.shift, self.n = base, shift, base.n
-
-    def field(self, fid, offset):
-        return self.base.field(fid, offset + self.shift)
-
-    def missing(self, fid, offset):
-        return self.base.missing(fid, offset + self.shift)
-
-    def param(self, name):
-        return self.base.param(name)
-
-    def fy(self, offset):
-        return self.base.fy(offset + self.shift)
-
-    def calc(self, name, offset):
-        return self.base.calc(name, (offset or 0) + self.shift if name in self.base.model.series else offset)
 
 
 def encode(fid: str, values: list) -> tuple[np.ndarray, np.ndarray]:
@@ -101,8 +44,6 @@ _BY_ID: dict[str, tuple] = {}
 
 
 def _stat_key(path) -> tuple | None:
-    import os
-
     try:
         st = os.stat(path)
     except OSError:
@@ -112,13 +53,13 @@ def _stat_key(path) -> tuple | None:
 
 def plan_by_id(pid) -> Policy:
     """:func:`xlmodel.policy.policy_by_id`, remembered while nothing it depends on changes: the plan
-    folders (:func:`~xlmodel.policy.plan_directories`), each folder's entries (its modification time,
+    folders (:func:`~xlmodel.plandirs.plan_directories`), each folder's entries (its modification time,
     size and inode change when a file is added, removed or renamed) and the plan file itself."""
-    from .policy import plan_directories
+    from .plandirs import plan_directories
 
     if not isinstance(pid, str):
         return policy_by_id(pid)
-    dirs = tuple((d.path, d.origin) for d in plan_directories())
+    dirs = tuple((str(d.path), d.origin) for d in plan_directories())
     hit = _BY_ID.get(pid)
     if hit is not None and hit[0] == dirs and hit[1] == tuple(_stat_key(p) for p, _ in dirs) \
             and hit[2] == _stat_key(hit[3]):
@@ -127,7 +68,9 @@ def plan_by_id(pid) -> Policy:
     policy = policy_by_id(pid)
     from .policy import find_policy
 
-    path = find_policy(pid).resolve()
+    path = str(find_policy(pid).resolve())
+    if len(_BY_ID) > 256:
+        _BY_ID.clear()
     _BY_ID[pid] = (dirs, stamps, _stat_key(path), path, policy)
     return policy
 
@@ -152,6 +95,8 @@ def attestation_ids(model: cat.Model) -> list[str]:
     """``model.attestation_ids()``, once per model."""
     hit = _ATTEST.get(id(model))
     if hit is None or hit[0] is not model:
+        if len(_ATTEST) > 64:
+            _ATTEST.clear()
         hit = _ATTEST[id(model)] = (model, model.attestation_ids())
     return hit[1]
 
@@ -229,29 +174,6 @@ def evaluate_one(model: cat.Model, case: Case, params: dict | None = None):
 
 # ---- reports ---------------------------------------------------------------
 
-def py(v, unit: str | None = None):
-    """A numpy element -> a JSON-friendly Python value ("" -> None; date serials -> ISO)."""
-    c = v.__class__
-    if c is float:  # the scalar path's values first
-        if unit == "日期":
-            return from_serial(v).isoformat() if v >= 1 else None
-        return v + 0.0
-    if c is str:
-        return None if v == "" else v
-    if c is bool:
-        return v
-    if isinstance(v, str) and v == "":
-        return None
-    if isinstance(v, (np.bool_, bool)):
-        return bool(v)
-    if isinstance(v, (np.floating, float, np.integer, int)):
-        x = float(v)
-        if unit == "日期":
-            return from_serial(x).isoformat() if x >= 1 else None
-        return x + 0.0
-    return v
-
-
 _PLAN_ONLY: dict[int, tuple[Policy, Policy]] = {}
 
 
@@ -276,9 +198,10 @@ def evaluate(case: Case, policy: Policy | None = None, *, baseline: bool = True,
         policy = plan_only(policy)
     model = model_for(policy)
     check_attestations(case, attestation_ids(model))
-    unknown = sorted(set(params or {}) - set(model.params))
-    if unknown:
-        raise ValueError(f"unknown parameters: {', '.join(unknown)}")
+    if params:
+        unknown = sorted(set(params) - set(model.params))
+        if unknown:
+            raise ValueError(f"unknown parameters: {', '.join(unknown)}")
     return build_report(model, evaluate_one(model, case, params), 0, case)
 
 

@@ -419,8 +419,13 @@ class Window(Node):
         return r.window(self.leaf, self.years.render(r), self.skip)
 
 
+#: the fixed parameter a rendered ROUND reads its digits from (its value is 2, the fen; not editable)
+PRECISION = "precision.digits"
+
+
 class Round2(_Fn):
-    """ROUND(x, 2): half away from zero to the fen, at 15 significant digits."""
+    """ROUND(x, 2): half away from zero to the fen, at 15 significant digits. Rendered as
+    ``ROUND(x,p_precision_digits)``: the one named precision of the workbook."""
 
     fn = "ROUND"
 
@@ -428,7 +433,7 @@ class Round2(_Fn):
         return round_fen(_num(self.args[0].eval(env)))
 
     def render(self, r):
-        return f"ROUND({self.args[0].render(r)},2)"
+        return f"ROUND({self.args[0].render(r)},{r.param(PRECISION)})"
 
 
 class If(_Fn):
@@ -621,14 +626,70 @@ def substitute(node: Node, old: Node, new: Node) -> Node:
     return out
 
 
-def hoistable(root: Node) -> list[Node]:
-    """Subtrees of ``root`` that may move to a cell of their own without changing what any engine computes."""
-    out = []
+def hoistable(root: Node) -> list[tuple[Node, tuple[Node, ...]]]:
+    """Subtrees of ``root`` that may move to a cell of their own without changing what any engine
+    computes, each with its guards: the conditions under which ``root`` reads it (the branches of
+    IFs it lies in, outermost first; none for a subtree read unconditionally). A guarded part moves
+    as ``IF(g1, IF(g2, part, 0), 0)``: on its own it would be computed where a guard is false too,
+    and there it can fail (#DIV/0!, text in arithmetic) where ``root`` never looks.
 
-    def visit(n: Node):
-        for k in n.children():
-            if k.children() and not isinstance(n, _KEEP_ARGS):
-                out.append(k)
-            visit(k)
-    visit(root)
+    A subtree that occurs more than once (the same node, shared) is offered only when one of its
+    occurrences is read unconditionally: a part is substituted at every occurrence, and a guarded
+    part would read 0 where another occurrence's guard holds and its own does not."""
+    seen: dict[int, list] = {}
+    order: list[Node] = []
+
+    def visit(n: Node, guards: tuple[Node, ...]):
+        for i, k in enumerate(n.children()):
+            g = guards
+            if isinstance(n, If) and i > 0:
+                cond = n.args[0]
+                g = guards + ((cond if i == 1 else Not(cond)),)
+            if k.children():
+                if id(k) not in seen:
+                    seen[id(k)] = []
+                    order.append(k)
+                seen[id(k)].append(None if isinstance(n, _KEEP_ARGS) else g)
+            visit(k, g)
+    visit(root, ())
+    out = []
+    for k in order:
+        uses = seen[id(k)]
+        if any(u is None for u in uses):  # an argument MIN/MAX/SUM/COUNTIF must keep as it is
+            continue
+        if any(len(u) == 0 for u in uses):
+            out.append((k, ()))
+        elif len(uses) == 1:
+            out.append((k, uses[0]))
     return out
+
+
+def guarded_part(node: Node, guards: tuple[Node, ...]) -> Node:
+    """The calculation a hoisted part becomes: itself, or nested ``IF(guard, …, 0)`` (never an AND,
+    which would compute an inner guard where an outer one is false)."""
+    for g in reversed(guards):
+        node = If(g, node, Num(0))
+    return node
+
+
+def py(v, unit: str | None = None):
+    """A numpy element -> a JSON-friendly Python value ("" -> None; date serials -> ISO)."""
+    c = v.__class__
+    if c is float:  # the scalar path's values first
+        if unit == "日期":
+            return from_serial(v).isoformat() if v >= 1 else None
+        return v + 0.0
+    if c is str:
+        return None if v == "" else v
+    if c is bool:
+        return v
+    if isinstance(v, str) and v == "":
+        return None
+    if isinstance(v, (np.bool_, bool)):
+        return bool(v)
+    if isinstance(v, (np.floating, float, np.integer, int)):
+        x = float(v)
+        if unit == "日期":
+            return from_serial(x).isoformat() if x >= 1 else None
+        return x + 0.0
+    return v

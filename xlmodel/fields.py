@@ -94,6 +94,8 @@ YEAR_FIELDS: tuple[Field, ...] = (
     # for gates a plan words on them (经营现金流净额低于注册资本20%; 期末现金及现金等价物余额为正值)
     Field("cash_and_equivalents", "期末现金及现金等价物余额", "Cash and cash equivalents at year end", _A),
     Field("registered_capital", "注册资本", "Registered capital", _A),
+    # A+H companies: profit under IFRS beside PRC GAAP (以中国会计准则和国际财务报告准则财务报表税后利润数较少者为准)
+    Field("net_profit_attributable_ifrs", "归属于母公司股东的净利润（国际财务报告准则）", "Net profit attributable (IFRS)", _A),
     Field("share_count", "总股本", "Total shares", _C),
     Field("audit_opinion", "审计意见", "Audit opinion", _E, choices=tuple(AUDIT_OPINIONS)),
     Field("planned_major_outlay", "未来十二个月拟投资、收购资产等累计支出", "Planned 12-month outlay (excl. raised funds)", _A),

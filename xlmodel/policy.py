@@ -14,8 +14,6 @@ import datetime as dt
 import os
 import re
 import stat
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -28,18 +26,13 @@ from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr
 from . import plantext
 from .errors import AmbiguousPolicyError, PolicyError, Problem, UnknownPolicyError, XlmodelError
 from .fields import BOARDS, FIELDS, HALF_YEAR_OPINIONS, Kind
-
-def _templates() -> Path:
-    """templates/ of the source tree, or the copy an installed wheel carries as package data."""
-    source = Path(__file__).resolve().parent.parent / "templates"
-    return source if source.is_dir() else Path(__file__).resolve().parent / "templates"
-
-
-TEMPLATES = _templates()
+from .plandirs import TEMPLATES
 
 #: amounts a rule may take as its basis or measure (DOMAIN.md §3 ids, plus derived ones)
 AMOUNT_FIELDS = tuple(f.id for f in FIELDS.values() if f.kind == Kind.AMOUNT and f.per_year)
-DERIVED_MEASURES = ("cash", "distribution", "retained")
+#: measures the model derives from the inputs: cash (with the buybacks the plan counts), cash + stock, the
+#: cumulative distributable profit, and the lower of net profit under PRC GAAP and IFRS (较少者为准)
+DERIVED_MEASURES = ("cash", "distribution", "retained", "net_profit_attributable_lower")
 Measure = Literal[AMOUNT_FIELDS + DERIVED_MEASURES]  # type: ignore[valid-type]
 BoolField = Literal[tuple(f.id for f in FIELDS.values() if f.kind == Kind.BOOL)]  # type: ignore[valid-type]
 
@@ -198,7 +191,11 @@ def _window_ratio(ratio: float, n: int, basis_mode: str) -> None:
 
 class MinCashRolling(RuleBase):
     """Cash over the last N years ≥ ratio × the average annual basis of those years
-    (``basis_mode: total``: ratio × the window's total basis)."""
+    (``basis_mode: total``: ratio × the window's total basis).
+
+    ``amount``: a fixed amount beside the ratio (近三年累计现金分红不低于……年均净利润30%或5000万元),
+    for the window's cumulative cash, joined by ``combine`` — ``lower_of`` (either suffices) or
+    ``higher_of`` (both must hold). A plan's wording rarely settles which: ``combine`` has no default."""
 
     kind: Literal["min_cash_rolling"]
     window: int = Field(ge=2, le=5)
@@ -207,6 +204,15 @@ class MinCashRolling(RuleBase):
     basis: Measure = "distributable_profit"
     mode: Literal["last", "any"] = "last"
     raises_minimum: bool = True
+    amount: float | None = Field(default=None, ge=0)
+    combine: Literal["higher_of", "lower_of"] | None = None
+
+    @model_validator(mode="after")
+    def _amount_joined(self):
+        if (self.amount is None) != (self.combine is None):
+            raise ValueError("a fixed 'amount' beside the ratio needs 'combine' (lower_of: either suffices; "
+                             "higher_of: both must hold), and 'combine' needs an 'amount'")
+        return self
 
     @field_validator("ratio")
     @classmethod
@@ -406,8 +412,9 @@ class MajorOutlay(_Base):
     """How the plan defines a major investment or cash outlay (重大投资计划或重大现金支出).
 
     ``formula``: one test (``basis``, ``ratio``, ``ratio_op``, optional ``floor`` with ``floor_op``,
-    joined by ``combine``), or ``branches``: several tests, any of which makes the outlay major
-    (≥ 30% of net assets OR ≥ 20% of total assets), each with its own basis, op and floor."""
+    joined by ``combine``), or ``branches``: several tests, each with its own basis, op and floor, any
+    of which makes the outlay major (≥ 30% of net assets OR ≥ 20% of total assets), or — with
+    ``branches_combine: all`` — all of which must hold (占净资产50%以上且占总资产30%以上)."""
 
     clause: str
     quote: str
@@ -419,6 +426,7 @@ class MajorOutlay(_Base):
     floor_op: Literal[">", ">="] = ">"
     combine: Literal["and", "or"] = "and"
     branches: list[OutlayBranch] | None = Field(default=None, min_length=2, max_length=6)
+    branches_combine: Literal["any", "all"] = "any"
 
     @model_validator(mode="after")
     def _complete(self):
@@ -428,6 +436,8 @@ class MajorOutlay(_Base):
                 raise ValueError("'branches' belong to a formula definition")
             if single:
                 raise ValueError("give either 'branches' or one test ('basis', 'ratio', 'floor'), not both")
+        elif self.branches_combine != "any":
+            raise ValueError("'branches_combine' joins 'branches'; a single test has none")
         elif self.definition == "formula" and (self.basis is None or self.ratio is None):
             raise ValueError("a formula definition needs 'basis' and 'ratio' (or 'branches')")
         return self
@@ -442,7 +452,8 @@ class MajorOutlay(_Base):
             if t.floor is not None:
                 one += f" {t.combine} {'≥' if t.floor_op == '>=' else '>'} {t.floor:,.0f} 元"
             parts.append(one)
-        return ", " + " OR ".join(f"({x})" if len(parts) > 1 else x for x in parts)
+        joiner = " AND " if self.branches_combine == "all" else " OR "
+        return ", " + joiner.join(f"({x})" if len(parts) > 1 else x for x in parts)
 
     def tests(self) -> list[OutlayBranch]:
         """The definition's tests (one for a single-test formula)."""
@@ -846,90 +857,9 @@ def policy_from_workbook(yaml_text: str, plan_text_: str | None, workbook: str, 
     return _parse_policy(yaml_text, source, Policy, None, carried_text=plan_text_, workbook=workbook)
 
 
-# ---- plan directories ---------------------------------------------------
-#
-# Plans are found by id in these folders, never in the working directory:
-#   1. the bundled plans (templates/), which no other file can replace;
-#   2. the folders of --plans DIR (the command line; they replace XLMODEL_PLANS for that
-#      command), else those of the environment variable XLMODEL_PLANS (os.pathsep-separated,
-#      absolute paths);
-#   3. the user's plan folder (``policies install`` puts plans there): $XLMODEL_CONFIG_HOME/plans,
-#      else %APPDATA%\xlmodel\plans on Windows, $XDG_CONFIG_HOME/xlmodel/plans or
-#      ~/.config/xlmodel/plans elsewhere.
-# A folder that does not exist is skipped. An id defined by two files (a user plan with a bundled
-# plan's id, or one id in two user folders) is an error naming both: xlmodel never picks one.
+# ---- plan directories: xlmodel/plandirs.py (no pydantic: `xlmodel policies` may list from its cache) ----
 
-BUNDLED, CLI_ORIGIN, ENV_ORIGIN, USER_ORIGIN = "bundled", "--plans", "XLMODEL_PLANS", "user"
-PLANS_ENV, CONFIG_ENV = "XLMODEL_PLANS", "XLMODEL_CONFIG_HOME"
-
-_CLI_PLAN_DIRS: ContextVar[tuple[Path, ...] | None] = ContextVar("xlmodel_cli_plan_dirs", default=None)
-
-
-@dataclass(frozen=True)
-class PlanDir:
-    path: Path
-    origin: str  #: BUNDLED, CLI_ORIGIN, ENV_ORIGIN or USER_ORIGIN
-
-
-@contextmanager
-def cli_plan_dirs(dirs):
-    """Within the block, the plan folders of ``--plans`` (instead of XLMODEL_PLANS); each must be
-    an existing folder (an :class:`XlmodelError` names the one that is not)."""
-    checked = []
-    for d in dirs or ():
-        p = Path(d).expanduser()
-        if not p.is_dir():
-            raise XlmodelError(f"--plans {d}: {'no such folder' if not p.exists() else 'not a folder'}")
-        checked.append(p.absolute())
-    token = _CLI_PLAN_DIRS.set(tuple(checked) if dirs else None)
-    try:
-        yield
-    finally:
-        _CLI_PLAN_DIRS.reset(token)
-
-
-def user_plan_dir() -> Path | None:
-    """The user's plan folder (it may not exist yet); None when there is no home folder."""
-    home = os.environ.get(CONFIG_ENV)
-    if home:
-        p = Path(home).expanduser()
-        if not p.is_absolute():
-            raise XlmodelError(f"{CONFIG_ENV}={_shown(home)}: expected an absolute path (plans are never looked up "
-                               "relative to the working directory)")
-        return p / "plans"
-    try:
-        if os.name == "nt":
-            base = Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming")
-        else:
-            xdg = os.environ.get("XDG_CONFIG_HOME", "")
-            base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".config"
-    except (RuntimeError, KeyError):  # no home folder
-        return None
-    return base / "xlmodel" / "plans" if base.is_absolute() else None
-
-
-def _env_plan_dirs() -> list[Path]:
-    out = []
-    for entry in os.environ.get(PLANS_ENV, "").split(os.pathsep):
-        if not entry.strip():
-            continue  # an empty entry is not the working directory here
-        p = Path(entry).expanduser()
-        if not p.is_absolute():
-            raise XlmodelError(f"{PLANS_ENV}: {_shown(entry)} is not an absolute path; plans are never looked up "
-                               "relative to the working directory")
-        out.append(p)
-    return out
-
-
-def plan_directories() -> list[PlanDir]:
-    """The plan folders in order (bundled, --plans or XLMODEL_PLANS, the user's); some may not exist."""
-    cli = _CLI_PLAN_DIRS.get()
-    dirs = [PlanDir(TEMPLATES, BUNDLED)]
-    dirs += [PlanDir(p, CLI_ORIGIN) for p in cli] if cli is not None else [PlanDir(p, ENV_ORIGIN) for p in _env_plan_dirs()]
-    user = user_plan_dir()
-    if user is not None:
-        dirs.append(PlanDir(user, USER_ORIGIN))
-    return dirs
+from .plandirs import BUNDLED, PlanDir, plan_directories  # noqa: E402 - beside what uses them
 
 
 def plan_dirs() -> list[Path]:

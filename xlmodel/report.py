@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
+from functools import partial
+from typing import TYPE_CHECKING, Callable
 
 from . import catalogue as cat
 from .fields import FIELDS, HALF_YEAR_OPINIONS
 from .sanitize import md_text, plain_text
-from .evaluator import ArrayEnv, py
+from .expr import py
+
+if TYPE_CHECKING:
+    from .env import ArrayEnv
 
 _ROLE_TAG = {"condition": "[条件] ", "regulatory": "[监管] "}
 _NOT_OP_ZH = {">=": "低于", ">": "不大于", "<=": "超过", "<": "不低于"}
@@ -17,7 +23,7 @@ _NOT_OP_EN = {">=": "<", ">": "<=", "<=": ">", "<": ">="}
 _OP_ZH = {">=": "不低于", ">": "大于", "<=": "不超过", "<": "低于"}
 
 
-@dataclass
+@dataclass(slots=True)
 class RuleResult:
     id: str
     clause: str
@@ -33,14 +39,51 @@ class RuleResult:
     margin: float | None  # headroom inside the bound (negative outside); amounts only
     shortfall: float | None
     unit: str
-    explanation_zh: str
-    explanation_en: str
     reason: str | None = None  # why it does not apply (a code of catalogue.REASONS), when not_applicable
     missing_inputs: list[str] = field(default_factory=list)
+    #: (explanation_zh, explanation_en), or what gives them: worded when first read, not for every
+    #: evaluation (a batch or a worksheet function reads statuses and numbers)
+    explain: tuple[str, str] | Callable[[], tuple[str, str]] = field(default=("", ""), repr=False, compare=False)
 
     @property
     def bound(self):
         return self.required
+
+    @property
+    def _explanation(self) -> tuple[str, str]:
+        e = self.explain
+        if callable(e):  # worded once, when first read
+            e = self.explain = e()
+        return e
+
+    def __getstate__(self):
+        """Pickled with its explanations worded (what words them reads the evaluation's values)."""
+        self._explanation
+        return tuple(getattr(self, f.name) for f in fields(self))
+
+    def __setstate__(self, state):
+        for f, v in zip(fields(self), state):
+            object.__setattr__(self, f.name, v)
+
+    @property
+    def explanation_zh(self) -> str:
+        return self._explanation[0]
+
+    @property
+    def explanation_en(self) -> str:
+        return self._explanation[1]
+
+    def to_dict(self) -> dict:
+        """The result as JSON gives it: its fields with the explanations after the unit."""
+        out = {}
+        for f in fields(self):
+            if f.name == "explain":
+                continue
+            v = getattr(self, f.name)
+            out[f.name] = list(v) if isinstance(v, list) else v
+            if f.name == "unit":
+                out["explanation_zh"], out["explanation_en"] = self._explanation
+        return out
 
 
 @dataclass
@@ -76,7 +119,10 @@ class Report:
         return f"（规划期 {a}–{b} 之外 outside the plan period: the plan's rules are applied as written）"
 
     def to_dict(self) -> dict:
-        d = asdict(self)
+        d = {f.name: getattr(self, f.name) for f in fields(self)}
+        d["company"] = dict(self.company)
+        d["plan_years"] = list(self.plan_years) if self.plan_years is not None else None
+        d["rules"] = [r.to_dict() for r in self.rules]
         for r in d["rules"]:  # the JSON contract names the bound for what it is; "required" stays as an alias
             r["bound"] = r["required"]
         return d
@@ -98,6 +144,15 @@ class Report:
             return f"无法判断：{r.explanation_zh}", f"undetermined: {r.explanation_en}"
         return f"否（{r.explanation_zh}）", f"no ({r.explanation_en})"
 
+    #: the keys a reader of the JSON output looks for first, in this order (the rest follow)
+    HEADLINE = ("policy", "evaluation_year", "overall_status", "cash_conditions_met", "min_cash_dividend",
+                "max_distribution", "rules", "st_risk_warning", "cash_needed_to_avoid_st")
+
+    def to_output(self) -> dict:
+        """The report as ``--json`` prints it (``evaluate`` and ``check``): the headline keys first."""
+        d = self.to_dict()
+        return {**{k: d[k] for k in self.HEADLINE}, **{k: v for k, v in d.items() if k not in self.HEADLINE}}
+
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False, indent=2, default=str)
 
@@ -109,6 +164,10 @@ class Report:
         return next(r for r in self.rules if r.id == rule_id)
 
 
+#: units counted in whole numbers: distributions (次), rules or alternatives (项), years (年)
+WHOLE_UNITS = ("次", "项", "年")
+
+
 def _fmt(v, unit: str) -> str:
     if v is None:
         return "—"
@@ -117,6 +176,8 @@ def _fmt(v, unit: str) -> str:
     if isinstance(v, float):
         if unit == "%":
             return f"{v:.2%}"
+        if unit in WHOLE_UNITS and math.isfinite(v) and v == int(v):
+            return f"{int(v):,}"
         return f"{v:,.2f}"
     if unit == "选项":
         return HALF_YEAR_OPINIONS.get(v, v)
@@ -146,6 +207,8 @@ def _explain(rd: cat.RuleDef, status: str, a, r, sf, missing: list[str], reason:
             zh += f"（累计 {fa}，下限 {fr}）"
             en += f" (cumulative {fa}, minimum {fr})"
         return (f"控股股东、实际控制人不得在二级市场减持：{zh}", f"controlling shareholders may not sell on the market: {en}")
+    if s.kind == "any_of":
+        return _any_of(status, ctx.get("alternatives", []))
     if s.kind == "conditions_held":
         if ok:
             return "现金分红时规划条件均满足", "the plan's conditions hold when paying"
@@ -173,6 +236,10 @@ def _explain(rd: cat.RuleDef, status: str, a, r, sf, missing: list[str], reason:
     return (f"{'已确认' if ok else '未确认'}：{s.title_zh}", f"{'confirmed' if ok else 'not confirmed'}: {s.title_en}")
 
 
+def _explain_later(model, val, rd, status, a, r, sf, miss, reason) -> tuple[str, str]:
+    return _explain(rd, status, a, r, sf, miss, reason, _context(model, val, rd))
+
+
 def _missing(rd: cat.RuleDef, env: ArrayEnv, i: int, year: int) -> list[str]:
     out = []
     for fid, off in dict.fromkeys(rd.app_fields + rd.check_fields):
@@ -189,7 +256,20 @@ def _context(model: cat.Model, val, rd: cat.RuleDef) -> dict:
     if rd.spec.kind == "conditions_held":
         return {"not_met": [(c.spec.title_zh, c.spec.clause) for c in model.conditions
                             if val(f"{c.id}.status") == "not_met"]}
+    if rd.spec.kind == "any_of":
+        alts = [model.rule(rid) for rid in rd.spec.rules]
+        return {"alternatives": [(a.spec.title_zh, a.spec.title_en, val(f"{a.id}.status")) for a in alts]}
     return {}
+
+
+def _any_of(status: str, alts: list[tuple[str, str, str]]) -> tuple[str, str]:
+    """An either-of group: which alternatives are met, or that none is (and how each stands)."""
+    met = [(zh, en) for zh, en, st in alts if st in ("met", "pass")]
+    if met:
+        return ("满足备选：" + "；".join(zh for zh, _ in met), "met by: " + "; ".join(en for _, en in met))
+    zh = "；".join(f"{t}（{cat.STATUS_ZH.get(st, st)}）" for t, _, st in alts)
+    en = "; ".join(f"{t} ({st.replace('_', ' ')})" for _, t, st in alts)
+    return f"各备选均未满足：{zh}", f"no alternative met: {en}"
 
 
 def _min_cash_note(model: cat.Model, val) -> tuple[str, str]:
@@ -213,13 +293,47 @@ def _rule_plan(model: cat.Model) -> list[tuple]:
         plan = []
         for rd in model.rules:
             rid, ck = rd.spec.id, rd.check
-            plan.append((rd, rd.spec, ck.unit, f"{rid}.status", f"{rid}.actual",
+            s = rd.spec  # what its result says whatever the case, then the names of its calculations
+            static = (s.id, s.clause, s.kind, rd.role, s.severity, s.title_zh, s.title_en)
+            plan.append((rd, static, ck.unit, f"{rid}.status", f"{rid}.actual",
                          f"{rid}.required" if ck.required is not None else None,
                          f"{rid}.shortfall" if ck.shortfall is not None else None,
                          f"{rid}.margin" if rd.has_margin else None,
                          f"{rid}.reason" if f"{rid}.reason" in model.scalars else None, rd.bound))
+        if len(_RULE_PLANS) > 64:
+            _RULE_PLANS.clear()
         hit = _RULE_PLANS[id(model)] = (model, plan)
     return hit[1]
+
+
+def _value(v, unit):
+    """A calculated value as a report gives it (:func:`xlmodel.expr.py`), its commonest cases first."""
+    c = v.__class__
+    if c is float and unit != "日期":
+        return v + 0.0
+    if c is bool:
+        return v
+    if c is str:
+        return None if v == "" else v
+    return py(v, unit)
+
+
+_POSITIONS: dict[tuple[int, int], tuple] = {}
+
+
+def _positions(model: cat.Model, index: dict) -> dict:
+    """For a scalar program's index: each rule's (status, actual, required, shortfall, margin, reason)
+    positions in its values (-1: the rule has no such part), keyed by the status's name."""
+    key = (id(model), id(index))
+    hit = _POSITIONS.get(key)
+    if hit is None or hit[0] is not model or hit[1] is not index:
+        out = {}
+        for _rd, _s, _u, *names, _bound in _rule_plan(model):
+            out[names[0]] = tuple(index[n] if n is not None else -1 for n in names)
+        if len(_POSITIONS) > 64:
+            _POSITIONS.clear()
+        hit = _POSITIONS[key] = (model, index, out)
+    return hit[2]
 
 
 def build_report(model: cat.Model, env: ArrayEnv, i: int, case) -> Report:
@@ -241,17 +355,28 @@ def build_report(model: cat.Model, env: ArrayEnv, i: int, case) -> Report:
 
     results = []
     ey = case.evaluation_year
-    for rd, s, u, st_name, a_name, r_name, sf_name, m_name, reason_name, bound in _rule_plan(model):
-        status = val(st_name)
-        a = val(a_name, u)
-        r = val(r_name, u) if r_name is not None else None
-        sf = val(sf_name) if sf_name is not None else None
-        margin = val(m_name) if m_name is not None else None
-        reason = val(reason_name) if status == "not_applicable" and reason_name is not None else None
+    if values is not None and index is not None:
+        get = _positions(model, index)  # each rule's calculations by position: a tuple index, not a name
+    else:
+        def get(name, unit=None):
+            return None if name is None else val(name, unit)
+    for rd, static, u, st_name, a_name, r_name, sf_name, m_name, reason_name, bound in _rule_plan(model):
+        if get.__class__ is dict:
+            k_st, k_a, k_r, k_sf, k_m, k_reason = get[st_name]
+            status, a = values[k_st], values[k_a]
+            a = a + 0.0 if a.__class__ is float and u != "日期" else _value(a, u)  # the commonest case inline
+            r = _value(values[k_r], u) if k_r >= 0 else None
+            sf = _value(values[k_sf], None) if k_sf >= 0 else None
+            margin = _value(values[k_m], None) if k_m >= 0 else None
+            reason = _value(values[k_reason], None) if status == "not_applicable" and k_reason >= 0 else None
+        else:
+            status, a, r = get(st_name), get(a_name, u), get(r_name, u)
+            sf, margin = get(sf_name), get(m_name)
+            reason = get(reason_name) if status == "not_applicable" else None
         miss = _missing(rd, env, i, ey) if status == "missing_input" else []
-        zh, en = _explain(rd, status, a, r, sf, miss, reason, _context(model, val, rd))
-        results.append(RuleResult(s.id, s.clause, s.kind, rd.role, s.severity, s.title_zh, s.title_en,
-                                  status, a, r, bound if r is not None else None, margin, sf, u, zh, en, reason, miss))
+        why = partial(_explain_later, model, val, rd, status, a, r, sf, miss, reason)
+        results.append(RuleResult(*static, status, a, r, bound if r is not None else None, margin, sf, u,
+                                  reason, miss, why))
     p = model.policy
     note_zh, note_en = _min_cash_note(model, val)
     return Report(

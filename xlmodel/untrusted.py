@@ -170,13 +170,14 @@ def decode_utf8(data: bytes, source: str) -> str:
         raise InputFileError(source, f"not UTF-8 text (an invalid byte at line {line}); save the file as UTF-8") from None
 
 
-def decode_table_text(data: bytes, source: str) -> tuple[str, str]:
-    """(text, encoding): UTF-8 with or without BOM, else GB18030 (Chinese Excel's 'CSV')."""
+def decode_chinese_text(data: bytes, source: str, *, expected: str, save_as: str) -> tuple[str, str]:
+    """(text, encoding): UTF-8 with or without BOM, else GB18030 (what Chinese Windows saves). A
+    UTF-16 file, one with NUL bytes or one that is neither is refused, naming the file; ``expected``
+    says what the file should have been (``a CSV file``), ``save_as`` how to save it (``'CSV UTF-8'``)."""
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        raise InputFileError(source, "the file is saved as UTF-16 ('Unicode text'); save it as 'CSV UTF-8' "
-                                     "(comma-separated)")
+        raise InputFileError(source, f"the file is saved as UTF-16 ('Unicode text'); save it as {save_as}")
     if b"\x00" in data:
-        raise InputFileError(source, "not a text file (it contains NUL bytes); expected a CSV file")
+        raise InputFileError(source, f"not a text file (it contains NUL bytes); expected {expected}")
     try:
         return data.decode("utf-8-sig"), "utf-8"
     except UnicodeDecodeError:
@@ -186,7 +187,12 @@ def decode_table_text(data: bytes, source: str) -> tuple[str, str]:
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
         raise InputFileError(source, f"neither UTF-8 nor GB18030 text (an invalid byte at line {line}); "
-                                     "save the file as 'CSV UTF-8'") from None
+                                     f"save the file as {save_as}") from None
+
+
+def decode_table_text(data: bytes, source: str) -> tuple[str, str]:
+    """(text, encoding) of a batch CSV: :func:`decode_chinese_text`."""
+    return decode_chinese_text(data, source, expected="a CSV file", save_as="'CSV UTF-8 (comma-separated)'")
 
 
 # ---- YAML -------------------------------------------------------------------------------------------

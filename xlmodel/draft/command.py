@@ -10,7 +10,6 @@ against the text by :func:`xlmodel.policy.load_policy_file`).
 from __future__ import annotations
 
 import argparse
-import codecs
 import re
 import sys
 from pathlib import Path
@@ -48,24 +47,10 @@ def add_command(sub) -> None:
 
 def read_plan_text(path) -> tuple[str, str]:
     """(text, encoding) of a plan text file: UTF-8 (BOM or not) or GB18030, within the size limit."""
-    from ..untrusted import read_regular
+    from ..untrusted import decode_chinese_text, read_regular
 
-    source = str(path)
     data = read_regular(path, MAX_PLAN_TEXT_BYTES, "plan text")
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        raise XlmodelError(f"{source}: the file is saved as UTF-16 ('Unicode text'); save it as UTF-8")
-    if b"\x00" in data:
-        raise XlmodelError(f"{source}: not a text file (it contains NUL bytes); expected the plan's text (.txt)")
-    try:
-        return data.decode("utf-8-sig"), "utf-8"
-    except UnicodeDecodeError:
-        pass
-    try:
-        return data.decode("gb18030"), "gb18030"
-    except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
-        raise XlmodelError(f"{source}: neither UTF-8 nor GB18030 text (an invalid byte at line {line}); "
-                           "save the plan text as UTF-8") from None
+    return decode_chinese_text(data, str(path), expected="the plan's text (.txt)", save_as="UTF-8")
 
 
 def _options(args, out: Path) -> dict:

@@ -362,7 +362,8 @@ def _listed_definition(d: Draft, c: ClauseText, start: int, end: int) -> None:
 
 
 def _set_outlay(d: Draft, c: ClauseText, quote: str, branches, floors, body: str) -> None:
-    """The definition: one test, or (several, 或 / 之一) ``branches`` any of which makes an outlay major,
+    """The definition: one test, or (several) ``branches``: any of which makes an outlay major (或 / 之一),
+    or all of which must hold (且 between ratio tests: ``branches_combine: all``),
     each with its basis (net assets, total assets, revenue), its comparison on the ratio (达到或超过 / 以上 →
     ``>=``, 超过 → ``>``) and an optional amount floor with its own comparison and join (且 / 或)."""
     tests, why = [], []
@@ -396,12 +397,16 @@ def _set_outlay(d: Draft, c: ClauseText, quote: str, branches, floors, body: str
             why.append(f"{len(tests)} 个标准：起草前 6 个 more than six tests: the first six drafted")
             tests = tests[:6]
         mo["branches"] = tests
-        for prev, m in zip(branches, branches[1:]):  # 或 / 之一: any test; 且 between two ratios: both
+        joins = []  # 或 / 之一: any test; 且 between two ratios (no amount between them): both
+        for prev, m in zip(branches, branches[1:]):
             between = c.text[prev.end(): m.start()]
-            if "且" in between and "或" not in between and "之一" not in body and not re.search(nb.AMOUNT, between):
-                why.append("两个比例标准以“且”连接（须同时满足），起草为任一满足 two ratio tests joined by 且 (both): "
-                           "drafted as either")
-                break
+            both = "且" in between and "或" not in between and "之一" not in body and not re.search(nb.AMOUNT, between)
+            joins.append("all" if both else "any")
+        if set(joins) == {"all"}:
+            mo["branches_combine"] = "all"
+        elif "all" in joins:
+            why.append("标准之间既有“且”又有“或”：起草为任一满足，请核对 tests joined by both 且 and 或: drafted as "
+                       "any of them; check the grouping")
     d.major_outlay = mo
     for w in why:
         d.review(c.id, w)

@@ -136,6 +136,8 @@ def _basis_field(d: Draft, c: ClauseText, basis, sentence: str) -> tuple[str, st
         return "distributable_profit", None
     if re.fullmatch(NPA, w):
         if "国际财务报告" in sentence:
+            if re.search(r"较少者|较低者|孰低", sentence):  # 以中国会计准则和国际财务报告准则……较少者为准
+                return "net_profit_attributable_lower", None
             return "net_profit_attributable", "国际财务报告准则口径：按中国会计准则的归母净利润起草 IFRS basis: drafted on the PRC-GAAP figure"
         return "net_profit_attributable", None
     return "net_profit_attributable", "“净利润”未说明口径：按归属于上市公司股东的净利润起草 net profit unspecified: drafted as attributable"
@@ -320,13 +322,28 @@ def _rolling(d: Draft, c: ClauseText, sh: Share, basis, end: int) -> None:
     flag = bool(re.search(r"不得|不能", sh.right) or re.search(r"少于", sh.left[-30:]) and not re.search(r"不少于", sh.left[-30:]))
     aim = bool(re.search(r"力争|争取|目标", sh.left))  # 公司力争最近三年……不少于……35%: a target
     pos = sh.m.end()
-    if re.match(rf"[^。;]{{0,2}}或{nb.AMOUNT}", c.text[pos:end]):
-        reviews.append("“或固定金额”替代项：架构不支持 an alternative fixed amount is not expressible")
-        pos = re.match(rf"[^。;]{{0,2}}或{nb.AMOUNT}", c.text[pos:end]).end() + pos
+    amount, combine = None, None
+    alt = re.match(rf"[^。;]{{0,2}}(?P<join>或|且不(?:少|低)于)(?P<a>{nb.AMOUNT})", c.text[pos:end])
+    if alt:  # 年均净利润30%或5000万元: a fixed amount for the window beside the ratio
+        amount = nb.fmt_amount(nb.amount(alt.group("a")))
+        pos += alt.end()
+        rest = c.text[pos:end]
+        if alt.group("join") != "或":
+            combine = "higher_of"  # 且不少于: both
+        elif re.match(r"[^。;]{0,6}(?:满足其一|之一|任一|孰低)", rest):
+            combine = "lower_of"
+            pos += re.match(r"[^。;]{0,6}(?:满足其一|之一|任一|孰低)(?:即可)?", rest).end()
+        else:
+            combine = "lower_of"
+            reviews.append("“或固定金额”：按任一满足（孰低）起草，规划原文未明确 “or a fixed amount”: drafted as either "
+                           "suffices (lower of); the text does not settle it")
     if not 2 <= n <= 5:
         d.review(c.id, f"窗口 {n} 年超出架构范围 a window of {n} years is not expressible")
         return
     start = win.start() + sh.left_start if win else _part_start(c, sh)
+    if period and amount is not None:
+        reviews.append("规划期间窗口的固定金额替代项：架构不支持，仅起草比例 a fixed amount beside a plan-period "
+                       "window is not expressible: the ratio alone is drafted")
     if period:
         params: dict = {"ratio": nb.fmt_ratio(Fraction(r)), "basis": field}
         if span and not kind:
@@ -339,6 +356,8 @@ def _rolling(d: Draft, c: ClauseText, sh: Share, basis, end: int) -> None:
         params = {"window": n, "ratio": nb.fmt_ratio(Fraction(r)), "basis": field, "mode": mode}
         if cumulative:
             params["basis_mode"] = "total"
+        if amount is not None:
+            params.update(amount=amount, combine=combine)
         rule = Rule("min_rolling", "min_cash_rolling", c.id, c.quote(start, pos), params, when=["conditions_met"])
         if mode == "any":
             rule.note = "“任何连续N年”：每个评估年度检查以该年度结束的窗口；逐年评估即覆盖所有窗口。"

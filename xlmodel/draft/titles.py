@@ -8,9 +8,13 @@ from .model import Rule
 
 _BASIS = {"distributable_profit": ("当年可分配利润", "the year's distributable profit"),
           "net_profit_attributable": ("归属于上市公司股东的净利润", "net profit attributable"),
-          "retained": ("累计可分配利润", "cumulative distributable profit")}
+          "retained": ("累计可分配利润", "cumulative distributable profit"),
+          "net_profit_attributable_lower": ("归母净利润（中国准则与国际准则孰低）",
+                                            "net profit attributable (lower of PRC GAAP and IFRS)")}
 _AVERAGE = {"distributable_profit": ("可分配利润", "distributable profit"),
-            "net_profit_attributable": ("归属于上市公司股东的净利润", "net profit attributable")}
+            "net_profit_attributable": ("归属于上市公司股东的净利润", "net profit attributable"),
+            "net_profit_attributable_lower": ("归母净利润（中国准则与国际准则孰低）",
+                                              "net profit attributable (lower of PRC GAAP and IFRS)")}
 _OPS = {">=": "≥", ">": ">", "<=": "≤", "<": "<"}
 
 _ATTEST = {
@@ -89,8 +93,13 @@ def titles(r: Rule) -> tuple[str, str]:
             win_en = f"over {'any' if p['mode'] == 'any' else 'the last'} {p['window']} years"
         total = p.get("basis_mode") == "total"
         flag = ("（提示）", " (informs only)") if p.get("raises_minimum") is False else ("", "")
-        return (f"{win[0]}累计现金分红不少于{'累计' if total else '年均'}{zh}的{pct(p['ratio'])}{flag[0]}",
-                f"Cash {win_en} ≥ {pct(p['ratio'])} of their {'total' if total else 'average'} {en}{flag[1]}")
+        alt = ("", "")
+        if p.get("amount") is not None:  # 30%或5,000万元 / 且不少于
+            either = p.get("combine") == "lower_of"
+            alt = (f"{'或' if either else '且不少于'}{float(p['amount']):,.0f}元", f" {'or' if either else 'and'} "
+                   f"{float(p['amount']):,.0f} 元")
+        return (f"{win[0]}累计现金分红不少于{'累计' if total else '年均'}{zh}的{pct(p['ratio'])}{alt[0]}{flag[0]}",
+                f"Cash {win_en} ≥ {pct(p['ratio'])} of their {'total' if total else 'average'} {en}{alt[1]}{flag[1]}")
     if r.kind == "min_distributions":
         return (f"每年度进行{p['count']}次利润分配" + ("（原则上）" if r.severity == "warn" else ""),
                 f"{p['count']} distributions a year" + (" (in principle)" if r.severity == "warn" else ""))

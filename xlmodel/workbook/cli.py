@@ -51,7 +51,6 @@ def _print_report(rep, args, preface=()) -> None:
 def _check_one(path, args, several: bool):
     """Check one workbook: (exit code, its JSON object, report, integrity); the report is printed
     unless --json, the details of what is wrong on stderr (named by file when ``several``)."""
-    from ..cli import _json
     from ..evaluator import evaluate
     from .integrity import integrity, verdict_lines
     from .reader import cached_differences, read_workbook
@@ -79,7 +78,7 @@ def _check_one(path, args, several: bool):
               file=sys.stderr)
         for line in diffs[:50]:
             print(f"  - {plain_text(line)}", file=sys.stderr)  # cell text from the file: one line each
-    return code, {"workbook": str(path), "exit_code": code, "integrity": integ, **_json(rep)}, rep, integ
+    return code, {"workbook": str(path), "exit_code": code, "integrity": integ, **rep.to_output()}, rep, integ
 
 
 def cmd_check(args) -> int:

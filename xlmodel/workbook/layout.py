@@ -36,7 +36,7 @@ INPUT_SECTIONS = (
     ("财务数据", "Financials", ("net_profit_attributable", "distributable_profit", "retained_earnings_consolidated",
                                  "retained_earnings_parent", "total_assets", "net_assets", "total_liabilities",
                                  "operating_cash_flow", "revenue", "rd_expense", "cash_and_equivalents", "registered_capital",
-                                 "share_count", "audit_opinion")),
+                                 "net_profit_attributable_ifrs", "share_count", "audit_opinion")),
     ("利润分配方案", "Distributions (the evaluation year: the proposal)",
      ("cash_dividend", "buyback_amount", "buyback_cancelled", "stock_dividend", "capital_reserve_conversion",
       "distribution_count")),
@@ -50,17 +50,7 @@ INPUT_SECTIONS = (
 )
 assert sorted(f for _, _, fs in INPUT_SECTIONS for f in fs) == sorted(f.id for f in YEAR_FIELDS)
 
-OUTPUTS = (
-    ("overall_status", "out_overall_status", "总体结论", "Overall result"),
-    ("cash_conditions_met", "out_cash_conditions_met", "现金分红条件是否满足", "Cash dividend conditions met"),
-    ("min_cash_dividend", "out_min_cash_dividend", "最低现金分红（元）", "Minimum cash dividend (元)"),
-    ("max_distribution", "out_max_distribution", "利润分配上限（元）", "Maximum distribution (元)"),
-    ("fail_count", "out_fail_count", "不通过规则数", "Rules failed"),
-    ("warn_count", "out_warn_count", "警告规则数", "Warnings"),
-    ("missing_input_count", "out_missing_input_count", "缺少输入规则数", "Rules missing input"),
-    ("st_risk_warning", "out_st_risk_warning", "触发交易所低分红风险警示（空白=不适用）", "Exchange low-dividend risk warning (blank = out of scope)"),
-    ("cash_needed_to_avoid_st", "out_cash_needed_to_avoid_st", "避免风险警示所需本年现金分红（元）", "Cash needed this year to avoid the warning (元)"),
-)
+OUTPUTS = cat.OUTPUTS  # the model's results, each with its defined name on 汇总 and its labels
 CHECK_COLS = ("actual", "required", "margin", "shortfall", "status")
 
 FIRST_YEAR_COL = 4  # column E

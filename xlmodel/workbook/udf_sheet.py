@@ -17,6 +17,7 @@ from __future__ import annotations
 from xlsxwriter.utility import xl_col_to_name
 
 from .. import udfs
+from .cached import EMPTY
 from .layout import FIRST_YEAR_COL, HEADER_ROW, OUTPUTS, SHEETS, q
 
 UDF_SHEET = "UDF"
@@ -51,8 +52,6 @@ def case_arguments(layout) -> str:
 
 def add_udf_sheets(b) -> None:
     """Write the UDF and xlwings.conf sheets into the builder's workbook (called from ``write``)."""
-    from .writer import EMPTY
-
     wb, st, L = b.wb, b.st, b.L
     res = udfs.Result(b.model, b.env1)  # what the functions return for this workbook's inputs
 

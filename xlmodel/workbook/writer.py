@@ -27,6 +27,7 @@ from ..evaluator import evaluate_one, evaluate_timeline, model_for
 from ..fields import BOOL_LABELS, COMPANY_FIELDS, ENUMS, FIELDS, Kind
 from ..io import atomic_write, check_output
 from ..policy import Policy, load_policy, plan_clauses
+from .cached import EMPTY
 from .layout import (CHECK_COL_INDEX, CHECK_STATUS_COL, FIRST_YEAR_COL, HEADER_ROW, INPUT_SECTIONS, OUTPUTS, SHEET_EN, SHEETS,
                      TIMELINE_FLAGS, CellRenderer, Layout, pname, q, timeline)
 
@@ -40,23 +41,10 @@ PCT = "0.00%"
 DATE = "yyyy-mm-dd"
 
 
-#: rendered formulas by (model, layout, tree, column); the tree is kept with its text (an id is unique while it lives)
+#: rendered formulas by (layout, tree, column); the tree is kept with its text (an id is unique while it lives)
 _FORMULAS: dict[tuple, tuple] = {}
+_LAYOUTS: dict[tuple, int] = {}  # layout key -> its number
 
-
-class _EmptyResult(str):
-    """A cached "" formula result written as an empty *string* (t="str").
-
-    XlsxWriter writes a plain "" as an untyped <v/>, which some viewers show as 0.
-    """
-
-    def __eq__(self, other):
-        return False if other == "" else str.__eq__(self, other)
-
-    __hash__ = str.__hash__
-
-
-EMPTY = _EmptyResult("")
 
 MAX_TEXT = 32_767  # UTF-16 units in one Excel cell; XlsxWriter would truncate a longer text (and return -2)
 MAX_FORMULA = 8_192  # characters of one formula in Excel
@@ -289,6 +277,7 @@ class WorkbookBuilder:
         if hit is None or hit[0] is not node:
             if len(_FORMULAS) > 200_000:
                 _FORMULAS.clear()
+                _LAYOUTS.clear()
             hit = _FORMULAS[key] = (node, "=" + node.render(CellRenderer(L, column)))
         return hit[1]
 
@@ -345,8 +334,9 @@ class WorkbookBuilder:
 
     def _put(self, ws, row: int, col: int, text, fmt=None):
         """Text from a plan or a case: always a string cell (never a formula or link); "" stays blank."""
-        text = "" if text is None else str(text)
-        if text == "":
+        if text.__class__ is not str:
+            text = "" if text is None else str(text)
+        if not text:
             return ws.write_blank(row, col, None, fmt)
         return ws.write_string(row, col, text, fmt)
 
@@ -416,13 +406,19 @@ class WorkbookBuilder:
 
     def _validate(self, ws, row, col, kind, fid):
         lst = {Kind.BOOL: "bool", Kind.ENUM: fid}.get(kind)
+        counted = kind == Kind.COUNT and FIELDS[fid].unit == "次"  # distributions, not shares
+        key = (ws.name, kind, lst, counted)
+        hit = self._validations.get(key)
+        if hit is not None:  # the rule of this kind (and list) on this sheet: one more cell
+            hit[2].append((row, col))
+            return
         if lst:
             self._dv(ws, row, col, {"validate": "list", "source": f"=list_{lst}",
-                                    "error_title": "xlmodel", "error_message": "请从下拉列表中选择 Choose from the list"})
+                                    "error_title": "xlmodel", "error_message": "请从下拉列表中选择 Choose from the list"}, key)
         elif kind == Kind.DATE:
             self._dv(ws, row, col, {"validate": "date", "criteria": "between",
                                     "minimum": dt.date(1990, 1, 1), "maximum": dt.date(2100, 12, 31),
-                                    "error_message": "请输入日期 Enter a date (YYYY-MM-DD)"})
+                                    "error_message": "请输入日期 Enter a date (YYYY-MM-DD)"}, key)
         elif kind in (Kind.AMOUNT, Kind.RATIO, Kind.COUNT):
             lo, hi = {Kind.AMOUNT: (-1e15, 1e15), Kind.RATIO: (0, 1), Kind.COUNT: (0, 1e15)}[kind]
             self._dv(ws, row, col, {
@@ -430,12 +426,14 @@ class WorkbookBuilder:
                 "minimum": lo, "maximum": hi,
                 "error_message": {Kind.AMOUNT: "请输入以元为单位的金额 Enter an amount in 元",
                                   Kind.RATIO: "请输入0到1之间的比例，如 0.67 Enter a ratio 0–1",
-                                  Kind.COUNT: "请输入股数 Enter a whole number of shares"}[kind]})
+                                  Kind.COUNT: "请输入次数（整数） Enter a whole number of distributions" if counted
+                                  else "请输入股数 Enter a whole number of shares"}[kind]}, key)
 
-    def _dv(self, ws, row: int, col: int, options: dict):
+    def _dv(self, ws, row: int, col: int, options: dict, key=None):
         """A data validation on a cell, collected: every cell with the same rule becomes one validation
-        over its ranges (:meth:`_write_validations`), not one per cell."""
-        key = (ws.name, repr(sorted(options.items())))
+        over its ranges (:meth:`_write_validations`), not one per cell. ``key``: the rule's name, when
+        the caller has one (else the options say what the rule is)."""
+        key = key or (ws.name, repr(sorted(options.items())))
         hit = self._validations.get(key)
         if hit is None:
             hit = self._validations[key] = (ws, options, [])
@@ -1046,10 +1044,9 @@ def _layout_key(L: Layout) -> tuple:
     part of it cannot be a key."""
     key = (id(L.model),) + tuple((k, _frozen(v)) for k, v in vars(L).items() if k != "model")
     try:
-        hash(key)
+        return _LAYOUTS.setdefault(key, len(_LAYOUTS))  # a small number: the key is hashed once a build
     except TypeError:
         return False
-    return key
 
 
 def _ranges(cells: list[tuple[int, int]]) -> list[tuple[int, int, int, int]]:
@@ -1099,6 +1096,8 @@ def _calc_label(model: cat.Model, name: str) -> tuple[str, str]:
     key = (id(model), name)
     hit = _LABELS.get(key)
     if hit is None or hit[0] is not model:
+        if len(_LABELS) > 20_000:
+            _LABELS.clear()
         hit = _LABELS[key] = (model, _make_calc_label(model, name))
     return hit[1]
 
