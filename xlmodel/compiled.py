@@ -484,9 +484,20 @@ class _Emitter:
         return self
 
 
+    #: kind -> its text, from the arguments' texts ({0}, {1}, …): the kinds a rendering writes by a
+    #: pattern alone (each rendering has its own; those both write alike are here)
+    TEMPLATES: dict[str, str] = {"onum": "_onum({0})", "fbool": "({0} != 0.0)", "round": "_rf({0})"}
+    #: kind -> the operator that joins its arguments
+    JOINS: dict[str, str] = {}
+
     def common(self, i, kind, attrs, a) -> str:  # noqa: C901
-        """The kinds both renderings write alike (Python operators on floats and on arrays, the
-        helpers named the same in both preludes)."""
+        """The kinds a rendering writes by its tables, and those both renderings write alike in code
+        (Python operators on floats and on arrays, the helpers named the same in both preludes)."""
+        template = self.TEMPLATES.get(kind) or _Emitter.TEMPLATES.get(kind)
+        if template is not None:
+            return template.format(*a)
+        if kind in self.JOINS:
+            return "(" + self.JOINS[kind].join(a) + ")"
         if kind == "param":
             return f"p_{self.low.pindex[attrs]}"
         if kind in ("in", "miss"):
@@ -494,10 +505,6 @@ class _Emitter:
             return f"{'v' if kind == 'in' else 'm'}{i}"
         if kind == "fy":
             return f"(Y + {float(attrs)!r})" if attrs else "Y"
-        if kind == "onum":
-            return f"_onum({a[0]})"
-        if kind == "fbool":
-            return f"({a[0]} != 0.0)"
         if kind == "bin":
             return f"_div({a[0]}, {a[1]})" if attrs == "/" else f"({a[0]} {attrs} {a[1]})"
         if kind == "cmp":
@@ -506,45 +513,24 @@ class _Emitter:
             return f"{_CMPO_NAME[attrs]}({a[0]}, {a[1]})"
         if kind in ("refmax", "refmin", "strictmax", "strictmin"):
             return f"_{kind}({', '.join(a)})"
-        if kind == "round":
-            return f"_rf({a[0]})"
         raise Unsupported(kind)
 
 
 class _ScalarEmitter(_Emitter):
-    def render(self, i, kind, attrs, args, typ) -> str:  # noqa: C901
+    TEMPLATES = {"b2f": "(1.0 if {0} else 0.0)", "fstrict": "_fstrict({0})", "sbool": "({0} != '')",
+                 "obool": "bool({0})", "too": "{0}", "not": "(not {0})", "nanif": "(_nan if {0} else {1})",
+                 "if": "({1} if {0} else {2})", "edate": "_edate1({0}, {1})", "yearof": "_yearof1({0})"}
+    JOINS = {"and": " and ", "or": " or "}
+
+    def render(self, i, kind, attrs, args, typ) -> str:
         a = [self.ref(j) for j in args]
         if kind == "const":
             t, r = attrs
             return _lit(t, float(r)) if t == F else r
-        if kind == "b2f":
-            return f"(1.0 if {a[0]} else 0.0)"
-        if kind == "fstrict":
-            return f"_fstrict({a[0]})"
-        if kind == "sbool":
-            return f"({a[0]} != '')"
-        if kind == "obool":
-            return f"bool({a[0]})"
-        if kind == "too":
-            return a[0]
-        if kind == "and":
-            return "(" + " and ".join(a) + ")"
-        if kind == "or":
-            return "(" + " or ".join(a) + ")"
-        if kind == "not":
-            return f"(not {a[0]})"
-        if kind == "nanif":
-            return f"(_nan if {a[0]} else {a[1]})"
-        if kind == "if":
-            return f"({a[1]} if {a[0]} else {a[2]})"
         if kind == "inlist":
             return f"({a[0]} in p_{self.low.pindex[attrs]})"
         if kind == "countif":
             return "float(" + " + ".join(f"({x} == {attrs!r})" for x in a) + ")" if a else "0.0"
-        if kind == "edate":
-            return f"_edate1({a[0]}, {a[1]})"
-        if kind == "yearof":
-            return f"_yearof1({a[0]})"
         return self.common(i, kind, attrs, a)
 
 
@@ -812,6 +798,10 @@ class _VectorEmitter(_Emitter):
             self.strings[s] = len(self.strings)
         return f"k{self.strings[s]}"
 
+    TEMPLATES = {"b2f": "_tof({0})", "not": "_not({0})", "nanif": "_where({0}, _nan, {1})",
+                 "edate": "_edate({0}, {1}, N)", "yearof": "_yearof({0}, N)"}
+    JOINS = {"and": " & ", "or": " | "}
+
     def render(self, i, kind, attrs, args, typ) -> str:  # noqa: C901
         a = [self.ref(j) for j in args]
         ta = [self.ops[j][3] for j in args]
@@ -820,8 +810,6 @@ class _VectorEmitter(_Emitter):
             if t == S:
                 return self.k(ast.literal_eval(r))
             return _lit(t, float(r)) if t == F else r
-        if kind == "b2f":
-            return f"_tof({a[0]})"
         if kind == "fstrict":
             return f"_ostrict({a[0]})" if attrs == O else f"_sstrict({a[0]})"
         if kind == "sbool":
@@ -829,46 +817,27 @@ class _VectorEmitter(_Emitter):
         if kind == "obool":
             return f"_obool({a[0]}, {self.k('')})"
         if kind == "too":
-            if attrs == F:
-                return f"({a[0]}, -1)"
-            if attrs == B:
-                return f"(_tof({a[0]}), -2)"
-            return f"(_nan, {a[0]})"
-        if kind == "and":
-            return "(" + " & ".join(a) + ")"
-        if kind == "or":
-            return "(" + " | ".join(a) + ")"
-        if kind == "not":
-            return f"_not({a[0]})"
-        if kind == "nanif":
-            return f"_where({a[0]}, _nan, {a[1]})"
+            return f"({a[0]}, -1)" if attrs == F else f"(_tof({a[0]}), -2)" if attrs == B else f"(_nan, {a[0]})"
         if kind == "if":
-            if typ == O:
-                return f"_oif({a[0]}, {a[1]}, {a[2]})"
-            return f"_where({a[0]}, {a[1]}, {a[2]})"
+            return f"_oif({a[0]}, {a[1]}, {a[2]})" if typ == O else f"_where({a[0]}, {a[1]}, {a[2]})"
         if kind == "inlist":
-            p = f"p_{self.low.pindex[attrs]}"
-            t = ta[0]
-            if t == S:
-                return f"_isin({a[0]}, {p}[0])"
-            if t == O:
-                return f"_inlist_o({a[0]}, {p}[0], {p}[1])"
-            if t == B:
-                return f"_isin(_tof({a[0]}), {p}[1])"
-            return f"_isin({a[0]}, {p}[1])"
+            return self._inlist(a[0], ta[0], f"p_{self.low.pindex[attrs]}")
         if kind == "countif":
-            parts = []
-            for x, t in zip(a, ta):
-                if t == S:
-                    parts.append(f"({x} == {self.k(attrs)})")
-                elif t == O:
-                    parts.append(f"({x}[1] == {self.k(attrs)})")
+            parts = [f"({x} == {self.k(attrs)})" if t == S else f"({x}[1] == {self.k(attrs)})"
+                     for x, t in zip(a, ta) if t in (S, O)]
             return "(0.0 + " + " + ".join(parts) + ")" if parts else "0.0"
-        if kind == "edate":
-            return f"_edate({a[0]}, {a[1]}, N)"
-        if kind == "yearof":
-            return f"_yearof({a[0]}, N)"
         return self.common(i, kind, attrs, a)
+
+    @staticmethod
+    def _inlist(x: str, t: str, p: str) -> str:
+        """A value in a parameter's list: text codes, text-or-number pairs, booleans or numbers."""
+        if t == S:
+            return f"_isin({x}, {p}[0])"
+        if t == O:
+            return f"_inlist_o({x}, {p}[0], {p}[1])"
+        if t == B:
+            return f"_isin(_tof({x}), {p}[1])"
+        return f"_isin({x}, {p}[1])"
 
 
 class VectorProgram:
