@@ -25,9 +25,10 @@ ATTESTED = ("interim_period_end_retained_positive", "stock_dividend_basis", "boa
             "no_cash_explanation", "no_cash_annual_report", "no_cash_supervisory_statement", "fund_occupation_withheld",
             "plan_change_two_thirds", "reg_low_payout_explained", "reg_no_cash_explained")
 DEFAULT_ZERO = ("cash_dividend", "buyback_amount", "buyback_cancelled", "stock_dividend", "capital_reserve_conversion",
-                "interim_cash_dividend")
+                "interim_cash_dividend", "interim_stock_dividend")
 OBLIGATIONS = ("interim_period_end_retained_positive", "min_annual", "min_rolling", "distribution_cap",
-               "annual_cash_in_principle", "stock_dividend_basis", "cash_share", "independent_directors_opinion",
+               "annual_cash_in_principle", "stock_dividend_basis", "cash_share", "cash_share_interim",
+               "independent_directors_opinion",
                "board_records_kept", "minority_consulted", "payout_within_two_months", "no_cash_explanation",
                "no_cash_annual_report", "no_cash_supervisory_statement", "fund_occupation_withheld",
                "plan_change_two_thirds", "reg_st_low_dividend", "reg_low_payout_explained", "reg_low_payout_online_voting",
@@ -98,14 +99,19 @@ def evaluate(years: dict, company: dict, att: dict, Y: int) -> dict:
     s["annual_cash_in_principle"] = gate or ("pass" if act > 0 else "warn")
     x = a("stock_dividend_basis")
     s["stock_dividend_basis"] = NA if not r2(sd + crc) > 0 else MI if x is None else "pass" if x else "fail"
-    # the cash share of the distribution
-    stock = r2(sd)
+    # the cash share of each distribution: the final (the year's less the interim's) and the interim
     share = (0.4 if major else 0.8) if stage == "mature" else (0.2 if major else 0.0)
-    u2 = stock > 0 and (stage is None or omiss)
     prescribed = major or stage not in ("growth", "indeterminate")
-    req_share = r2(stock * share / (1 - share))
-    s["cash_share"] = (NA if not dist > 0 or (not u2 and not (stock == 0 or prescribed)) else MI if u2 else
-                       "pass" if act >= req_share else "fail")
+    icash, istock = r2(icd), r2(g0("interim_stock_dividend") or 0.0)
+    fcash, fstock = r2(act - icash), r2(r2(sd) - istock)
+    for rid, cash, stock, made in (("cash_share", fcash, fstock, r2(cd0) - icash + fstock > 0),
+                                   ("cash_share_interim", icash, istock, icash + istock > 0)):
+        u2 = stock > 0 and (stage is None or omiss)
+        req = r2(stock * share / (1 - share))
+        if rid == "cash_share":
+            req_share = req
+        s[rid] = (NA if not made or (not u2 and not (stock == 0 or prescribed)) else MI if u2 else
+                  "pass" if cash >= req else "fail")
     x = g0("independent_directors_opinion")
     s["independent_directors_opinion"] = MI if x is None else "pass" if x else "fail"
     for rid in ("board_records_kept", "minority_consulted", "fund_occupation_withheld", "plan_change_two_thirds"):
@@ -185,7 +191,8 @@ def evaluate(years: dict, company: dict, att: dict, Y: int) -> dict:
         s["min_cash_dividend"] = None
     else:
         s["min_cash_dividend"] = max(0.0, req_annual if met else 0.0,
-                                     max(0.0, r2(req_roll - prior)) if met else 0.0, req_share)
+                                     max(0.0, r2(req_roll - prior)) if met else 0.0,
+                                     r2(icash + req_share) if req_share > 0 else 0.0)
     return s
 
 
@@ -254,15 +261,20 @@ def evaluate_np(col, text, years: np.ndarray) -> dict:
     s["stock_dividend_basis"] = attested("attest.stock_dividend_basis",
                                          ~(r2v(v("stock_dividend") + v("capital_reserve_conversion")) > 0))
     stage, stage_m = text("development_stage", 0)
-    stock = r2v(v("stock_dividend"))
     share = np.where(stage == "mature", np.where(major, 0.4, 0.8), np.where(major, 0.2, 0.0))
     inputs_m = stage_m | miss("planned_major_outlay") | miss("total_assets")
     prescribed = ~(((stage == "growth") | (stage == "indeterminate")) & ~major)
-    u2 = (stock > 0) & inputs_m
-    na = ~(dist > 0) | (~u2 & ~((stock == 0) | prescribed))
-    with np.errstate(all="ignore"):
-        req_share = r2v(stock * share / (1 - share))
-    s["cash_share"] = _st(na, u2, (stock > 0) & inputs_m, act >= req_share)
+    icash, istock = r2v(v("interim_cash_dividend")), r2v(v("interim_stock_dividend"))
+    fcash, fstock = r2v(act - icash), r2v(r2v(v("stock_dividend")) - istock)
+    for rid, dcash, stock, made in (("cash_share", fcash, fstock, r2v(v("cash_dividend")) - icash + fstock > 0),
+                                    ("cash_share_interim", icash, istock, icash + istock > 0)):
+        u2 = (stock > 0) & inputs_m
+        na = ~made | (~u2 & ~((stock == 0) | prescribed))
+        with np.errstate(all="ignore"):
+            req = r2v(stock * share / (1 - share))
+        if rid == "cash_share":
+            req_share = req
+        s[rid] = _st(na, u2, (stock > 0) & inputs_m, dcash >= req)
     s["independent_directors_opinion"] = attested("independent_directors_opinion", f0)
     for rid in ("board_records_kept", "minority_consulted", "fund_occupation_withheld", "plan_change_two_thirds"):
         s[rid] = attested("attest." + rid, f0)
@@ -332,7 +344,8 @@ def evaluate_np(col, text, years: np.ndarray) -> dict:
                                                                         np.where((statuses == W).any(0), W, P)))
     mins = np.stack([s["min_annual"], s["min_rolling"], s["cash_share"]])
     best = np.maximum.reduce([np.zeros(n_rows), np.where(met, req_annual, 0.0),
-                              np.where(met, np.maximum(0.0, r2v(req_roll - prior)), 0.0), req_share])
+                              np.where(met, np.maximum(0.0, r2v(req_roll - prior)), 0.0),
+                              np.where(req_share > 0, r2v(icash + req_share), 0.0)])
     s["min_cash_dividend"] = np.where((mins == MI).any(0), np.nan, best)
     return s
 

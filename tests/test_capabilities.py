@@ -781,7 +781,7 @@ def _capability_cases(policy, n: int, seed: int) -> list:
     import numpy as np
 
     from xlmodel.case import parse_case
-    from xlmodel.synth import _fen, random_year
+    from xlmodel.synth import _fen, interims_within_totals, random_year
 
     rng = np.random.default_rng(seed)
     lo, hi = policy.plan_years
@@ -846,8 +846,7 @@ def _capability_cases(policy, n: int, seed: int) -> list:
                     y["buyback_amount"] = y["buyback_cancelled"] = 0.0
                 ys[-3]["cash_dividend"], ys[-2]["cash_dividend"] = 20_000_000.0, 10_000_000.0
                 t["cash_dividend"] = 20_000_000.0 - (0.01 if rng.random() < 0.5 else 0)
-        for y in ys:
-            y["interim_cash_dividend"] = min(y.get("interim_cash_dividend", 0.0), y.get("cash_dividend", 0.0))
+        interims_within_totals({"years": ys})
         company = {"company_name": "示例公司", "stock_code": "300999", "board": str(rng.choice(["chinext", "sse_main"])),
                    "listing_date": "2015-06-30"}
         data = {"policy": policy.id, "evaluation_year": year, "years": ys, "company": company}

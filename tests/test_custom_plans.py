@@ -19,6 +19,7 @@ import datetime as dt
 import hashlib
 import json
 import os
+import re
 import shutil
 import zipfile
 import zlib
@@ -43,6 +44,8 @@ ROOT = Path(__file__).resolve().parents[1]
 TEMPLATES = ROOT / "templates"
 GCL = "gcl-energy-2022-2024"
 ACME = "acme-energy-2022-2024"
+#: the GCL template's version (the acme plan is a copy of it)
+V = re.search(r'^version: "([^"]+)"', (TEMPLATES / f"{GCL}.yaml").read_text(encoding="utf-8"), re.M).group(1)
 GCL_SAMPLE = ROOT / "samples" / f"{GCL}.yaml"
 GCL_MIN_CASH = 85_509_212.89  # tests/test_cli.py: 10% × 855,092,128.94, rounded to the fen
 SECRET = "root:x:0:0:do-not-show"
@@ -160,7 +163,7 @@ def test_policies_lists_every_plan_with_where_it_comes_from(tmp_path, capsys):
         lines = [ln for ln in out.splitlines() if ln.strip()]
         assert [ln.split()[0] for ln in lines] == [ACME, "far-east-2022-2024", GCL, "houpu-2024-2026"]
         acme = lines[0]
-        assert acme.endswith(f"[--plans: {d / (ACME + '.yaml')}]") and "20 rules" in acme
+        assert acme.endswith(f"[--plans: {d / (ACME + '.yaml')}]") and "21 rules" in acme
         assert not any("[" in ln for ln in lines[1:])  # the bundled plans: no origin tag
         assert f"--plans {d}" in err and "bundled" in err  # the folders searched, on stderr
     # installed: listed as the user's
@@ -175,7 +178,7 @@ def test_policies_check_accepts_a_valid_plan(tmp_path, capsys):
     path = write_plan(tmp_path / "src")
     code, out, err = cli(capsys, "policies", "check", path)
     assert code == 0, err
-    assert f"{path}: valid policy {ACME} v1.0.0 — 20 rules" in out
+    assert f"{path}: valid policy {ACME} v{V} — 21 rules" in out
     assert f"plan text {tmp_path / 'src' / 'texts' / (ACME + '.txt')} (35 clauses, every quote found)" in out
 
 
@@ -230,7 +233,7 @@ def test_install_copies_the_plan_and_its_text_and_never_overwrites_without_force
     home = tmp_path / "config" / "plans"
     code, out, err = cli(capsys, "policies", "install", src)
     assert code == 0, err
-    assert f"installed: {ACME} v1.0.0 -> {home / (ACME + '.yaml')}" in out
+    assert f"installed: {ACME} v{V} -> {home / (ACME + '.yaml')}" in out
     assert (home / f"{ACME}.yaml").read_bytes() == src.read_bytes()
     assert (home / "texts" / f"{ACME}.txt").read_bytes() == (src.parent / "texts" / f"{ACME}.txt").read_bytes()
     assert policy_by_id(ACME).id == ACME
@@ -243,7 +246,7 @@ def test_install_copies_the_plan_and_its_text_and_never_overwrites_without_force
     code, out, err = cli(capsys, "policies", "install", src2)
     assert code == 2 and out == ""
     clean(err)
-    assert f"{home / (ACME + '.yaml')} exists (installed v1.0.0) and differs; pass --force" in err
+    assert f"{home / (ACME + '.yaml')} exists (installed v{V}) and differs; pass --force" in err
     assert (home / f"{ACME}.yaml").read_bytes() == before
     code, out, err = cli(capsys, "policies", "install", src2, "--force")
     assert code == 0, err
@@ -318,7 +321,7 @@ def test_an_installed_custom_plan_goes_through_every_command(tmp_path, capsys):
     assert "not installed here" not in err  # the installed plan, the same as the one carried
     code, _, err = cli(capsys, "refresh", book, "-o", again)
     assert code == 0, err
-    assert f"policy {ACME} v1.0.0" in err
+    assert f"policy {ACME} v{V}" in err
     assert cli(capsys, "check", again)[0] == 0
     # an empty model by id, with the UDF sheet naming the id
     empty = tmp_path / "acme-empty.xlsx"
@@ -378,7 +381,7 @@ def test_a_workbook_carries_its_plan_so_check_and_refresh_work_where_it_is_not_i
     assert code == 0, err
     [obj] = json.loads(out)
     assert obj["policy"] == ACME and obj["min_cash_dividend"] == GCL_MIN_CASH and obj["integrity"]["trusted"] is True
-    assert f"plan {ACME} v1.0.0 is not installed here: read with the plan the workbook carries ({ACME}.yaml" in err
+    assert f"plan {ACME} v{V} is not installed here: read with the plan the workbook carries ({ACME}.yaml" in err
     again = tmp_path / "again.xlsx"
     code, _, err = cli(capsys, "refresh", book, "-o", again)
     assert code == 0, err
@@ -410,8 +413,8 @@ def test_an_installed_plan_that_differs_from_the_carried_one_is_trusted_by_neith
     code, out, err = cli(capsys, "check", book)
     assert code == 2 and out == ""
     clean(err)
-    assert f"the workbook carries plan {ACME} v1.0.0 ({ACME}.yaml, sha256" in err
-    assert f"differs from the installed {ACME} v1.0.0 ({installed}, user)" in err
+    assert f"the workbook carries plan {ACME} v{V} ({ACME}.yaml, sha256" in err
+    assert f"differs from the installed {ACME} v{V} ({installed}, user)" in err
     assert "rules.min_annual.components[0].ratio: workbook 0.1, installed 0.12" in err
     assert "trusts neither silently" in err
     # refresh rebuilds with the installed plan, and says what differed
@@ -443,7 +446,7 @@ def test_a_damaged_carried_plan_is_noted_when_installed_and_an_error_when_not(tm
     assert "the plan the workbook carries" in err and ("checksum" in err or "damaged" in err)
     code, _, err = cli(capsys, "--plans", d, "check", bad)
     assert code == 0
-    assert "the plan the workbook carries" in err and f"read with the installed plan {ACME} v1.0.0" in err
+    assert "the plan the workbook carries" in err and f"read with the installed plan {ACME} v{V}" in err
 
 
 def test_a_carried_plan_for_another_id_is_refused(tmp_path, capsys):
@@ -676,7 +679,7 @@ def test_a_carried_plan_whose_version_is_not_the_workbooks_is_ignored(tmp_path, 
     edited = set_props(book, tmp_path / "edited.xlsx", lambda p: {**p, "xlmodel_policy_version": "0.9.0"})
     code, out, err = cli(capsys, "check", edited)  # not installed: nothing to trust
     assert code == 2 and out == ""
-    assert "is v1.0.0, the property xlmodel_policy_version says v0.9.0 (the workbook was edited)" in err
+    assert f"is v{V}, the property xlmodel_policy_version says v0.9.0 (the workbook was edited)" in err
     code, _, err = cli(capsys, "--plans", d, "check", edited)  # installed: read with it, both said
     assert code == 0
     assert "(the workbook was edited): it is ignored; read with the installed plan" in err

@@ -137,6 +137,14 @@ def only(rules: list[dict], kind: str) -> dict:
     return found[0]
 
 
+def share_rule(rules: list[dict]) -> dict:
+    """The share rule that states the thresholds; checked per distribution, its interim twin reads them."""
+    found = only([r for r in rules if r.get("distribution") != "interim"], "cash_share")
+    twins = [r for r in rules if r.get("share_from") == found["id"]]
+    assert [(t["distribution"], found.get("distribution")) for t in twins] == [("interim", "final")], rules
+    return found
+
+
 def reviewed(text: str) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for where, why in draft_text(text).reviews:
@@ -306,7 +314,7 @@ def test_half_year_conditions_give_interim_checks():
 def test_stage_table_rows_without_a_stage_take_the_previous_one():
     text = (DATA / "stage-inherit.txt").read_text(encoding="utf-8")
     rules = rules_of(text)
-    assert only(rules, "cash_share")["table"] == {"mature_no_major": 0.8, "mature_major": 0.4, "growth_no_major": None,
+    assert share_rule(rules)["table"] == {"mature_no_major": 0.8, "mature_major": 0.4, "growth_no_major": None,
                                                   "growth_major": 0.2, "indeterminate_no_major": None,
                                                   "indeterminate_major": 0.2}
     vote = only(rules, "vote")  # 过半数 → more than half
@@ -319,11 +327,11 @@ def test_a_non_standard_table_and_a_fixed_share():
                  "公司发展阶段属成熟期且有重大资金支出安排的，进行利润分配时，现金分红在利润分配中所占比例最低应达到30%；"
                  "公司发展阶段属成长期且有重大资金支出安排的，进行利润分配时，现金分红在利润分配中所占比例最低应达到10%；"
                  "公司发展阶段不易区分但有重大资金支出安排的，可以按照前项规定处理。")
-    t = only(rules_of(table), "cash_share")["table"]
+    t = share_rule(rules_of(table))["table"]
     assert (t["mature_no_major"], t["mature_major"], t["growth_major"], t["indeterminate_major"]) == (0.5, 0.3, 0.1, 0.1)
     # 601156 东航物流: one fixed share, no stage
     fixed = plan("公司进行利润分配时，现金分红在该次利润分配中所占比例最低应达到20%。")
-    assert only(rules_of(fixed), "cash_share")["share"] == 0.2
+    assert share_rule(rules_of(fixed))["share"] == 0.2
 
 
 @pytest.mark.parametrize("sentence, expect", [
@@ -401,7 +409,7 @@ def _clauses_of(policy, rule) -> set[str]:
 
 
 def _reads(rule) -> tuple:
-    return tuple(getattr(rule, k, None) for k in ("field", "measure"))
+    return tuple(getattr(rule, k, None) for k in ("field", "measure", "distribution"))
 
 
 def match_rules(template, draft) -> tuple[dict[str, str], list[str], list[str]]:
@@ -513,7 +521,7 @@ def test_command_writes_a_loadable_policy_with_its_text(tmp_path):
     out = tmp_path / "out" / "acme-2022-2024.yaml"
     code, err = run_cli("draft", src, "-o", out, "--company", "协鑫能源科技股份有限公司", "--stock-code", "002015")
     assert code == 0, err
-    assert "recognised 20 rules, 0 clauses need review" in err
+    assert "recognised 21 rules, 0 clauses need review" in err  # 20, and the share of the interim distribution
     p = load_policy_file(out)
     assert p.id == "acme-2022-2024" and p.text == "texts/acme-2022-2024.txt"
     assert (out.parent / p.text).read_bytes() == src.read_bytes()
@@ -549,7 +557,7 @@ def test_command_reads_gb18030(tmp_path):
     code, err = run_cli("draft", src, "-o", tmp_path / "out" / "fe.yaml")
     assert code == 0, err
     p = load_policy_file(tmp_path / "out" / "fe.yaml")  # the copy beside it is UTF-8: every quote checked
-    assert len(p.rules) == 20
+    assert len(p.rules) == 21  # 20, and the share of the interim distribution
     assert (tmp_path / "out" / p.text).read_text(encoding="utf-8") == (TEXTS / "far-east-2022-2024.txt").read_text(encoding="utf-8")
 
 

@@ -41,7 +41,7 @@ CONDITIONS = [
 INTERIM_RULES = ["interim_distributable_positive", "interim_audit_opinion"]
 REQUIREMENTS = [
     *INTERIM_RULES,
-    "cash_when_distributing", "annual_cash_in_principle", "min_rolling", "cash_share",
+    "cash_when_distributing", "annual_cash_in_principle", "min_rolling", "cash_share", "cash_share_interim",
     "minority_consulted", "vote_majority", "vote_stock_two_thirds", "online_voting",
     "independent_directors_opinion", "payout_within_two_months", "fund_occupation_withheld",
     "policy_change_two_thirds",
@@ -122,6 +122,7 @@ def test_baseline_is_fully_compliant():
         "annual_cash_in_principle": "pass",
         "min_rolling": "pass",
         "cash_share": "pass",
+        "cash_share_interim": "not_applicable",  # no interim distribution
         "minority_consulted": "pass",
         "vote_majority": "pass",  # 90% > 1/2
         "vote_stock_two_thirds": "not_applicable",  # no stock dividend, no conversion

@@ -78,6 +78,7 @@ RULE_CLAUSES = {
     "annual_cash_in_principle": "三、(三)",
     "stock_dividend_basis": "三、(四)",
     "cash_share": "三、(五)",
+    "cash_share_interim": "三、(五)",  # the interim distribution's own share (本次利润分配)
     "independent_directors_opinion": "三、(六)",
     "board_records_kept": "三、(七)",
     "minority_consulted": "三、(九)",
@@ -137,6 +138,7 @@ def test_baseline_is_compliant():
     expected.update({rid: "met" for rid in CONDITIONS})
     # no interim cash dividend: the interim check does not apply
     expected["interim_period_end_retained_positive"] = "not_applicable"
+    expected["cash_share_interim"] = "not_applicable"
     # no stock dividend and no capital-reserve conversion: 三、(四) does not apply
     expected["stock_dividend_basis"] = "not_applicable"
     # cash dividend 30,000,000 > 0: not a "profitable but no cash proposal" year

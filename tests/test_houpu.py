@@ -49,7 +49,7 @@ BASE_ATTEST = {
 
 ALL_RULES = {
     "cond_distributable_positive", "cond_audit_opinion", "cond_no_major_outlay",
-    "distribution_cap", "going_concern", "cash_share", "annual_cash_in_principle",
+    "distribution_cap", "going_concern", "cash_share", "cash_share_interim", "annual_cash_in_principle",
     "stock_dividend_basis", "independent_directors_opinion", "policy_change_two_thirds",
     "no_distribution_supervisory_statement",
 }
@@ -109,6 +109,7 @@ def test_baseline_complies():
         "distribution_cap": "pass",  # 20,000,000 ≤ min(300m, 250m) = 250,000,000
         "going_concern": "pass",  # distribution made, board confirms
         "cash_share": "pass",  # no stock dividend: cash needed 0 × 0.2/0.8 = 0
+        "cash_share_interim": "not_applicable",  # no interim distribution
         "annual_cash_in_principle": "pass",  # 20,000,000 > 0
         "stock_dividend_basis": "not_applicable",  # no stock dividend / conversion
         "independent_directors_opinion": "pass",

@@ -53,7 +53,7 @@ def test_a_changed_plan_folder_is_listed_again(home, capsys, monkeypatch, change
     before = listing.fingerprint()
     plan = home / "mine-2024-2026.yaml"
     if change == "edit":  # the same size, another version
-        plan.write_text(plan.read_text(encoding="utf-8").replace('version: "1.0.0"', 'version: "1.0.9"'), encoding="utf-8")
+        plan.write_text(plan.read_text(encoding="utf-8").replace('version: "1.1.0"', 'version: "1.0.9"'), encoding="utf-8")
         os.utime(plan, ns=(plan.stat().st_atime_ns, plan.stat().st_mtime_ns + 10**9))
     elif change == "add":
         shutil.copy(plan, home / "other-2024-2026.yaml")

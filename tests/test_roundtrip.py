@@ -48,7 +48,7 @@ from xlmodel.evaluator import model_for
 from xlmodel.fields import COMPANY_FIELDS, ENUMS, YEAR_FIELDS, Kind
 from xlmodel.policy import load_policy
 from xlmodel.report import render_markdown, render_table
-from xlmodel.synth import parity_cases, random_case_data
+from xlmodel.synth import interims_within_totals, parity_cases, random_case_data
 from xlmodel.workbook.integrity import verdict_lines
 from xlmodel.workbook.layout import CHECK_COL_INDEX, SHEETS, Layout
 from xlmodel.workbook.reader import WorkbookError, cached_differences, read_workbook
@@ -252,6 +252,7 @@ def case_data(draw):
             att[rid] = not att.get(rid, False)
         elif choice == "blank":
             att.pop(rid, None)
+    interims_within_totals(data)  # an interim above its year's total is refused on input (tested elsewhere)
     notes = draw(st.dictionaries(st.sampled_from([f.id for f in YEAR_FIELDS]),
                                  _FORMULA_LIKE.map(str.strip).filter(bool), max_size=4))
     if notes:

@@ -27,6 +27,7 @@ import sys
 import types
 from pathlib import Path
 
+import numpy as np
 import openpyxl
 import pytest
 
@@ -369,6 +370,41 @@ def test_cache_keeps_true_and_one_apart(gcl_args):
     assert isinstance(udfs.XLM_MIN_CASH(*a), float)
     a[8] = [[1.0] for _ in a[8]]
     assert udfs.XLM_MIN_CASH(*a).startswith("#XLMODEL! 输入 attestation")
+
+
+def test_true_after_one_is_evaluated_again(gcl_args):
+    """The last call's result serves an equal call: 1.0 after TRUE (equal in Python) is a new call, and
+    TRUE after it reads TRUE again."""
+    a = copy.deepcopy(gcl_args)
+    a[8] = [[True] for _ in a[8]]
+    first = udfs.XLM_MIN_CASH(*a)
+    b = copy.deepcopy(a)
+    b[8][0] = [1.0]
+    assert udfs.XLM_MIN_CASH(*b).startswith("#XLMODEL! 输入 attestation")
+    assert udfs.XLM_MIN_CASH(*a) == first
+
+
+def test_a_numpy_true_after_one_is_evaluated_again(gcl_args):
+    """numpy's booleans read as yes/no too: 1.0 after np.True_ is not its cached result."""
+    a = copy.deepcopy(gcl_args)
+    a[8] = [[np.True_] for _ in a[8]]
+    assert isinstance(udfs.XLM_MIN_CASH(*a), float)
+    a[8] = [[1.0] for _ in a[8]]
+    assert udfs.XLM_MIN_CASH(*a).startswith("#XLMODEL! 输入 attestation")
+
+
+def test_a_range_changed_in_place_is_evaluated_again(gcl_args):
+    """A caller that changes its lists in place between calls gets the new case's result, not the last one."""
+    a = copy.deepcopy(gcl_args)
+    before = udfs.XLM_MIN_CASH(*a)
+    ids = [i[0] for i in a[2]]
+    col = [int(y) for y in a[3][0]].index(2023)
+    row = a[4][ids.index("distributable_profit")]
+    row[col] = row[col] * 2  # GCL 三、(二)、2: 10% of the year's distributable profit, so the minimum moves
+    after = udfs.XLM_MIN_CASH(*a)
+    assert after != before
+    udfs.clear_caches()
+    assert udfs.XLM_MIN_CASH(*a) == after  # what a fresh evaluation gives
 
 
 def test_policies_are_loaded_once_and_reloaded_when_the_file_changes(monkeypatch):

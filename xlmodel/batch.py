@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 
 from . import catalogue as cat
-from .case import UNIT_FIELDS, UNIT_WARNING_BELOW, is_blank, plain_number, read_field, read_year
+from .case import (INTERIM_PARTS, UNIT_FIELDS, UNIT_WARNING_BELOW, is_blank, part_message, plain_number, read_field,
+                   read_year)
 from .errors import CaseError, Problem, XlmodelError
 from .compiled import VectorEnv
 from .evaluator import evaluate_arrays, model_for
@@ -267,6 +268,22 @@ def _encode_column(fid: str, col: pd.Series, problems: list[Problem], rows: np.n
     return out, absent
 
 
+def _part_problems(encoded: dict, n: int, rows: np.ndarray) -> list[Problem]:
+    """Rows whose interim amount is above the year's total it is part of (:func:`xlmodel.case.part_problems`)."""
+    out = []
+    for part, total in INTERIM_PARTS:
+        if part not in encoded:
+            continue
+        arr, absent = encoded[part]
+        tot, t_absent = encoded.get(total, (np.zeros(n), np.ones(n, bool)))
+        tot = np.where(t_absent, 0.0, tot)
+        bad = np.flatnonzero(~absent & (arr > tot))
+        if len(bad):
+            out.append(Problem(f"{_rows_text(bad, rows)}, {part}",
+                               part_message(total, float(tot[bad[0]]) if len(bad) == 1 else None)))
+    return out
+
+
 def _unit_warnings(encoded: dict, n: int, rows: np.ndarray, labels: list[str]) -> list[str]:
     present = np.zeros(n, bool)
     small = np.ones(n, bool)
@@ -419,6 +436,7 @@ def evaluate_batch(df: pd.DataFrame, policy: str | Policy | None = None, source:
             if len(wrong):
                 problems.append(Problem(f"{_rows_text(wrong, rows)}, {c}",
                                         f"not an attestation of policy {pol_col.iloc[wrong[0]]}; leave it blank there"))
+    problems += _part_problems(encoded, n, rows)
     warnings = _unit_warnings(encoded, n, rows, labels)
     if problems:
         raise CaseError(source, problems[:MAX_LISTED] + ([Problem("…", f"{len(problems) - MAX_LISTED} more")] if len(problems) > MAX_LISTED else []))

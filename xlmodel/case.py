@@ -13,7 +13,7 @@ same wherever it is written:
   percent sign (``67%``); scientific notation in text, 万/亿 suffixes, spaces or
   other grouping are refused with a hint, never guessed. Amounts are finite and
   below 1e15 元; distribution amounts (cash dividend, buybacks, stock dividend,
-  capital reserve conversion, interim cash dividend) are ≥ 0; ratios 0–1; share
+  capital reserve conversion, interim cash and stock dividends) are ≥ 0; ratios 0–1; share
   counts whole and ≥ 0. Kept at 15 significant digits, as a spreadsheet does.
 * yes/no: a boolean (an Excel TRUE/FALSE cell), or the text 是/否, yes/no, true/false,
   y/n in any case. The numbers 1 and 0 are NOT yes/no: the workbook's formulas
@@ -58,6 +58,8 @@ MAX_SERIAL = 2958465  # 9999-12-31
 #: below this (in 元), non-zero headline amounts of a listed company look like 万元 or 亿元
 UNIT_WARNING_BELOW = 1e5
 UNIT_FIELDS = ("net_profit_attributable", "total_assets", "net_assets", "revenue")
+#: (interim part, the year's total it is part of): an interim above its year's total is refused
+INTERIM_PARTS = (("interim_cash_dividend", "cash_dividend"), ("interim_stock_dividend", "stock_dividend"))
 
 #: where a value comes from: case data (Python), files, tables, spreadsheet cells, worksheet functions
 ORIGINS = ("data", "yaml", "json", "csv", "xlsx", "table", "cell", "udf")
@@ -437,6 +439,23 @@ def from_cell(kind: Kind, v: Any) -> Any:
     return v
 
 
+def part_message(total: str, v_total: float | None) -> str:
+    """An interim amount above its year's total (``v_total``; None: several rows, each its own)."""
+    shown = f" ({v_total:,.2f})" if v_total is not None else ""
+    return (f"above the year's {total}{shown}: the interim is part of the year's total "
+            f"(enter the year's {total} with the interim included)")
+
+
+def part_problems(vals: dict[str, Any]) -> list[tuple[str, str]]:
+    """(field, message) for each interim amount of one year above the year's total it is part of."""
+    out = []
+    for part, total in INTERIM_PARTS:
+        v = vals.get(part)
+        if v is not None and v > (vals.get(total) or 0.0):
+            out.append((part, part_message(total, vals.get(total) or 0.0)))
+    return out
+
+
 def unit_warnings(years: dict[int, dict[str, Any]]) -> list[str]:
     """A warning when a year's headline amounts all look like 万元 or 亿元 rather than 元."""
     flagged = []
@@ -532,6 +551,7 @@ def parse_case(data: Any, source: str = "<case>", origin: str = "data") -> Case:
                 probs.append(Problem(where, f"{err}"))
             elif val is not None:  # blank: the rule that needs it reports missing_input
                 vals[k] = val
+        probs += [Problem(f"years[{i}].{k} ({fy})", msg) for k, msg in part_problems(vals)]
         if not duplicate:
             years[fy] = vals
     if ey is not None and rows and ey not in years:

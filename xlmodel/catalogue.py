@@ -41,6 +41,8 @@ REASONS = {
     "na_no_distribution": ("本年度未进行利润分配", "no profit distribution this year"),
     "na_no_cash": ("本年度未进行现金分红", "no cash dividend this year"),
     "na_no_interim": ("本年度未进行中期现金分红", "no interim cash dividend this year"),
+    "na_no_interim_distribution": ("本年度未进行中期利润分配", "no interim distribution this year"),
+    "na_no_final_distribution": ("本年度除中期外未进行利润分配", "no distribution this year besides the interim"),
     "na_not_profitable": ("本年度归母净利润不为正", "net profit attributable is not positive"),
     "na_cash_paid": ("本年度已进行现金分红", "a cash dividend is paid this year"),
     "na_distribution_made": ("本年度已提出利润分配", "a distribution is proposed this year"),
@@ -702,39 +704,73 @@ def k_any_of(b: _Builder, s: pol.AnyOf) -> Check:
 
 
 def k_cash_share(b: _Builder, s: pol.CashShare) -> Check:
-    if s.share is not None:
-        share: Node = b.param(s.id, "share", s.share, s.clause, "现金分红占本次利润分配最低比例", "Minimum cash share of the distribution", "%")
-    stock = Round2(In("stock_dividend"))
-    applies: list = [b.part(Round2(C("distribution", 0)) > Num(0), "na_no_distribution")]
-    if s.table is not None:
+    """Cash share of a distribution ≥ the plan's share (DOMAIN.md §4: cash needed = S·s/(1−s)): of the year's
+    distributions together, or of one distribution (本次利润分配). Each distribution has its own amounts: the
+    interim its own inputs, the final the year's figures less the interim's (counted buybacks with the
+    final). A final that needs cash makes the year's minimum the interim paid plus that need."""
+    cash, stock, made, reason = _distribution_parts(s.distribution)
+    share, applies, table = _stage_share(b, b.p.rule(s.share_from) if s.share_from else s, stock)
+    applies.insert(0, b.part(made, reason))
+    req = Round2(stock * share / (Num(1) - share))
+    need: Node | None = C(f"{s.id}.required")
+    if s.distribution == "final":
+        # a final needing cash R makes the year's cash the interim paid + R
+        need = If(C(f"{s.id}.required") > Num(0), Round2(Round2(In("interim_cash_dividend")) + C(f"{s.id}.required")),
+                  Num(0))
+    elif s.distribution == "interim":
+        need = None  # paid before the year's proposal: the year's minimum cannot mend it
+    act = Round2(cash)
+    return Check(actual=act, required=req, passes=act >= C(f"{s.id}.required"), op=">=",
+                 shortfall=_amount_short, min_cash=need, applies=applies,
+                 relevant=stock > Num(0) if table else None)
+
+
+def _distribution_parts(which: str) -> tuple[Node, Node, Node, str]:
+    """(cash, stock dividend, whether it is made, the not-applicable reason) of the year, its final or its interim."""
+    if which == "interim":
+        cash, stock = In("interim_cash_dividend"), Round2(In("interim_stock_dividend"))
+        return cash, stock, Round2(cash) + stock > Num(0), "na_no_interim_distribution"
+    if which == "final":
+        # the interim is part of the year's totals (an interim above them is refused on input); counted
+        # buybacks are cash of the final, but a buyback alone is no distribution
+        interim = Round2(In("interim_cash_dividend"))
+        cash = Round2(C("cash", 0)) - interim
+        stock = Round2(Round2(In("stock_dividend")) - Round2(In("interim_stock_dividend")))
+        return cash, stock, Round2(In("cash_dividend")) - interim + stock > Num(0), "na_no_final_distribution"
+    return C("cash", 0), Round2(In("stock_dividend")), Round2(C("distribution", 0)) > Num(0), "na_no_distribution"
+
+
+def _stage_share(b: _Builder, t: pol.CashShare, stock: Node) -> tuple[Node, list, bool]:
+    """The minimum share rule ``t`` states (a parameter, or the stage × outlay table's cell), registered once
+    however many distributions read it; the not-applicable parts for the cells the plan leaves empty."""
+    if t.share is not None:
+        if f"{t.id}.share" not in b.m.params:
+            b.param(t.id, "share", t.share, t.clause, "现金分红占本次利润分配最低比例", "Minimum cash share of the distribution", "%")
+        return P(f"{t.id}.share"), [], False
+    major, stage = C("major_outlay"), In("development_stage")
+    if f"{t.id}.share" not in b.m.scalars:
         # a cell the plan leaves empty prescribes no share (DOMAIN.md §5): not applicable, never a pass against 0%
-        t = {k: b.param(s.id, k, v, s.clause, f"最低现金占比：{_STAGE_ZH[k]}", f"Minimum cash share: {k.replace('_', ' ')}", "%")
-             for k, v in s.table.items() if v is not None}
-        major, stage = C("major_outlay"), In("development_stage")
+        cells = {k: b.param(t.id, k, v, t.clause, f"最低现金占比：{_STAGE_ZH[k]}", f"Minimum cash share: {k.replace('_', ' ')}", "%")
+                 for k, v in t.table.items() if v is not None}
 
         def cell(stage_key: str) -> Node:
-            hit, miss = t.get(f"{stage_key}_major", Num(0)), t.get(f"{stage_key}_no_major", Num(0))
-            return If(major, hit, miss)
+            return If(major, cells.get(f"{stage_key}_major", Num(0)), cells.get(f"{stage_key}_no_major", Num(0)))
 
-        b.m.scalars[f"{s.id}.share"] = If(stage.eq(Lbl("mature")), cell("mature"),
+        b.m.scalars[f"{t.id}.share"] = If(stage.eq(Lbl("mature")), cell("mature"),
                                           If(stage.eq(Lbl("growth")), cell("growth"), cell("indeterminate")))
-        b.transparent.add(f"{s.id}.share")
-        share = C(f"{s.id}.share")
-        empty = [k for k, v in s.table.items() if v is None]
-        if empty:
-            def at(k: str) -> Node:
-                st, _, mo = k.partition("_")
-                return And(stage.eq(Lbl(st)), Not(major) if mo == "no_major" else major)
-            prescribed = Not(b._any([at(k) for k in empty]))
-            inputs = b.expand(prescribed)
-            # with no stock dividend the share is 100%: nothing to prescribe, the stage and outlay are not needed
-            applies.append((Or(stock.eq(Num(0)), prescribed), And(stock > Num(0), Missing(tuple(inputs))), inputs,
-                            "na_no_prescribed_share"))
-    req = Round2(stock * share / (Num(1) - share))
-    act = Round2(C("cash", 0))
-    return Check(actual=act, required=req, passes=act >= C(f"{s.id}.required"), op=">=",
-                 shortfall=_amount_short, min_cash=C(f"{s.id}.required"), applies=applies,
-                 relevant=stock > Num(0) if s.table is not None else None)
+        b.transparent.add(f"{t.id}.share")
+    applies: list = []
+    empty = [k for k, v in t.table.items() if v is None]
+    if empty:
+        def at(k: str) -> Node:
+            st, _, mo = k.partition("_")
+            return And(stage.eq(Lbl(st)), Not(major) if mo == "no_major" else major)
+        prescribed = Not(b._any([at(k) for k in empty]))
+        inputs = b.expand(prescribed)
+        # with no stock dividend the share is 100%: nothing to prescribe, the stage and outlay are not needed
+        applies.append((Or(stock.eq(Num(0)), prescribed), And(stock > Num(0), Missing(tuple(inputs))), inputs,
+                        "na_no_prescribed_share"))
+    return C(f"{t.id}.share"), applies, True
 
 
 _STAGE_ZH = {
@@ -936,8 +972,14 @@ def compile_policy(policy: pol.Policy) -> Model:
     b.build_series()
     b.build_major_outlay()
 
-    def ordered(specs):  # an any_of after the rules it reads (its minimum is theirs)
-        return [r for r in specs if r.kind != "any_of"] + [r for r in specs if r.kind == "any_of"]
+    def ordered(specs):  # an any_of after the rules it reads (its minimum is theirs); an interim share after its final
+        seen: set[str] = set()
+        now, later = [], []
+        for r in specs:
+            wait = r.kind == "any_of" or getattr(r, "share_from", None) not in (None, *seen)
+            (later if wait else now).append(r)
+            seen.add(r.id)
+        return now + later
 
     # conditions first: requirements read their aggregate
     for spec in ordered(policy.conditions):

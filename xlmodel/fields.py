@@ -113,6 +113,9 @@ YEAR_FIELDS: tuple[Field, ...] = (
     # interim (half-year) dividends: cash_dividend above includes them; these check the interim on its own figures
     Field("interim_cash_dividend", "中期现金分红金额（已含于现金分红总额）", "Interim cash dividend (included in the cash dividend)", _A,
           default_zero=True),
+    # 本次利润分配: a stage-table share checked per distribution needs the interim's own stock dividend
+    Field("interim_stock_dividend", "中期股票股利金额（已含于股票股利金额）", "Interim stock dividend (included in the stock dividend)",
+          _A, default_zero=True),
     Field("half_year_distributable_profit", "半年度实现的可分配利润", "Half-year distributable profit", _A),
     # CSRC 2023: the AGM-authorised interim dividend may not exceed the period's net profit attributable
     Field("half_year_net_profit_attributable", "半年度归属于上市公司股东的净利润", "Half-year net profit attributable", _A),

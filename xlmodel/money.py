@@ -29,11 +29,13 @@ def round_fen(x):
         return round_fen(x.reshape(1))[0]
     y = np.abs(x) * 100.0
     whole = np.floor(y)
-    frac = y - whole
+    with np.errstate(invalid="ignore"):  # inf − inf in a discarded lane
+        frac = y - whole
     out = np.sign(x) * np.floor(y + 0.5) / 100.0
     # within a few ulps of a half fen, or beyond exact float range: decide in decimal
     tol = np.maximum(1e-7, np.spacing(y) * 16)
-    near = (np.abs(frac - 0.5) < tol) | (y >= 2.0**52)
+    # an infinity passes through: it is a lane an IF discards (x/0 computed beside its guard), never a result
+    near = ((np.abs(frac - 0.5) < tol) | (y >= 2.0**52)) & np.isfinite(y)
     if near.any():
         out = out.copy()
         out[near] = _slow(x[near]).astype(float)

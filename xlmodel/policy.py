@@ -273,7 +273,12 @@ class AnyOf(RuleBase):
 
 
 class CashShare(RuleBase):
-    """Cash share of the distribution ≥ a fixed share, or the stage/outlay table (差异化)."""
+    """Cash share of the distribution ≥ a fixed share, or the stage/outlay table (差异化).
+
+    ``distribution`` says which distribution's share is checked: ``year``, the year's distributions
+    together; or each distribution on its own (现金分红在本次利润分配中所占比例), as a pair of rules:
+    ``final``, the year's figures less the interim's, and ``interim``, which reads the final rule's
+    share or table (``share_from``: one set of thresholds)."""
 
     kind: Literal["cash_share"]
     share: Ratio | None = Field(default=None, lt=1)
@@ -281,9 +286,18 @@ class CashShare(RuleBase):
     table: dict[Literal["mature_no_major", "mature_major", "growth_no_major", "growth_major",
                         "indeterminate_no_major", "indeterminate_major"],
                 Annotated[float, Field(ge=0, lt=1)] | None] | None = None
+    distribution: Literal["year", "final", "interim"] = "year"
+    share_from: str | None = Field(default=None, pattern=r"^[a-z][a-z0-9_]*$", max_length=60)
 
     @model_validator(mode="after")
     def _one(self):
+        if self.distribution == "interim":
+            if self.share is not None or self.table is not None or self.share_from is None:
+                raise ValueError("an interim share rule gives 'share_from' (the final distribution's rule), "
+                                 "not its own 'share' or 'table'")
+            return self
+        if self.share_from is not None:
+            raise ValueError("'share_from' belongs to an interim share rule (distribution: interim)")
         if (self.share is None) == (self.table is None):
             raise ValueError("give either 'share' or 'table'")
         if self.table is not None and len(self.table) != 6:
@@ -574,6 +588,27 @@ def _loc(err: dict, data: dict) -> str:
 _KIND_TAGS = {get_args(m.model_fields["kind"].annotation)[0] for m in get_args(get_args(RuleSpec)[0])}
 
 
+def _share_pairs(policy) -> list[Problem]:
+    """A share checked per distribution is a pair: each ``final`` rule has one ``interim`` rule reading it."""
+    probs: list[Problem] = []
+    shares = {r.id: r for r in policy.rules if r.kind == "cash_share"}
+    readers: dict[str, list[str]] = {}
+    for r in shares.values():
+        if r.distribution != "interim":
+            continue
+        src = shares.get(r.share_from)
+        if src is None or src.distribution != "final":
+            probs.append(Problem(f"rule '{r.id}', field 'share_from'",
+                                 f"{r.share_from!r} is not a cash_share rule with distribution: final"))
+        readers.setdefault(r.share_from, []).append(r.id)
+    for r in shares.values():
+        if r.distribution == "final" and len(readers.get(r.id, [])) != 1:
+            probs.append(Problem(f"rule '{r.id}', field 'distribution'",
+                                 "a final-distribution share needs exactly one interim rule reading it "
+                                 f"(distribution: interim, share_from: {r.id}); found {len(readers.get(r.id, []))}"))
+    return probs
+
+
 def _cross_check(policy: Policy, plan_text: str | None) -> list[Problem]:
     """Clauses and quotes against the plan text (when it could be read); references between rules."""
     probs: list[Problem] = []
@@ -593,6 +628,7 @@ def _cross_check(policy: Policy, plan_text: str | None) -> list[Problem]:
                 _window_ratio(r.ratio, hi - lo + 1, r.basis_mode)
             except ValueError as e:
                 probs.append(Problem(f"rule '{r.id}', field 'ratio'", f"{e} (the plan years {lo}–{hi})"))
+    probs += _share_pairs(policy)
     needs_outlay = any(r.kind == "no_major_outlay" or (r.kind == "cash_share" and r.table) for r in policy.rules)
     if needs_outlay and getattr(policy, "major_outlay", None) is None:
         probs.append(Problem("field 'major_outlay'", "a rule needs the plan's definition of a major outlay"))

@@ -272,11 +272,24 @@ def _any_of(status: str, alts: list[tuple[str, str, str]]) -> tuple[str, str]:
     return f"各备选均未满足：{zh}", f"no alternative met: {en}"
 
 
+def _per_model(cache: dict, model: cat.Model, make):
+    """``make(model)``, worked out once per model (a few dozen models at most are kept)."""
+    hit = cache.get(id(model))
+    if hit is None or hit[0] is not model:
+        if len(cache) > 64:
+            cache.clear()
+        hit = cache[id(model)] = (model, make(model))
+    return hit[1]
+
+
+_CASH_PAID: dict[int, tuple] = {}
+
+
 def _min_cash_note(model: cat.Model, val) -> tuple[str, str]:
     """Say what a minimum of one fen means: the plan requires a cash dividend, of any amount."""
-    for rd in model.rules:
-        if rd.spec.kind == "cash_paid" and rd.is_minimum and val(f"{rd.id}.status") in ("pass", "fail") \
-                and val("min_cash_dividend") == val(f"{rd.id}.min_cash"):
+    binding = _per_model(_CASH_PAID, model, lambda m: [rd for rd in m.rules if rd.spec.kind == "cash_paid" and rd.is_minimum])
+    for rd in binding:
+        if val(f"{rd.id}.status") in ("pass", "fail") and val("min_cash_dividend") == val(f"{rd.id}.min_cash"):
             return (f"规划要求进行现金分红（{rd.spec.clause}）：任何正数金额即满足该条，最低 0.01 元",
                     f"the plan requires a cash dividend ({rd.spec.clause}): any positive amount meets it, at least 0.01 元")
     return "", ""
@@ -288,8 +301,7 @@ _RULE_PLANS: dict[int, tuple] = {}
 def _rule_plan(model: cat.Model) -> list[tuple]:
     """Per rule, what a report reads of it (the calculation names, which parts it has, its bound kind),
     worked out once per model."""
-    hit = _RULE_PLANS.get(id(model))
-    if hit is None or hit[0] is not model:
+    def make(model: cat.Model) -> list[tuple]:
         plan = []
         for rd in model.rules:
             rid, ck = rd.spec.id, rd.check
@@ -300,10 +312,8 @@ def _rule_plan(model: cat.Model) -> list[tuple]:
                          f"{rid}.shortfall" if ck.shortfall is not None else None,
                          f"{rid}.margin" if rd.has_margin else None,
                          f"{rid}.reason" if f"{rid}.reason" in model.scalars else None, rd.bound))
-        if len(_RULE_PLANS) > 64:
-            _RULE_PLANS.clear()
-        hit = _RULE_PLANS[id(model)] = (model, plan)
-    return hit[1]
+        return plan
+    return _per_model(_RULE_PLANS, model, make)
 
 
 def _value(v, unit):

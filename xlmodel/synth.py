@@ -10,7 +10,7 @@ import datetime as dt
 
 import numpy as np
 
-from .case import Case, parse_case
+from .case import INTERIM_PARTS, Case, parse_case
 from .evaluator import case_getter, evaluate_arrays, model_for
 from .expr import _edate, from_serial, to_serial
 from .policy import load_policy
@@ -19,7 +19,7 @@ OPINIONS = ("standard_unqualified", "unqualified_with_emphasis", "qualified", "a
 STAGES = ("mature", "growth", "indeterminate")
 BOUNDARIES = ("min_exact", "min_short", "outlay_exact", "outlay_below", "half_fen", "vote_exact",
               "payout_deadline", "payout_late", "cap_exact", "zero_profit", "st_exact", "st_short", "rd_exact",
-              "low_payout_exact", "sale_loss_year", "parent_zero", "interim_loss")
+              "low_payout_exact", "sale_loss_year", "parent_zero", "interim_loss", "share_each_exact")
 HALF_YEAR_OPINIONS = OPINIONS + ("unaudited",)
 
 
@@ -65,10 +65,13 @@ def random_year(rng: np.random.Generator, p_missing: float = 0.0) -> dict:
     }
     if y["cash_dividend"] > 0 and rng.random() < 0.3:  # part of the year's cash paid as an interim dividend
         y["interim_cash_dividend"] = _fen(y["cash_dividend"] * rng.uniform(0.1, 0.6))
+    if y["stock_dividend"] > 0 and rng.random() < 0.3:  # and part of its stock dividend
+        y["interim_stock_dividend"] = _fen(y["stock_dividend"] * rng.uniform(0.1, 0.6))
     if p_missing:
         for k in list(y):
             if rng.random() < p_missing:
                 del y[k]
+        interims_within_totals({"years": [y]})  # a total left blank is 0: so is its interim part
     return y
 
 
@@ -162,10 +165,41 @@ def apply_boundary(data: dict, kind: str, rng: np.random.Generator) -> dict:
         t["cash_dividend"] = t.get("cash_dividend") or 1000000.0
         t["interim_cash_dividend"] = _fen(t["cash_dividend"] / 2)
         t["half_year_distributable_profit"] = float(rng.choice([0.0, -1.0, 0.01]))
+    elif kind == "share_each_exact":  # both distributions of the year on their cash-share boundary (本次利润分配)
+        _share_each_exact(data, rng)
     elif kind == "zero_profit":
         t["distributable_profit"] = 0.0
         t["net_profit_attributable"] = 0.0
     return data
+
+
+def _share_each_exact(data: dict, rng: np.random.Generator) -> None:
+    """An interim with a stock dividend and cash exactly (or a fen below) its share's need; the final's
+    cash exactly (or a fen below) its need (the final's cash counts the year's counted buybacks)."""
+    if "cash_share_interim.required" not in model_for(data["policy"]).scalars:
+        return
+    t = data["years"][-1]
+    t["stock_dividend"] = float(int(rng.uniform(1e5, 1e8))) + 0.02
+    t["interim_stock_dividend"] = _fen(t["stock_dividend"] * rng.uniform(0.2, 0.8))
+    t["interim_cash_dividend"] = t["cash_dividend"] = 0.0
+    need = _scalar(parse_case(data), "cash_share_interim.required")
+    if not isinstance(need, float):
+        return
+    t["interim_cash_dividend"] = t["cash_dividend"] = max(0.0, _fen(need - (0.01 if rng.random() < 0.3 else 0.0)))
+    final = _scalar(parse_case(data), "cash_share.required")
+    if isinstance(final, float):
+        bb = t.get("buyback_amount", 0.0) if load_policy(data["policy"]).settings.cash_includes_buybacks else 0.0
+        below = 0.01 if rng.random() < 0.3 else 0.0  # or a fen below
+        t["cash_dividend"] = max(t["interim_cash_dividend"], _fen(t["interim_cash_dividend"] + final - bb - below))
+
+
+def interims_within_totals(data: dict) -> None:
+    """A year whose total was moved below its interim part (a boundary, a blank, a test's edit) takes the
+    interim down with it: an interim above its year's total is not a case (xlmodel.case.part_problems)."""
+    for y in data["years"]:
+        for part, total in INTERIM_PARTS:
+            if part in y and y[part] > y.get(total, 0.0):
+                y[part] = y.get(total, 0.0)
 
 
 def parity_cases(policy_id: str, n: int, seed: int = 20261201, year: int = 2024) -> list[Case]:
@@ -176,6 +210,7 @@ def parity_cases(policy_id: str, n: int, seed: int = 20261201, year: int = 2024)
         data = random_case_data(rng, policy_id, year, p_missing=0.03 if i % 5 == 0 else 0.0)
         if i % 3 == 0:
             data = apply_boundary(data, BOUNDARIES[(i // 3) % len(BOUNDARIES)], rng)
+        interims_within_totals(data)
         out.append(parse_case(data, f"synthetic:{policy_id}:{seed}:{i}"))
     return out
 

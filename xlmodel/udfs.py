@@ -19,7 +19,8 @@ never a traceback.
 Nothing here computes a rule: every figure is read from the evaluator's own
 calculations (:func:`xlmodel.evaluator.evaluate_one`, the scalar program compiled from the
 model's trees), the same values the workbook caches in its native formulas. Loaded policies and the last evaluated
-cases are cached, so the scalar functions of one case share one evaluation.
+cases are cached, so the scalar functions of one case share one evaluation: a call whose arguments equal the
+last call's (compared in C, TRUE kept apart from 1) is answered from it; others are looked up by their pickle.
 """
 
 from __future__ import annotations
@@ -325,6 +326,7 @@ class Result:
     def __init__(self, model: cat.Model, env):
         self.model, self.env = model, env
         self._table: list[list] | None = None
+        self._outputs: dict[str, object] = {}  # the scalar functions' values, as first read
 
     def raw(self, name: str):
         v = self.env.calc(name, None)[0]
@@ -397,35 +399,98 @@ def _args_key(args):
             return None
 
 
+_BOOLS = (bool, np.bool_)
+
+
+def _bool_sites(args) -> tuple:
+    """Where the arguments hold TRUE/FALSE or a number equal to one (0, 1): the places where equal
+    arguments may still read differently (TRUE == 1.0 in Python; a 1 in a yes/no cell is not yes).
+    Elsewhere equal arguments read alike: 1 and 1.0, 0.0 and -0.0 are the same number to a case."""
+    sites = []
+
+    def walk(x, path):
+        c = x.__class__
+        if c is list or c is tuple:
+            for k, v in enumerate(x):
+                walk(v, path + (k,))
+        elif isinstance(x, _BOOLS):
+            sites.append((path, True))
+        elif isinstance(x, (int, float, np.number)) and (x == 0 or x == 1):
+            sites.append((path, False))
+    walk(args, ())
+    return tuple(sites)
+
+
+def _same_kinds(args, sites) -> bool:
+    for path, was_bool in sites:
+        v = args
+        for k in path:
+            v = v[k]
+        if isinstance(v, _BOOLS) is not was_bool:
+            return False
+    return True
+
+
+#: the last call's (policy key, a copy of its arguments, their bool sites, result), replaced whole: the
+#: scalar functions of one case are called one after another with the same ranges, so the first test of
+#: a call is equality with it (in C)
+_LAST: tuple = (None, None, (), None)
+
+
+def _last_hit(pkey, args) -> "Result | None":
+    last = _LAST
+    if last[0] != pkey:
+        return None
+    try:
+        same = args == last[1]
+    except (TypeError, ValueError):  # an array among a Python caller's arguments
+        return None
+    return last[3] if same is True and _same_kinds(args, last[2]) else None
+
+
 def evaluate_case(policy, evaluation_year, field_ids, years, values, company_fields=None, company_values=None,
                   attestation_ids=None, attestation_values=None) -> Result:
     """Evaluate the case the arguments describe (cached by argument values and policy file version)."""
     pol, model, mtime = policy_entry(policy)
     args = (evaluation_year, field_ids, years, values, company_fields, company_values, attestation_ids,
             attestation_values)
+    pkey = (pol.id, id(pol), mtime)
+    hit = _last_hit(pkey, args)
+    if hit is not None:
+        return hit
     frozen = _args_key(args)
-    key = (pol.id, id(pol), mtime, frozen) if frozen is not None else None
+    key = (*pkey, frozen) if frozen is not None else None
     hit = _RESULTS.get(key) if key is not None else None
     if hit is not None:
         _RESULTS.move_to_end(key)
-        return hit
-    case = parse_case(case_data(pol.id, *args), "UDF")
-    check_attestations(case, model_attestations(model))
-    res = Result(model, evaluate_one(model, case))
-    if key is not None:
-        _RESULTS[key] = res
-        if len(_RESULTS) > CACHE_SIZE:
-            _RESULTS.popitem(last=False)
-    return res
+    else:
+        case = parse_case(case_data(pol.id, *args), "UDF")
+        check_attestations(case, model_attestations(model))
+        hit = Result(model, evaluate_one(model, case))
+        if key is not None:
+            _RESULTS[key] = hit
+            if len(_RESULTS) > CACHE_SIZE:
+                _RESULTS.popitem(last=False)
+    if frozen.__class__ is bytes:  # a copy of the arguments (the caller's lists may change in place)
+        global _LAST
+        copy = pickle.loads(frozen)
+        _LAST = (pkey, copy, _bool_sites(copy), hit)
+    return hit
 
 
 def clear_caches() -> None:
     _POLICIES.clear()
     _RESULTS.clear()
+    global _LAST
+    _LAST = (None, None, (), None)
 
 
 def _scalar(name: str, *args):
-    return evaluate_case(*args).cell(name)
+    res = evaluate_case(*args)
+    out = res._outputs
+    if name not in out:
+        out[name] = res.cell(name)
+    return out[name]
 
 
 def _count(name: str, *args):

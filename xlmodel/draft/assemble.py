@@ -20,6 +20,7 @@ def finish(d: Draft) -> None:
     _order(d)
     _ids(d)
     _groups(d)
+    _share_twins(d)
 
 
 def _interim(d: Draft) -> None:
@@ -130,6 +131,15 @@ def _groups(d: Draft) -> None:
             d.review(g.clause, "“或”连接的两项下限：其一与其他条款的规则合并，未起草为一项 either-of minimums: not drafted as one")
             continue
         g.params["rules"] = [m.id for m in members]
+
+
+def _share_twins(d: Draft) -> None:
+    """An interim share names its final rule by id; one whose final was merged into another's goes with it."""
+    for r in [r for r in d.rules if isinstance(r.params.get("share_from"), Rule)]:
+        if any(x is r.params["share_from"] for x in d.rules):  # the very rule, not one equal to it
+            r.params["share_from"] = r.params["share_from"].id
+        else:
+            d.rules.remove(r)
 
 
 def _refs(note: str, refs: dict[str, str]) -> str:

@@ -23,8 +23,12 @@ _LIKE_PREVIOUS = re.compile(rf"(?:{_STAGE})[^。;]{{0,12}}?有重大(?:资金|�
                             r"(?:前项|前款|上述|前述)?[^。;]{0,12}?(?:规定|情形)?处理")
 _DECLARED = re.compile(r"(?:鉴于|目前|现阶段|当前)[^。]{0,12}?发展阶段[^。]{0,6}?(?:属于|处于|属|为)(?P<stage>成长期|成熟期)"
                        r"[^。]{0,30}?(?P<mo>无|没有|不存在|有|将有|存在)重大(?:资金|现金)?支出")
-_SHARE = re.compile(rf"现金分红在(?:本次|该次|单次|当次|每次)?(?:的)?利润分配中所占(?:的)?比例(?P<op>最低应达到|最低达到|不低于|不少于|最低为|最低|应达到)"
+_SHARE = re.compile(rf"现金分红在(?:本次|该次|单次|当次|每次|当年度|当年|年度|全年)?(?:的)?利润分配中所占(?:的)?比例(?P<op>最低应达到|最低达到|不低于|不少于|最低为|最低|应达到)"
                     rf"(?P<r>{RATIO})")
+#: a share of the year's distributions together (当年, 全年); otherwise (本次/该次/单次, or no word: CSRC
+#: guideline No. 3, 进行利润分配时……在本次利润分配中所占比例) each distribution has its own share: interim and
+#: final. 年度利润分配 is the annual (final) distribution, as against the interim (年度利润分配或中期利润分配)
+_PER_YEAR = re.compile(r"现金分红在(?:当年度|当年|全年)(?:的)?利润分配中所占")
 _CELLS = ("mature_no_major", "mature_major", "growth_no_major", "growth_major", "indeterminate_no_major", "indeterminate_major")
 _KEY = {"成熟期": "mature", "成长期": "growth"}
 
@@ -36,6 +40,23 @@ def find_stage_policy(d: Draft) -> None:
         _table(d, rows, declared)
     if not declared:
         _fixed(d)
+
+
+def _add_share(d: Draft, rule: Rule, wording: str, span: tuple[int, int] | None = None) -> Rule:
+    """Add a share rule; checked per distribution unless the plan words it on the year's distributions:
+    then it is the final distribution's, with an interim twin reading its share (one set of thresholds)."""
+    if _PER_YEAR.search(wording):
+        rule.note = "“当年（全年）利润分配”：按全年利润分配合计计算占比 the share of the year's distributions together" + (
+            f" {rule.note}" if rule.note else "")
+        return d.add(rule, span)
+    rule.params["distribution"] = "final"
+    if re.search(r"现金分红在年度(?:的)?利润分配中所占", wording):
+        rule.review = ("“年度利润分配”：按年度（末次）利润分配检查占比；中期利润分配是否同样适用，请复核 the annual "
+                       "distribution's share: check whether the interim's is bound too")
+    d.add(rule, span)
+    d.add(Rule("cash_share_interim", "cash_share", rule.clause, rule.quote,
+               {"distribution": "interim", "share_from": rule}, when=list(rule.when), severity=rule.severity))
+    return rule
 
 
 def _gated(d: Draft, cid: str) -> bool:
@@ -59,7 +80,7 @@ def _declared(d: Draft) -> Rule | None:
                         when=["conditions_met"] if _gated(d, c.id) else ["always"],
                         note=f"规划认定公司目前处于{m.group('stage')}（{key}）：适用该情形的最低现金占比；董事会修改认定时调整比例。")
             rule.params["_declared"] = key
-            d.add(rule, (a, b))
+            _add_share(d, rule, c.text[a:b], (a, b))
             for x, y in c.sentences():  # 董事会应……适时修改本条关于公司发展阶段的规定: part of the declaration
                 if "发展阶段" in c.text[x:y]:
                     d.cover(c.id, x, y)
@@ -125,12 +146,15 @@ def _table(d: Draft, rows, declared: Rule | None) -> None:
                 when=["conditions_met"] if _gated(d, home) else ["always"])
     if missing:
         rule.review = f"差异化政策表不完整（缺 {', '.join(missing)}） the stage table lacks {', '.join(missing)}"
-    d.add(rule)
+    _add_share(d, rule, "".join(m.group(0) for _, m, _ in rows))
+    twins = [rule] + [r for r in d.rules if r.params.get("share_from") is rule]
     for cid in set(ids):
-        d.implements(cid, rule)
+        for r in twins:
+            d.implements(cid, r)
         for x in d.clauses.values():
             if x.id.startswith(home + "、"):
-                d.implements(x.id, rule)
+                for r in twins:
+                    d.implements(x.id, r)
 
 
 def _check_declared(d: Draft, declared: Rule, table: dict, home: str) -> None:
@@ -149,6 +173,6 @@ def _fixed(d: Draft) -> None:
             a, b = c.sentence_at(m.start())
             if re.search(_STAGE, c.text[a:b]):
                 continue
-            d.add(Rule("cash_share", "cash_share", c.id, c.quote(*c.piece_at(m.start(), m.end())),
-                       {"share": nb.fmt_ratio(nb.ratio(m.group("r")))},
-                       when=["conditions_met"] if _gated(d, c.id) else ["always"]), m.span())
+            _add_share(d, Rule("cash_share", "cash_share", c.id, c.quote(*c.piece_at(m.start(), m.end())),
+                               {"share": nb.fmt_ratio(nb.ratio(m.group("r")))},
+                               when=["conditions_met"] if _gated(d, c.id) else ["always"]), m.group(0), m.span())

@@ -104,9 +104,15 @@ def titles(r: Rule) -> tuple[str, str]:
         return (f"每年度进行{p['count']}次利润分配" + ("（原则上）" if r.severity == "warn" else ""),
                 f"{p['count']} distributions a year" + (" (in principle)" if r.severity == "warn" else ""))
     if r.kind == "cash_share":
+        if p.get("distribution") == "interim":
+            return ("现金分红在中期利润分配中所占比例（同一比例要求，按中期分红单独计算）",
+                    "Cash share of the interim distribution (the same minimum, on the interim alone)")
+        final = ("；年度利润分配，不含中期", ", the interim excluded") if p.get("distribution") == "final" else ("", "")
         if "share" in p:
-            return (f"现金分红在本次利润分配中所占比例不低于{pct(p['share'])}", f"Cash ≥ {pct(p['share'])} of the distribution")
-        return ("现金分红在本次利润分配中所占比例（差异化政策）", "Cash share of the distribution (differentiated policy)")
+            return (f"现金分红在本次利润分配中所占比例不低于{pct(p['share'])}{final[0]}",
+                    f"Cash ≥ {pct(p['share'])} of the {'final ' if final[1] else ''}distribution{final[1]}")
+        return (f"现金分红在本次利润分配中所占比例（差异化政策{final[0]}）",
+                f"Cash share of the {'final ' if final[1] else ''}distribution (differentiated policy{final[1]})")
     if r.kind == "cash_paid":
         return ("满足条件时每年进行现金分红" + ("（原则上）" if r.severity == "warn" else ""),
                 "A cash dividend every year when the conditions are met" + (" (in principle)" if r.severity == "warn" else ""))

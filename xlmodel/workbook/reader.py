@@ -20,7 +20,7 @@ from openpyxl.utils.cell import column_index_from_string
 from openpyxl.utils.escape import unescape
 
 from .. import __version__
-from ..case import Case, read_field
+from ..case import Case, part_problems, read_field
 from ..errors import Problem, ProblemsError, XlmodelError
 from ..evaluator import model_for
 from ..fields import COMPANY_FIELDS, FIELDS, YEAR_FIELDS, Field, Kind
@@ -313,6 +313,7 @@ def read_workbook(path: str | Path, check_formulas: bool = True, installed_plan_
                                                 f"({L.eval_years[0]}–{L.eval_years[-1]}: the years before need history)")])
     rows: list[tuple[str, str, int]] = []  # (notes key, sheet, row) of every input read: its notes cell
     years: dict[int, dict] = {}
+    cell_of: dict[tuple[str, int], str] = {}  # (field, year) -> sheet!cell
     for f in YEAR_FIELDS:
         loc = locate(f"in_{f.id}", Expect(inputs, FIRST_YEAR_COL, L.n_years, L.inputs[f.id], key=f.id))
         if loc is None:
@@ -321,11 +322,14 @@ def read_workbook(path: str | Path, check_formulas: bool = True, installed_plan_
         rows.append((f.id, sheet, cells[0].row))
         for i, c in enumerate(cells):
             fy = L.first_year + i  # the timeline: a column's year never depends on the evaluation year
-            val, prob = read_value(f.kind, f.id, c.value, f"{sheet}!{c.coordinate}")
+            cell_of[(f.id, fy)] = f"{sheet}!{c.coordinate}"
+            val, prob = read_value(f.kind, f.id, c.value, cell_of[(f.id, fy)])
             if prob:
                 problems.append(Problem(prob.where, f"{prob.message} ({fy})"))
             elif val is not None:
                 years.setdefault(fy, {})[f.id] = val
+    for fy, vals in years.items():
+        problems += [Problem(cell_of[(k, fy)], f"{k}: {msg} ({fy})") for k, msg in part_problems(vals)]
     years.setdefault(year, {})
     company = {}
     for f in COMPANY_FIELDS:

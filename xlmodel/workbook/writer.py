@@ -21,7 +21,7 @@ from xlsxwriter.worksheet import Worksheet
 
 from .. import __version__
 from .. import catalogue as cat
-from ..case import Case
+from ..case import INTERIM_PARTS, Case
 from ..errors import XlmodelError
 from ..evaluator import evaluate_one, evaluate_timeline, model_for
 from ..fields import BOOL_LABELS, COMPANY_FIELDS, ENUMS, FIELDS, Kind
@@ -405,6 +405,16 @@ class WorkbookBuilder:
         self._validate(ws, row, col, kind, fid)
 
     def _validate(self, ws, row, col, kind, fid):
+        total = _PART_OF.get(fid)
+        if total is not None:  # an interim part: a number, at most the year's total in the same column
+            # (one rule over the row, relative to its first cell: each column checks its own year)
+            cell, of = xl_rowcol_to_cell(row, col), xl_rowcol_to_cell(self.L.inputs[total], col)
+            self._dv(ws, row, col, {"validate": "custom", "value": f"=AND(ISNUMBER({cell}),{cell}<={of})",
+                                    "error_title": "xlmodel",
+                                    "error_message": f"中期部分不能超过全年合计（{FIELDS[total].zh}） "
+                                                     "The interim part cannot exceed the year's total"},
+                     (ws.name, "part", fid))
+            return
         lst = {Kind.BOOL: "bool", Kind.ENUM: fid}.get(kind)
         counted = kind == Kind.COUNT and FIELDS[fid].unit == "次"  # distributions, not shares
         key = (ws.name, kind, lst, counted)
@@ -1125,6 +1135,9 @@ def _make_calc_label(model: cat.Model, name: str) -> tuple[str, str]:
         "share": (f"适用的最低现金占比：{title}", f"Minimum cash share applied: {rid}"),
     }.get(what) or ((f"适用条件第{what[2:]}项不成立：{title}", f"Applicability part {what[2:]} is false: {rid}")
                     if what[:2] == "na" and what[2:].isdigit() else (name, name))
+
+
+_PART_OF = dict(INTERIM_PARTS)  # an interim amount -> the year's total it is part of
 
 
 def build_workbook(out: Path, policy: Policy | str | None = None, case: Case | None = None,
