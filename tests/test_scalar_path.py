@@ -401,3 +401,30 @@ def test_help_lists_every_command_without_loading_them():
             " if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+# ---- a report's own program: only what the report reads ------------------------------------------------
+
+def test_a_report_from_its_own_program_equals_one_from_every_calculation():
+    """``evaluate`` runs a program computing only what a report reads (``report_roots``); on every plan
+    (the bundled three and the test plans with any-of groups, sale restrictions, per-distribution
+    shares), its reports, explanations included, equal those built from every calculation, and it
+    computes fewer values."""
+    from test_capabilities import FIFTH, SIXTH, SEVENTH, _capability_cases
+
+    from xlmodel.policy import load_policy_file
+    from xlmodel.report import report_roots
+
+    plans = [(model_for(pid), parity_cases(pid, 60, seed=21)) for pid in POLICIES]
+    for path, seed in ((FIFTH, 5), (SIXTH, 6), (SEVENTH, 7)):
+        pol = load_policy_file(path)
+        plans.append((model_for(pol), _capability_cases(pol, 40, seed)))
+    for model, cases in plans:
+        roots = report_roots(model)
+        assert 0 < len(roots) < len(model.scalars)
+        for c in cases:
+            own = build_report(model, K.evaluate_scalar(model, c, None, roots), 0, c)
+            every = build_report(model, K.evaluate_scalar(model, c), 0, c)
+            assert len(own.rules) == len(model.rules)
+            assert same(own.to_dict(), every.to_dict()), (model.policy.id, c.source)
+            assert same(evaluate(c, model.policy).to_dict(), every.to_dict()), (model.policy.id, c.source)

@@ -321,9 +321,27 @@ def _round_fen_decimal(x: float) -> float:
     return float(Decimal(f"{x:.15g}").quantize(_FEN, rounding=ROUND_HALF_UP))
 
 
+_RINT = 6755399441055744.0  # 1.5 * 2**52: y + _RINT - _RINT is y rounded to an integer, for |y| < 2**51
+
+
 def round_fen1(x: float) -> float:
     """:func:`xlmodel.money.round_fen` of one float, with the same result: half away from zero, and
-    within a few ulps of a half fen (or beyond 2**52 fen) decided in decimal at 15 digits."""
+    within a few ulps of a half fen (or beyond 2**52 fen) decided in decimal at 15 digits.
+
+    The common case in float arithmetic only: k, the nearest whole fen, by adding and taking away
+    1.5 * 2**52; it is the answer when y = 100x lies clearly inside (k - 1/2, k + 1/2), i.e. not within
+    max(1e-7, 16 ulp(y)) of a half fen (16 ulp(y) <= |y| * 2**-48; a |y| of 2**51 or more never passes,
+    nor a NaN or an infinity). Anything else takes :func:`_round_fen_exact`."""
+    y = x * 100.0
+    k = (y + _RINT) - _RINT
+    e = y - k  # exact
+    t = 0.4999999 - (y if y >= 0.0 else -y) * 3.552713678800501e-15
+    if -t < e < t:
+        return k / 100.0 + 0.0
+    return _round_fen_exact(x)
+
+
+def _round_fen_exact(x: float) -> float:
     y = x * 100.0 if x >= 0.0 else x * -100.0
     if y < 4503599627370496.0:  # 2**52
         d = y - y // 1.0 - 0.5
@@ -435,7 +453,7 @@ def _str(x):
 
 
 _SCALAR_RT = {
-    "_nan": _NAN, "_inf": _INF, "_div": _div, "_rf": round_fen1, "_onum": _onum, "_refmax": _refmax,
+    "_nan": _NAN, "_inf": _INF, "_div": _div, "_rf": round_fen1, "_RINT": _RINT, "_onum": _onum, "_refmax": _refmax,
     "_refmin": _refmin, "_strictmax": _strictmax, "_strictmin": _strictmin, "_edate1": _edate1,
     "_yearof1": _yearof1, "_fstrict": _fstrict, "_str": _str, "_EPOCH": E.EXCEL_EPOCH, "_E": {},
     **{f"_cmpo{i}": _mk_cmpo(op) for i, op in enumerate(_PYCMP)},
@@ -517,9 +535,16 @@ class _Emitter:
         raise Unsupported(kind)
 
 
+#: ROUND(x, 2) in the scalar program: round_fen1's common case written in line (a call per rounding is
+#: a third of the program's time), the function for the rest; the temporaries are set before each use
+_ROUND_INLINE = ("(_k / 100.0 + 0.0 if -(_t := 0.4999999 - abs(_y := (_x := {0}) * 100.0) * 3.552713678800501e-15)"
+                 " < _y - (_k := _y + _RINT - _RINT) < _t else _rf(_x))")
+
+
 class _ScalarEmitter(_Emitter):
-    TEMPLATES = {"b2f": "(1.0 if {0} else 0.0)", "fstrict": "_fstrict({0})", "sbool": "({0} != '')",
-                 "obool": "bool({0})", "too": "{0}", "not": "(not {0})", "nanif": "(_nan if {0} else {1})",
+    TEMPLATES = {"round": _ROUND_INLINE, "b2f": "(1.0 if {0} else 0.0)", "fstrict": "_fstrict({0})",
+                 "sbool": "({0} != '')", "obool": "bool({0})", "too": "{0}", "not": "(not {0})",
+                 "nanif": "(_nan if {0} else {1})",
                  "if": "({1} if {0} else {2})", "edate": "_edate1({0}, {1})", "yearof": "_yearof1({0})"}
     JOINS = {"and": " and ", "or": " or "}
 
@@ -531,6 +556,8 @@ class _ScalarEmitter(_Emitter):
         if kind == "inlist":
             return f"({a[0]} in p_{self.low.pindex[attrs]})"
         if kind == "countif":
+            if len(a) > 2:  # tuple.count compares with ==, as the sum of comparisons does, in one C loop
+                return f"float(({', '.join(a)}).count({attrs!r}))"
             return "float(" + " + ".join(f"({x} == {attrs!r})" for x in a) + ")" if a else "0.0"
         return self.common(i, kind, attrs, a)
 
@@ -615,10 +642,10 @@ class ScalarProgram:
 class ScalarEnv:
     """One case's calculations, read like :class:`xlmodel.evaluator.ArrayEnv` (element 0)."""
 
-    __slots__ = ("values", "index", "case_years", "company", "attest", "year", "n")
+    __slots__ = ("values", "index", "types", "case_years", "company", "attest", "year", "n")
 
-    def __init__(self, values: tuple, index: dict, case_years, company, attest, year: int):
-        self.values, self.index = values, index
+    def __init__(self, values: tuple, index: dict, types: list[str], case_years, company, attest, year: int):
+        self.values, self.index, self.types = values, index, types
         self.case_years, self.company, self.attest, self.year = case_years, company, attest, year
         self.n = 1
 
@@ -1136,24 +1163,26 @@ def param_values(model, params: dict | None = None) -> dict:
 
 
 def scalar_runner(model, params: dict | None = None, roots=None) -> tuple[Callable, ScalarProgram]:
-    """A scalar program with its parameter values bound: the plan's own (cached per model), or ``params``."""
+    """A scalar program with its parameter values bound: the plan's own (cached per model and roots
+    object: a caller that evaluates often passes the same ``roots`` each time), or ``params``."""
     if params:
         prog = scalar_program(model, params, roots)
         return prog.bind(param_values(model, params)), prog
-    key = (id(model), tuple(roots) if roots else None)
+    key = (id(model), None if roots is None else id(roots))
     hit = _BOUND.get(key)
-    if hit is None or hit[0] is not model:
+    if hit is None or hit[0] is not model or hit[3] is not roots:  # (hit[3] keeps the roots' id taken)
         prog = scalar_program(model, None, roots)
-        hit = _bounded(_BOUND)[key] = (model, prog.bind(param_values(model)), prog)
+        hit = _bounded(_BOUND)[key] = (model, prog.bind(param_values(model)), prog, roots)
     return hit[1], hit[2]
 
 
-def evaluate_scalar(model, case, params: dict | None = None) -> ScalarEnv:
-    """Every scalar calculation of one case (its evaluation year), in plain Python."""
-    run, prog = scalar_runner(model, params)
+def evaluate_scalar(model, case, params: dict | None = None, roots=None) -> ScalarEnv:
+    """The scalar calculations of one case (its evaluation year), in plain Python: every one, or
+    ``roots`` (``(name, 0)`` pairs) and what they need."""
+    run, prog = scalar_runner(model, params, roots)
     ey = case.evaluation_year
-    return ScalarEnv(run(case.years, case.company, case.attestations, ey, ey), prog.index, case.years, case.company,
-                     case.attestations, ey)
+    return ScalarEnv(run(case.years, case.company, case.attestations, ey, ey), prog.index, prog.types, case.years,
+                     case.company, case.attestations, ey)
 
 
 def evaluate_case_year(model, case, year: int, params: dict | None = None) -> ScalarEnv:

@@ -16,10 +16,13 @@ import numpy as np
 
 from . import catalogue as cat
 from .case import Case, check_attestations
+from .compiled import TimelineEnv, Unsupported, evaluate_scalar, vector_program
 from .env import ArrayEnv, Getter  # noqa: F401 - the reference environment, re-exported
 from .expr import to_serial
 from .fields import FIELDS, Kind
+from .plandirs import plan_directory_key
 from .policy import Policy, load_policy, policy_by_id
+from .report import build_report, report_roots
 
 
 def encode(fid: str, values: list) -> tuple[np.ndarray, np.ndarray]:
@@ -51,19 +54,27 @@ def _stat_key(path) -> tuple | None:
     return (st.st_mtime_ns, st.st_size, st.st_ino)
 
 
+def _unchanged(path: str, stamp: tuple | None) -> bool:
+    """``_stat_key(path) == stamp``; a path that was absent is tested without raising an error to say so."""
+    if stamp is None:
+        return not os.access(path, os.F_OK)
+    return _stat_key(path) == stamp
+
+
 def plan_by_id(pid) -> Policy:
     """:func:`xlmodel.policy.policy_by_id`, remembered while nothing it depends on changes: the plan
     folders (:func:`~xlmodel.plandirs.plan_directories`), each folder's entries (its modification time,
     size and inode change when a file is added, removed or renamed) and the plan file itself."""
-    from .plandirs import plan_directories
-
     if not isinstance(pid, str):
         return policy_by_id(pid)
-    dirs = tuple((str(d.path), d.origin) for d in plan_directories())
+    dirs = plan_directory_key()
     hit = _BY_ID.get(pid)
-    if hit is not None and hit[0] == dirs and hit[1] == tuple(_stat_key(p) for p, _ in dirs) \
-            and hit[2] == _stat_key(hit[3]):
-        return hit[4]
+    if hit is not None and hit[0] == dirs and _unchanged(hit[3], hit[2]):
+        for (path, _), stamp in zip(dirs, hit[1]):
+            if not _unchanged(path, stamp):
+                break
+        else:
+            return hit[4]
     stamps = tuple(_stat_key(p) for p, _ in dirs)
     policy = policy_by_id(pid)
     from .policy import find_policy
@@ -91,14 +102,26 @@ def model_for(policy: Policy | str) -> cat.Model:
 _ATTEST: dict[int, tuple] = {}
 
 
-def attestation_ids(model: cat.Model) -> list[str]:
-    """``model.attestation_ids()``, once per model."""
+def _attestations(model: cat.Model) -> tuple:
     hit = _ATTEST.get(id(model))
     if hit is None or hit[0] is not model:
         if len(_ATTEST) > 64:
             _ATTEST.clear()
-        hit = _ATTEST[id(model)] = (model, model.attestation_ids())
-    return hit[1]
+        ids = model.attestation_ids()
+        hit = _ATTEST[id(model)] = (model, ids, frozenset(ids))
+    return hit
+
+
+def attestation_ids(model: cat.Model) -> list[str]:
+    """``model.attestation_ids()``, once per model."""
+    return _attestations(model)[1]
+
+
+def _check_attestations(case: Case, model: cat.Model) -> None:
+    """:func:`xlmodel.case.check_attestations` against the model's, at the cost of a set test when all is well."""
+    _, ids, known = _attestations(model)
+    if case.notes or not known.issuperset(case.attestations):
+        check_attestations(case, ids)
 
 
 def case_getter(case: Case) -> Getter:
@@ -134,8 +157,6 @@ def timeline_getter(case: Case, years: list[int]) -> Getter:
 def evaluate_timeline(model: cat.Model, case: Case, years: list[int], params: dict | None = None):
     """Every calculation in every one of ``years`` (one array element per year; the scalar path,
     one evaluation per year, read like :class:`ArrayEnv`)."""
-    from .compiled import Unsupported, TimelineEnv
-
     try:
         return TimelineEnv(model, case, years, params)
     except Unsupported:
@@ -145,8 +166,6 @@ def evaluate_timeline(model: cat.Model, case: Case, years: list[int], params: di
 def evaluate_arrays(model: cat.Model, n: int, getter: Getter, years=None, params: dict | None = None):
     """Every calculation for ``n`` cases at once (the compiled numpy program; ``Node.eval`` for a
     tree it cannot compile). The result reads like :class:`ArrayEnv`."""
-    from .compiled import Unsupported, vector_program
-
     try:
         prog = vector_program(model, params)
     except Unsupported:
@@ -162,12 +181,11 @@ def reference_arrays(model: cat.Model, n: int, getter: Getter, years=None, param
     return env
 
 
-def evaluate_one(model: cat.Model, case: Case, params: dict | None = None):
-    """One case in its evaluation year: the scalar program (``Node.eval`` for a tree it cannot compile)."""
-    from .compiled import Unsupported, evaluate_scalar
-
+def evaluate_one(model: cat.Model, case: Case, params: dict | None = None, roots=None):
+    """One case in its evaluation year: the scalar program (``Node.eval`` for a tree it cannot compile);
+    every calculation, or the ``roots`` and what they need (:func:`xlmodel.compiled.evaluate_scalar`)."""
     try:
-        return evaluate_scalar(model, case, params)
+        return evaluate_scalar(model, case, params, roots)
     except Unsupported:
         return reference_arrays(model, 1, case_getter(case), case.evaluation_year, params)
 
@@ -191,18 +209,16 @@ def evaluate(case: Case, policy: Policy | None = None, *, baseline: bool = True,
 
     ``params`` replaces parameter values of the plan by name (``min_rolling.ratio``: 0.25), as a
     workbook whose editable parameters were changed computes them."""
-    from .report import build_report
-
     policy = policy or plan_by_id(case.policy)  # a case names its plan by id, never by a path
     if not baseline:
         policy = plan_only(policy)
     model = model_for(policy)
-    check_attestations(case, attestation_ids(model))
+    _check_attestations(case, model)
     if params:
         unknown = sorted(set(params) - set(model.params))
         if unknown:
             raise ValueError(f"unknown parameters: {', '.join(unknown)}")
-    return build_report(model, evaluate_one(model, case, params), 0, case)
+    return build_report(model, evaluate_one(model, case, params, report_roots(model)), 0, case)
 
 
 def plan_timeline(policy: Policy, year: int) -> list[int]:
@@ -216,15 +232,13 @@ def evaluate_years(case: Case, policy: Policy | None = None, *, baseline: bool =
     year, as the workbook's year columns compute them. The attestations are the evaluation year's."""
     import dataclasses
 
-    from .report import build_report
-
     policy = policy or plan_by_id(case.policy)
     if not baseline:
         policy = plan_only(policy)
     model = model_for(policy)
-    check_attestations(case, attestation_ids(model))
+    _check_attestations(case, model)
     out = []
     for y in plan_timeline(policy, case.evaluation_year):
         at = case if y == case.evaluation_year else dataclasses.replace(case, evaluation_year=y, attestations={})
-        out.append(build_report(model, evaluate_one(model, at, params), 0, at))
+        out.append(build_report(model, evaluate_one(model, at, params, report_roots(model)), 0, at))
     return out

@@ -104,22 +104,34 @@ def _env_plan_dirs() -> list[Path]:
     return out
 
 
-_DIRS: dict[tuple, list[PlanDir]] = {}
+_DIRS: dict[tuple, tuple[list[PlanDir], tuple]] = {}
+
+#: what decides the folders besides --plans: where Path.home() and the user's folder look, per system
+_DECIDING = (PLANS_ENV, CONFIG_ENV, "APPDATA", "USERPROFILE", "HOMEDRIVE", "HOMEPATH") if os.name == "nt" \
+    else (PLANS_ENV, CONFIG_ENV, "XDG_CONFIG_HOME", "HOME")
+
+
+def _folders() -> tuple[list[PlanDir], tuple]:
+    cli = _CLI_PLAN_DIRS.get()  # a tuple, or None
+    key = (cli, *map(os.environ.get, _DECIDING))
+    hit = _DIRS.get(key)
+    if hit is None:
+        if len(_DIRS) > 64:
+            _DIRS.clear()
+        dirs = _plan_directories(cli)
+        hit = _DIRS[key] = (dirs, tuple((str(d.path), d.origin) for d in dirs))
+    return hit
 
 
 def plan_directories() -> list[PlanDir]:
     """The plan folders in order (bundled, --plans or XLMODEL_PLANS, the user's); some may not exist.
     Worked out once for each setting of what decides them (--plans and the environment)."""
-    cli = _CLI_PLAN_DIRS.get()
-    env = os.environ
-    key = (tuple(cli) if cli is not None else None, env.get(PLANS_ENV), env.get(CONFIG_ENV), env.get("APPDATA"),
-           env.get("XDG_CONFIG_HOME"), env.get("HOME"), env.get("USERPROFILE"))
-    hit = _DIRS.get(key)
-    if hit is None:
-        if len(_DIRS) > 64:
-            _DIRS.clear()
-        hit = _DIRS[key] = _plan_directories(cli)
-    return list(hit)
+    return list(_folders()[0])
+
+
+def plan_directory_key() -> tuple[tuple[str, str], ...]:
+    """:func:`plan_directories` as (path, origin) strings: what a remembered lookup is keyed on."""
+    return _folders()[1]
 
 
 def _plan_directories(cli) -> list[PlanDir]:

@@ -6,7 +6,6 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
-from functools import partial
 from typing import TYPE_CHECKING, Callable
 
 from . import catalogue as cat
@@ -41,9 +40,10 @@ class RuleResult:
     unit: str
     reason: str | None = None  # why it does not apply (a code of catalogue.REASONS), when not_applicable
     missing_inputs: list[str] = field(default_factory=list)
-    #: (explanation_zh, explanation_en), or what gives them: worded when first read, not for every
-    #: evaluation (a batch or a worksheet function reads statuses and numbers)
-    explain: tuple[str, str] | Callable[[], tuple[str, str]] = field(default=("", ""), repr=False, compare=False)
+    #: (explanation_zh, explanation_en), or what words them from the result (called with it): worded
+    #: when first read, not for every evaluation (a batch or a worksheet function reads statuses and numbers)
+    explain: tuple[str, str] | Callable[[RuleResult], tuple[str, str]] = field(
+        default=("", ""), repr=False, compare=False)
 
     @property
     def bound(self):
@@ -52,8 +52,8 @@ class RuleResult:
     @property
     def _explanation(self) -> tuple[str, str]:
         e = self.explain
-        if callable(e):  # worded once, when first read
-            e = self.explain = e()
+        if e.__class__ is not tuple:  # worded once, when first read (see _Later)
+            e = self.explain = e(self)
         return e
 
     def __getstate__(self):
@@ -236,10 +236,6 @@ def _explain(rd: cat.RuleDef, status: str, a, r, sf, missing: list[str], reason:
     return (f"{'已确认' if ok else '未确认'}：{s.title_zh}", f"{'confirmed' if ok else 'not confirmed'}: {s.title_en}")
 
 
-def _explain_later(model, val, rd, status, a, r, sf, miss, reason) -> tuple[str, str]:
-    return _explain(rd, status, a, r, sf, miss, reason, _context(model, val, rd))
-
-
 def _missing(rd: cat.RuleDef, env: ArrayEnv, i: int, year: int) -> list[str]:
     out = []
     for fid, off in dict.fromkeys(rd.app_fields + rd.check_fields):
@@ -285,10 +281,15 @@ def _per_model(cache: dict, model: cat.Model, make):
 _CASH_PAID: dict[int, tuple] = {}
 
 
+def _cash_paid(model: cat.Model) -> list[cat.RuleDef]:
+    """The rules requiring a cash dividend of any amount that raise the minimum."""
+    return _per_model(_CASH_PAID, model,
+                      lambda m: [rd for rd in m.rules if rd.spec.kind == "cash_paid" and rd.is_minimum])
+
+
 def _min_cash_note(model: cat.Model, val) -> tuple[str, str]:
     """Say what a minimum of one fen means: the plan requires a cash dividend, of any amount."""
-    binding = _per_model(_CASH_PAID, model, lambda m: [rd for rd in m.rules if rd.spec.kind == "cash_paid" and rd.is_minimum])
-    for rd in binding:
+    for rd in _cash_paid(model):
         if val(f"{rd.id}.status") in ("pass", "fail") and val("min_cash_dividend") == val(f"{rd.id}.min_cash"):
             return (f"规划要求进行现金分红（{rd.spec.clause}）：任何正数金额即满足该条，最低 0.01 元",
                     f"the plan requires a cash dividend ({rd.spec.clause}): any positive amount meets it, at least 0.01 元")
@@ -328,76 +329,174 @@ def _value(v, unit):
     return py(v, unit)
 
 
-_POSITIONS: dict[tuple[int, int], tuple] = {}
+class _Later:
+    """What words a report's explanations when one is first read: one per report, shared by its
+    results (each is worded from its own fields and the evaluation's other values)."""
+
+    __slots__ = ("model", "val")
+
+    def __init__(self, model: cat.Model, val):
+        self.model, self.val = model, val
+
+    def __call__(self, res: RuleResult) -> tuple[str, str]:
+        rd = _per_model(_RULE_BY_ID, self.model, lambda m: {r.id: r for r in m.rules})[res.id]
+        return _explain(rd, res.status, res.actual, res.required, res.shortfall, res.missing_inputs, res.reason,
+                        _context(self.model, self.val, rd))
 
 
-def _positions(model: cat.Model, index: dict) -> dict:
-    """For a scalar program's index: each rule's (status, actual, required, shortfall, margin, reason)
-    positions in its values (-1: the rule has no such part), keyed by the status's name."""
-    key = (id(model), id(index))
-    hit = _POSITIONS.get(key)
-    if hit is None or hit[0] is not model or hit[1] is not index:
-        out = {}
-        for _rd, _s, _u, *names, _bound in _rule_plan(model):
-            out[names[0]] = tuple(index[n] if n is not None else -1 for n in names)
-        if len(_POSITIONS) > 64:
-            _POSITIONS.clear()
-        hit = _POSITIONS[key] = (model, index, out)
-    return hit[2]
+_RULE_BY_ID: dict[int, tuple] = {}
+
+
+_HEADLINE_CALCS = ("overall_status", "cash_conditions_met", "min_cash_dividend", "max_distribution", "fail_count",
+                   "warn_count", "missing_input_count", "st_risk_warning", "cash_needed_to_avoid_st")
+_ROOTS: dict[int, tuple] = {}
+
+
+def report_roots(model: cat.Model) -> tuple[tuple[str, int], ...]:
+    """The calculations a report reads, as a scalar program's roots (one tuple per model, so that the
+    program computing only them is found by identity): each rule's parts, the price triggers a sale
+    restriction's explanation names, the minimums the note on the minimum compares, the headline."""
+    def make(model: cat.Model) -> tuple:
+        names = []
+        for rd, _static, _u, *parts, _bound in _rule_plan(model):
+            names += [n for n in parts if n is not None]
+            if rd.spec.kind == "sale_restriction":
+                names += [f"{rd.id}.{k}" for k in cat.SALE_TRIGGERS]
+        names += [f"{rd.id}.min_cash" for rd in _cash_paid(model)]
+        names += _HEADLINE_CALCS
+        return tuple((n, 0) for n in dict.fromkeys(names) if n in model.scalars)
+    return _per_model(_ROOTS, model, make)
+
+
+def _scalar_val(values: tuple, index: dict):
+    def val(name, unit=None):
+        v = values[index[name]]
+        c = v.__class__  # py(v, unit), its commonest cases first
+        if c is bool:
+            return v
+        if c is str:
+            return None if v == "" else v
+        if c is float and unit != "日期":
+            return v + 0.0
+        return py(v, unit)
+    return val
+
+
+def _array_val(env: ArrayEnv, i: int):
+    def val(name, unit=None):
+        return py(env.calc(name, None)[i], unit)
+    return val
 
 
 def build_report(model: cat.Model, env: ArrayEnv, i: int, case) -> Report:
-    values, index = getattr(env, "values", None), getattr(env, "index", None)
-    if values is not None and index is not None:  # one case's values (the scalar path): a tuple and its index
-        def val(name, unit=None):
-            v = values[index[name]]
-            c = v.__class__  # py(v, unit), its commonest cases first
-            if c is bool:
-                return v
-            if c is str:
-                return None if v == "" else v
-            if c is float and unit != "日期":
-                return v + 0.0
-            return py(v, unit)
-    else:  # element i of each calculation's array
-        def val(name, unit=None):
-            return py(env.calc(name, None)[i], unit)
-
-    results = []
+    """The report of element ``i`` of an evaluation: one case's scalar program (its values and their
+    index), or an element of the reference's arrays."""
+    values, index, types = getattr(env, "values", None), getattr(env, "index", None), getattr(env, "types", None)
     ey = case.evaluation_year
-    if values is not None and index is not None:
-        get = _positions(model, index)  # each rule's calculations by position: a tuple index, not a name
+    if values is not None and index is not None and types is not None:
+        val = _scalar_val(values, index)
+        results, head = _assembler(model, index, types)(values, lambda rd: _missing(rd, env, 0, ey), _Later(model, val))
     else:
-        def get(name, unit=None):
-            return None if name is None else val(name, unit)
-    for rd, static, u, st_name, a_name, r_name, sf_name, m_name, reason_name, bound in _rule_plan(model):
-        if get.__class__ is dict:
-            k_st, k_a, k_r, k_sf, k_m, k_reason = get[st_name]
-            status, a = values[k_st], values[k_a]
-            a = a + 0.0 if a.__class__ is float and u != "日期" else _value(a, u)  # the commonest case inline
-            r = _value(values[k_r], u) if k_r >= 0 else None
-            sf = _value(values[k_sf], None) if k_sf >= 0 else None
-            margin = _value(values[k_m], None) if k_m >= 0 else None
-            reason = _value(values[k_reason], None) if status == "not_applicable" and k_reason >= 0 else None
-        else:
-            status, a, r = get(st_name), get(a_name, u), get(r_name, u)
-            sf, margin = get(sf_name), get(m_name)
-            reason = get(reason_name) if status == "not_applicable" else None
-        miss = _missing(rd, env, i, ey) if status == "missing_input" else []
-        why = partial(_explain_later, model, val, rd, status, a, r, sf, miss, reason)
-        results.append(RuleResult(*static, status, a, r, bound if r is not None else None, margin, sf, u,
-                                  reason, miss, why))
+        val = _array_val(env, i)
+        later = _Later(model, val)
+        results = [_rule_result(rd, static, u, names, bound, val, later, lambda rd: _missing(rd, env, i, ey))
+                   for rd, static, u, *names, bound in _rule_plan(model)]
+        head = tuple(val(n) for n in _HEADLINE_CALCS)
+    return _report(model, case, val, results, head)
+
+
+def _rule_result(rd, static, u, names, bound, val, later, missing) -> RuleResult:
+    """One rule's result, read by name (the reference's arrays)."""
+    st_name, a_name, r_name, sf_name, m_name, reason_name = names
+
+    def get(name, unit=None):
+        return None if name is None else val(name, unit)
+    status, a, r = get(st_name), get(a_name, u), get(r_name, u)
+    reason = get(reason_name) if status == "not_applicable" else None
+    miss = missing(rd) if status == "missing_input" else []
+    return RuleResult(*static, status, a, r, bound if r is not None else None, get(m_name), get(sf_name), u,
+                      reason, miss, later)
+
+
+def _report(model: cat.Model, case, val, results: list[RuleResult], head: tuple) -> Report:
+    """The report: its rules' ``results`` and ``head``, the values of :data:`_HEADLINE_CALCS`."""
     p = model.policy
+    overall, cond, min_cash, max_dist, fails, warns, missing, st, st_cash = head
     note_zh, note_en = _min_cash_note(model, val)
     return Report(
-        policy=p.id, policy_version=p.version, evaluation_year=ey,
+        policy=p.id, policy_version=p.version, evaluation_year=case.evaluation_year,
         company={k: v.isoformat() if hasattr(v, "isoformat") else v for k, v in case.company.items()},
-        overall_status=val("overall_status"), cash_conditions_met=val("cash_conditions_met"),
-        min_cash_dividend=val("min_cash_dividend"), max_distribution=val("max_distribution"),
-        fail_count=int(val("fail_count")), warn_count=int(val("warn_count")),
-        missing_input_count=int(val("missing_input_count")),
-        st_risk_warning=val("st_risk_warning"), cash_needed_to_avoid_st=val("cash_needed_to_avoid_st"), rules=results,
+        overall_status=overall, cash_conditions_met=cond, min_cash_dividend=min_cash, max_distribution=max_dist,
+        fail_count=int(fails), warn_count=int(warns), missing_input_count=int(missing),
+        st_risk_warning=st, cash_needed_to_avoid_st=st_cash, rules=results,
         min_cash_note_zh=note_zh, min_cash_note_en=note_en, plan_years=tuple(p.plan_years))
+
+
+# ---- one case's results, assembled by a program written per model ----------------------------------
+#
+# A scalar program returns one tuple of values; what a report takes of each rule (which positions,
+# which conversion for the value's type and unit) is known once the model is compiled, so it is
+# written out once as straight-line Python: no names looked up, no branch on a type, per case.
+
+_ASSEMBLERS: dict[tuple[int, int], tuple] = {}
+
+
+def _assembler(model: cat.Model, index: dict, types: list[str]):
+    """``assemble(values, missing, later)`` -> the rules' results and the headline values
+    (:data:`_HEADLINE_CALCS`), for a scalar program's index and types."""
+    key = (id(model), id(index))
+    hit = _ASSEMBLERS.get(key)
+    if hit is None or hit[0] is not model or hit[1] is not index:
+        if len(_ASSEMBLERS) > 64:
+            _ASSEMBLERS.clear()
+        hit = _ASSEMBLERS[key] = (model, index, _write_assembler(model, index, types))
+    return hit[2]
+
+
+#: the static part of a result, in the order of _rule_plan's tuple
+_STATIC = ("id", "clause", "kind", "role", "severity", "title_zh", "title_en")
+
+
+def _read(k: int, typ: str, unit: str | None, const: str) -> str:
+    """The expression giving value ``k`` as a report gives it (:func:`_value`), for its static type."""
+    if typ == "f" and unit != "日期":
+        return f"(v[{k}] + 0.0)"
+    if typ == "b":
+        return f"v[{k}]"
+    if typ == "s":
+        return f"(v[{k}] or None)"
+    if unit != "日期":  # a number, a boolean, or a blank ("") or a text: _value's two first cases inline
+        return f"(x + 0.0 if (c := type(x := v[{k}])) is float else x if c is bool else _value(x, {const}))"
+    return f"_value(v[{k}], {const})"
+
+
+def _write_assembler(model: cat.Model, index: dict, types: list[str]):
+    """Per rule: a new result with each of its slots filled in turn (the dataclass's ``__init__``, with
+    its seventeen arguments, costs twice as much), every slot of :class:`RuleResult` exactly once."""
+    ns: dict = {"RR": RuleResult, "new": object.__new__, "_value": _value}
+    body = []
+    for j, (rd, static, u, *names, bound) in enumerate(_rule_plan(model)):
+        ks, ka, kr, ksf, km, kreason = (index[n] if n is not None else -1 for n in names)
+
+        def read(k, unit=None):
+            return "None" if k < 0 else _read(k, types[k], unit, f"U{j}" if unit is not None else "None")
+        for n, value in zip(_STATIC, static):
+            ns[f"{n}{j}"] = value
+        ns[f"U{j}"], ns[f"B{j}"], ns[f"R{j}"] = u, bound, rd
+        slots = [(n, f"{n}{j}") for n in _STATIC] + [
+            ("status", f"s = v[{ks}]"), ("actual", read(ka, u)), ("required", f"r = {read(kr, u)}"),
+            ("bound_kind", f"(B{j} if r is not None else None)" if kr >= 0 else "None"),
+            ("margin", read(km)), ("shortfall", read(ksf)), ("unit", f"U{j}"),
+            ("reason", f"({read(kreason)} if s == 'not_applicable' else None)" if kreason >= 0 else "None"),
+            ("missing_inputs", f"(missing(R{j}) if s == 'missing_input' else [])"), ("explain", "later")]
+        if sorted(n for n, _ in slots) != sorted(RuleResult.__slots__):
+            raise AssertionError("the report assembler does not fill every slot of RuleResult once")
+        body += ["    o = new(RR)", *(f"    o.{n} = {x}" for n, x in slots), "    out.append(o)"]
+    head = ", ".join(_read(index[n], types[index[n]], None, "None") for n in _HEADLINE_CALCS)
+    src = "def assemble(v, missing, later):\n    out = []\n" + "\n".join(body) + f"\n    return out, ({head})\n"
+    exec(compile(src, f"<xlmodel report {model.policy.id}>", "exec"), ns)  # noqa: S102 - our own code; the
+    # plan's text is bound as values (id0, U0, …), never written into the source
+    return ns["assemble"]
 
 
 # ---- text rendering ----------------------------------------------------------

@@ -29,7 +29,6 @@ import os
 import pickle
 import re
 from collections import OrderedDict
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -293,7 +292,7 @@ def case_data(policy_id: str, evaluation_year, field_ids, years, values, company
 
 # ---- caches ----------------------------------------------------------------------------------------
 
-_POLICIES: dict[str, tuple[Path | None, float, Policy, cat.Model]] = {}
+_POLICIES: dict[str, tuple[str | None, float, Policy, cat.Model]] = {}
 
 
 def policy_entry(ref) -> tuple[Policy, cat.Model, float]:
@@ -312,7 +311,7 @@ def policy_entry(ref) -> tuple[Policy, cat.Model, float]:
                 return pol, model, mtime
         except OSError:
             pass
-    path = find_policy(ref)
+    path = str(find_policy(ref))  # a str: stat takes it as it is, on every call
     pol = policy_by_id(ref)
     mtime = os.stat(path).st_mtime
     model = model_for(pol)
