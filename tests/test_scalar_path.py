@@ -283,10 +283,48 @@ def test_round_fen_one_value_and_arrays_are_round_fen():
     for scale in (1, 1e4, 1e8, 1e12, 4e13):
         v = rng.uniform(-scale, scale, 3000)
         xs += [v, np.round(v, 2), np.round(v, 3), np.floor(v) + 0.005, np.round(v, 2) * 0.3, np.round(v, 2) / 3]
-    xs = np.concatenate(xs + [np.array([0.0, -0.0, 0.005, -0.005, 1.005, 2.675, 1e15, np.nan, 2.0**52 / 100, 1e16])])
+    xs = np.concatenate(xs + [np.array([0.0, -0.0, 0.005, -0.005, 1.005, 2.675, 1e15, np.nan, 2.0**52 / 100, 1e16]),
+                              np.array(_near_halves(rng, 200))])
     want = round_fen(xs)
     assert all(same(a, b) and math.copysign(1, a) == math.copysign(1, b) for a, b in zip(K.round_fen_v(xs), want))
     assert all(same(K.round_fen1(x), w) for x, w in zip(xs.tolist(), want.tolist()))
+
+
+def _near_halves(rng, n: int) -> list[float]:
+    """Amounts at every scale, on, near and a hair either side of a half fen, and at the edges of
+    float arithmetic (2**51 and 2**52 fen, the smallest numbers)."""
+    xs = []
+    for scale in (1e-3, 1, 1e4, 1e5, 1e6, 1e8, 1e10, 1e12, 4e13):
+        v = rng.uniform(-scale, scale, n)
+        r = np.round(v, 2)
+        h = r + 0.005  # a half fen, as nearly as a double holds it; then an ulp off, and a few parts in
+        # 10**15 off (what 15 significant digits may or may not round back onto the half)
+        xs += [v, r, np.round(v, 3), np.floor(v) + 0.005, r * 0.3, r / 3, r + 0.004999999, r + 0.0050000001,
+               h, np.nextafter(h, np.inf), np.nextafter(h, -np.inf), h * (1 + 1e-15), h * (1 - 1e-15),
+               h * (1 + 4e-15), h * (1 - 4e-15), h * (1 + 4e-14), h * (1 - 4e-14)]
+    edges = [0.0, -0.0, 0.005, -0.005, 1.005, 2.675, -2.675, 2.0**51 / 100, 2.0**51 / 100 - 0.01, -2.0**51 / 100,
+             2.0**52 / 100, 1e15, 5e-324, -5e-324, 0.0049999999, 0.0050000001]
+    return np.concatenate(xs + [np.array(edges)]).tolist()
+
+
+def test_round_in_line_in_the_scalar_program_is_round_fen():
+    """The scalar program writes ROUND's common case in line (temporaries named after each operation);
+    on values near a half fen at every scale, alone, nested in another ROUND and under MAX, it gives
+    what money.round_fen and the reference give (no negative zero)."""
+    a, b = E.In("net_profit_attributable"), E.In("cash_dividend")
+    m = _model({"r": E.Round2(a), "nested": E.Round2(E.Round2(a) * E.P("k") - E.Round2(b)),
+                "max": E.Max(E.Round2(a), E.Round2(b) * E.P("k"))}, {"k": 0.3})
+    src = K.ScalarProgram(m).source  # three ROUNDs (a's and b's each computed once), each in line, each
+    assert src.count("_RINT - _RINT") == 3 and src.count("_rf(") == 3  # with the function for the rest
+    xs = _near_halves(np.random.default_rng(3), 25)
+    want = round_fen(np.array(xs))
+    for x, y, w in zip(xs, reversed(xs), want.tolist()):
+        c = Case("test-trees", 2024, {}, {2024: {"net_profit_attributable": x, "cash_dividend": y}}, {})
+        got = K.evaluate_scalar(m, c)
+        assert same(got.value("r"), w) and math.copysign(1, got.value("r")) == math.copysign(1, w), (x, got.value("r"), w)
+        ref = reference_arrays(m, 1, case_getter(c), 2024)
+        for name in ("nested", "max"):
+            assert same(got.value(name), ref.calc(name, None)[0]), (name, x, y)
 
 
 def test_edate_and_year_in_numpy_as_in_python():
