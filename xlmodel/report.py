@@ -436,7 +436,8 @@ def _report(model: cat.Model, case, val, results: list[RuleResult], head: tuple)
 #
 # A scalar program returns one tuple of values; what a report takes of each rule (which positions,
 # which conversion for the value's type and unit) is known once the model is compiled, so it is
-# written out once as straight-line Python: no names looked up, no branch on a type, per case.
+# written out once as straight-line Python: per case, no name is looked up, and a type is tested only
+# where the program's static type allows several (a number or a blank, say).
 
 _ASSEMBLERS: dict[tuple[int, int], tuple] = {}
 
