@@ -253,7 +253,8 @@ def test_branch_1_strict_floor(fifth):
 
 def test_branch_2_total_assets_strict(fifth):
     # b2: > 20% × 3,000,000,000 = 600,000,000
-    y = {**HIGH, "total_assets": 3_000_000_000}
+    # net assets 3,000,000,000 too (never above total assets): b1 needs ≥ 900,000,000, out of the way
+    y = {**HIGH, "total_assets": 3_000_000_000, "net_assets": 3_000_000_000}
     assert _outlay(fifth, **y, planned_major_outlay=600_000_000).status == "met"
     assert _outlay(fifth, **y, planned_major_outlay=600_000_000.01).status == "not_met"
 
@@ -513,7 +514,9 @@ def test_payout_ceiling(fifth):
     assert (r.status, r.shortfall) == ("fail", 0.01)
     assert rep.overall_status == "fail"
     assert rep.min_cash_dividend == 65_000_000.00  # a ceiling raises no minimum
-    assert run(fifth, 2025, _years(Y5, y2025={"cash_dividend": 0})).rule("payout_ceiling").reason == "na_no_cash"
+    # (no distribution: no distribution count either, or the count contradicts the amounts)
+    no_cash = {"cash_dividend": 0, "distribution_count": 0}
+    assert run(fifth, 2025, _years(Y5, y2025=no_cash)).rule("payout_ceiling").reason == "na_no_cash"
 
 
 def test_interim_cap_on_the_half_years_net_profit(fifth):
@@ -534,7 +537,8 @@ def test_interim_cap_on_the_half_years_net_profit(fifth):
 
 @pytest.mark.parametrize("count, status", [(2, "pass"), (3, "pass"), (1, "warn"), (0, "warn"), (_DROP, "missing_input")])
 def test_two_distributions_a_year(fifth, count, status):
-    assert run(fifth, 2025, _years(Y5, y2025={"distribution_count": count})).rule("two_distributions").status == status
+    y = {"distribution_count": count, **({"cash_dividend": 0} if count == 0 else {})}  # 0 distributions: no cash
+    assert run(fifth, 2025, _years(Y5, y2025=y)).rule("two_distributions").status == status
 
 
 def test_distribution_count_field():
@@ -547,7 +551,7 @@ def test_distribution_count_field():
 
 
 def test_distributions_not_applicable_when_conditions_fail(fifth):
-    rep = run(fifth, 2025, _years(Y5, y2025={"net_profit_attributable": -1, "distribution_count": 0}))
+    rep = run(fifth, 2025, _years(Y5, y2025={"net_profit_attributable": -1, "distribution_count": 0, "cash_dividend": 0}))
     assert rep.rule("two_distributions").status == "not_applicable"
 
 

@@ -39,7 +39,7 @@ GCL_YEARS = {
         "total_assets": 2_000 * M, "planned_major_outlay": 0.0, "development_stage": "mature",
         "going_concern_unaffected": True, "audit_opinion": "standard_unqualified",
         "cash_dividend": 30 * M, "independent_directors_opinion": True, "online_voting_offered": True,
-        "agm_date": "2025-05-20", "payout_date": "2025-06-20",
+        "agm_date": "2025-05-20", "payout_date": "2025-06-20", "vote_for_ratio": 0.9,
         "price_below_net_assets_20d": False, "price_below_ipo_20d": False,
     },
 }
@@ -199,7 +199,7 @@ FE_YEARS = {
            "cash_flow_sufficient": True, "audit_opinion": "standard_unqualified", "going_concern_unaffected": True,
            "major_outlay_planned": False, "development_stage": "mature", "cash_dividend": 70 * M,
            "vote_for_ratio": 0.9, "independent_directors_opinion": True, "online_voting_offered": True,
-           "agm_date": "2025-05-20", "payout_date": "2025-06-20",
+           "agm_date": "2025-05-20", "payout_date": "2025-06-20", "vote_for_ratio": 0.9,
            "price_below_net_assets_20d": False, "price_below_ipo_20d": False},
 }
 FE_ATTEST = {"minority_consulted": True, "fund_occupation_withheld": True, "policy_change_two_thirds": True,

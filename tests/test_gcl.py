@@ -876,11 +876,19 @@ def test_payout_applies_to_stock_only_distribution():
     assert status(rep, "payout_within_two_months") == "fail"
 
 
-@pytest.mark.parametrize("drop", ["agm_date", "payout_date"])
-def test_payout_missing_dates(drop):
-    rep = evaluate(year={drop: None})
+def test_payout_missing_date_after_the_agm():
+    rep = evaluate(year={"payout_date": None})
     assert status(rep, "payout_within_two_months") == "missing_input"
     assert rep.overall_status == "missing_input"
+
+
+def test_payout_deadline_before_the_agm_is_not_applicable():
+    """No AGM date: the proposal is checked before its AGM, so the deadline is not yet applicable (issue 20),
+    never missing input."""
+    rep = evaluate(year={"agm_date": None, "payout_date": None})
+    r = next(x for x in rep.rules if x.id == "payout_within_two_months")
+    assert (r.status, r.reason) == ("not_applicable", "na_agm_not_held")
+    assert rep.overall_status == "pass"
 
 
 # ---------------------------------------------------------------------------

@@ -94,3 +94,38 @@ def test_a_changed_parameter_fails_the_master_check(engine, request, tmp_path):
     assert got["model_years_ok"] == got["model_ranges_ok"] == got["model_statuses_ok"] == "正常"
     assert len(model_for(case.policy).rules) == values["参数"].cell(
         next(i for i in range(1, values["参数"].max_row + 1) if values["参数"].cell(i, 1).value == "model_rules"), 4).value
+
+
+@pytest.mark.engines
+@pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
+def test_an_unreadable_input_or_an_error_never_shows_a_verdict(engine, request, tmp_path):
+    """Issue 20: "1.58亿" pasted into an amount cell (past the validation), an option not on the list, or an
+    error in a status: the cover and 汇总 show 无法判断 (undetermined) and the master check 请检查, in every
+    engine; the clean workbook still shows its result. One launch of the engine for all four books."""
+    from hostile_corpus import Book
+
+    request.getfixturevalue(engine)
+    clean = build_workbook(tmp_path / "book.xlsx", case=load_case(SAMPLE))
+    text = Book(clean)
+    text.set_input("in_net_profit_attributable", "1.58亿")
+    option = Book(clean)
+    option.set_input("in_development_stage", "成熟")  # not 成熟期
+    wb = openpyxl.load_workbook(clean)
+    calc = wb["计算"]
+    status_row = next(r for r in range(1, calc.max_row + 1) if calc.cell(r, 1).value == "min_annual.status")
+    for col in range(5, calc.max_column + 1):
+        if isinstance(calc.cell(status_row, col).value, str) and calc.cell(status_row, col).value.startswith("="):
+            calc.cell(status_row, col).value = "=1/0"  # an error where a status should be
+    books = [clean, text.save(tmp_path / "text.xlsx"), option.save(tmp_path / "option.xlsx"), tmp_path / "error.xlsx"]
+    wb.save(books[-1])
+    outs = (recalculate if engine == "libreoffice" else recalculate_gnumeric)(books, tmp_path / engine)
+    shown = []
+    for out in outs:
+        values = openpyxl.load_workbook(out, data_only=True)
+        cover = {values["封面"].cell(r, 2).value: values["封面"].cell(r, 3).value for r in range(1, 25)}
+        summary = {values["汇总"].cell(i, 1).value: values["汇总"].cell(i, 3).value for i in range(1, values["汇总"].max_row + 1)}
+        shown.append((cover["总体结论 Overall result"], cover["模型检查 Model check"], summary["out_overall_status"],
+                      summary["model_inputs_readable"], summary["model_results_readable"]))
+    assert shown[0] == ("通过", "正常", "通过", "正常", "正常")
+    assert shown[1] == shown[2] == ("无法判断", "请检查", "无法判断", "请检查", "请检查")
+    assert shown[3] == ("无法判断", "请检查", "无法判断", "正常", "请检查")  # the inputs are fine, a status is not

@@ -51,7 +51,10 @@ NO_CASH = "reg_no_cash_explained"
 CASH_UNMET = "reg_cash_while_conditions_unmet"
 PARENT_RETAINED = "reg_parent_retained_positive"
 SALE = "reg_controlling_sale"
-REGULATORY = [ST, LOW_EXPLAINED, LOW_VOTING, NO_CASH, CASH_UNMET, PARENT_RETAINED, SALE]
+# the Company Law's limits, the interim cap and the units check (tests/test_company_law.py, test_plausibility.py)
+LAW = ["reg_distribution_cap", "reg_payout_six_months", "reg_vote_ordinary", "reg_vote_special", "reg_interim_cap",
+       "reg_amounts_plausible"]
+REGULATORY = [ST, LOW_EXPLAINED, LOW_VOTING, NO_CASH, CASH_UNMET, PARENT_RETAINED, *LAW, SALE]
 # market facts of the sale restriction (DOMAIN §5), entered by the user: no 破净, no 破发
 NO_PRICE_TRIGGER = {"price_below_net_assets_20d": False, "price_below_ipo_20d": False}
 
@@ -84,6 +87,7 @@ GCL_BASE = {
         "online_voting_offered": True,
         "agm_date": "2025-05-20",
         "payout_date": "2025-06-20",  # within 2 months of the AGM
+        "vote_for_ratio": 0.9,  # more than half (Company Law art. 116); 2/3 or more for a stock dividend
         **NO_PRICE_TRIGGER,
     },
 }
@@ -253,6 +257,12 @@ def test_gcl_baseline_complies():
         NO_CASH: "not_applicable",  # cash dividend 30,000,000 ≠ 0
         CASH_UNMET: "pass",  # cash paid and every plan condition met
         PARENT_RETAINED: "pass",  # distribution made, parent retained 400,000,000 > 0
+        "reg_distribution_cap": "pass",  # 30,000,000 <= min(500m, 400m) = 400,000,000
+        "reg_payout_six_months": "pass",  # 2025-06-20 <= 2025-05-20 + 6 months = 2025-11-20
+        "reg_vote_ordinary": "pass",  # 90% > 1/2
+        "reg_vote_special": "not_applicable",  # no stock dividend or conversion
+        "reg_interim_cap": "not_applicable",  # no interim
+        "reg_amounts_plausible": "pass",  # total assets 2,000m, profits 100m a year: no 万元 signal
         SALE: "pass",  # no 破净 / 破发; 90,000,000 >= 30,000,000 and not nil
     }
     assert r.rule(ST).actual == 90_000_000.00  # 30m + 30m + 30m
@@ -272,8 +282,15 @@ def test_houpu_baseline_complies():
         NO_CASH: "not_applicable",
         CASH_UNMET: "pass",  # cash paid, conditions met
         PARENT_RETAINED: "pass",  # parent retained 250,000,000 > 0
+        "reg_distribution_cap": "pass",  # 30,000,000 <= min(300m, 250m) = 250,000,000
+        "reg_payout_six_months": "not_applicable",  # no AGM date: checked before the AGM
+        "reg_vote_ordinary": "not_applicable",  # likewise (no AGM date, no vote)
+        "reg_vote_special": "not_applicable",
+        "reg_interim_cap": "not_applicable",
+        "reg_amounts_plausible": "pass",  # revenue 1,000m, profits 100m, net assets 1,000m: no 万元 signal
         SALE: "pass",
     }
+    assert r.rule("reg_vote_ordinary").reason == "na_agm_not_held"
     assert r.st is False
     assert r.needed == 0.0  # max(0, 30m − 60m)
     assert r.rep.overall_status == "pass"

@@ -22,6 +22,7 @@ import yaml
 
 from xlmodel.draft import draft_text
 from xlmodel.errors import CaseError, PolicyError
+from xlmodel.fields import FIELDS
 from xlmodel.policy import load_policy_file
 
 from conftest import run
@@ -138,9 +139,11 @@ def test_an_interim_stock_dividend_without_the_stage_is_missing_input():
 def test_an_interim_above_the_years_total_is_refused_in_a_case(part, total):
     with pytest.raises(CaseError) as e:
         gcl(**{total: 30 * M, part: 40 * M})
-    assert [(p.where, p.message) for p in e.value.problems] == [
-        (f"years[2].{part} (2023)", f"above the year's {total} (30,000,000.00): the interim is part of the year's "
-                                    f"total (enter the year's {total} with the interim included)")]
+    ((where, message),) = [(p.where, p.message) for p in e.value.problems]
+    assert where == f"years[2].{part} (2023)"
+    assert message.startswith(f"高于本年度{FIELDS[total].zh}（{total}）（30,000,000.00）")  # Chinese first
+    assert message.endswith(f"above the year's {total} (30,000,000.00): the interim is part of the year's "
+                            f"total (enter the year's {total} with the interim included)")
     gcl(**{total: 40 * M, part: 40 * M})  # equal: the whole year's amount paid as an interim
 
 
@@ -168,7 +171,8 @@ def test_an_interim_above_the_years_total_is_refused_in_a_workbook(tmp_path):
     with pytest.raises(WorkbookError) as e:
         read_workbook(book.save(tmp_path / "edited.xlsx"))
     assert [p.where for p in e.value.problems] == [where]
-    assert e.value.problems[0].message.startswith("interim_stock_dividend: above the year's stock_dividend")
+    assert e.value.problems[0].message.startswith("interim_stock_dividend: 高于本年度股票股利金额（stock_dividend）")
+    assert "above the year's stock_dividend" in e.value.problems[0].message
 
 
 # ---------------------------------------------------------------------------

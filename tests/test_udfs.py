@@ -319,7 +319,7 @@ def test_bad_arguments(gcl_args):
             udfs.XLM_MIN_CASH(pol, ey, ids, [[2019.0, "去年", 2021.0, 2022.0, 2023.0]], vals, *a[5:]),
         "#XLMODEL! field_ids: expected a single row or column, got 2 rows × 2 columns":
             udfs.XLM_MIN_CASH(pol, ey, [["a", "b"], ["c", "d"]], years, vals, *a[5:]),
-        "#XLMODEL! company: 4 ids but 3 values": udfs.XLM_MIN_CASH(*a[:6], cv[:3], ai, av),
+        f"#XLMODEL! company: {len(cv)} ids but 3 values": udfs.XLM_MIN_CASH(*a[:6], cv[:3], ai, av),
         "#XLMODEL! 输入 stock_code: expected the 6-digit code as text":
             udfs.XLM_MIN_CASH(*a[:6], [[v[0] if c[0] != "stock_code" else 2015.0] for c, v in zip(cf, cv)], ai, av),
         "#XLMODEL! 输入 attestation no_such_rule: not an attestation of policy gcl-energy-2022-2024":

@@ -690,27 +690,40 @@ def test_misspelt_attestation_id_says_did_you_mean():
     assert "did you mean 'board_records_kept'" in probs["attestations.board_record_kept"]
 
 
-def test_amounts_in_wan_yuan_give_a_warning_not_an_error(capsys, tmp_path):
+def test_total_assets_in_wan_yuan_are_refused_unless_confirmed(capsys, tmp_path):
+    """Total assets of 3,856.20 元 are no listed company's: refused (issue 20), naming the field and year, in a
+    case file and a batch; ``amounts_confirmed`` lets deliberate figures through (and the warning says so)."""
     data = sample_data()
     y = data["years"][2]
     y.update(net_profit_attributable=90899.37, total_assets=3856.2, net_assets=1200.5, revenue=9538.1)
-    case = parse_case(data)
-    assert len(case.warnings) == 1 and "万元 or 亿元" in case.warnings[0] and "2023" in case.warnings[0]
-    assert parse_case(sample_data()).warnings == []
+    with pytest.raises(CaseError) as e:
+        parse_case(data)
+    (p,) = e.value.problems
+    assert p.where == "years[2].total_assets (2023)" and p.message.startswith("3,856.20 元低于 10,000,000 元")
+    assert "万元" in p.message and "amounts_confirmed" in p.message
     path = tmp_path / "wan.yaml"
     path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
     code, out, err = cli(capsys, "evaluate", path)
-    assert "注意 Warning:" in err and str(path) in err and "万元" in err
+    assert code == 2 and str(path) in err and "total_assets (2023)" in err
+    data["company"]["amounts_confirmed"] = True
+    case = parse_case(data)
+    assert len(case.warnings) == 1 and "万元 or 亿元" in case.warnings[0] and "2023" in case.warnings[0]
+    assert parse_case(sample_data()).warnings == []
     df = pd.DataFrame({"policy": [GCL, GCL], "stock_code": ["002015", "600869"], "fiscal_year": [2023, 2023],
                        "total_assets": [3856.2, 5e9], "revenue": [9538.1, 1e9]})
+    with pytest.raises(CaseError) as e:
+        evaluate_batch(df)
+    assert [p.where for p in e.value.problems] == ["row 2, total_assets"]
+    df["amounts_confirmed"] = ["是", "否"]
     res = evaluate_batch(df)
     (w,) = res.attrs["warnings"]
     assert "row 2 (002015 2023)" in w and "600869" not in w
+    assert list(res["reg_amounts_plausible.status"]) == ["pass", "pass"]  # confirmed; 5e9 of assets is plausible
 
 
 def test_cli_batch_prints_warnings_and_errors_name_the_file(tmp_path, capsys):
-    path = _csv(tmp_path, "policy,stock_code,fiscal_year,total_assets,revenue\n"
-                          f"{GCL},002015,2023,3856.2,9538.1\n")
+    path = _csv(tmp_path, "policy,stock_code,fiscal_year,net_profit_attributable,revenue\n"
+                          f"{GCL},002015,2023,90899.37,9538.1\n")
     code, out, err = cli(capsys, "evaluate", "--batch", path, "-o", tmp_path / "out.csv")
     assert code in (0, 1) and "注意 Warning:" in err and str(path) in err
     bad = _csv(tmp_path, f"policy,stock_code,fiscal_year,cash_dividend\n{GCL},002015,2023,-5\n", name="bad.csv")

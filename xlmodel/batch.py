@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from . import catalogue as cat
-from .case import (INTERIM_PARTS, UNIT_FIELDS, UNIT_WARNING_BELOW, is_blank, part_message, plain_number, read_field,
-                   read_year)
+from .case import UNIT_FIELDS, UNIT_WARNING_BELOW, is_blank, plain_number, read_field, read_year
+from .consistency import CONFIRM_FIELD, year_findings
 from .errors import CaseError, Problem, XlmodelError
 from .compiled import VectorEnv
 from .evaluator import evaluate_arrays, model_for
@@ -269,18 +269,21 @@ def _encode_column(fid: str, col: pd.Series, problems: list[Problem], rows: np.n
 
 
 def _part_problems(encoded: dict, n: int, rows: np.ndarray) -> list[Problem]:
-    """Rows whose interim amount is above the year's total it is part of (:func:`xlmodel.case.part_problems`)."""
+    """Rows whose values contradict each other, or that no listed company's 元 figure could be: the one
+    definition of :func:`xlmodel.consistency.year_findings`, on the columns as arrays."""
+    values = {}
+    for fid, (arr, absent) in encoded.items():
+        if fid in FIELDS and FIELDS[fid].kind in (Kind.AMOUNT, Kind.COUNT, Kind.DATE):
+            values[fid] = np.where(absent, np.nan, np.asarray(arr, dtype=float))
+    conf = encoded.get(CONFIRM_FIELD)
+    confirmed = np.zeros(n, bool) if conf is None else (~conf[1] & np.asarray(conf[0], dtype=bool))
     out = []
-    for part, total in INTERIM_PARTS:
-        if part not in encoded:
-            continue
-        arr, absent = encoded[part]
-        tot, t_absent = encoded.get(total, (np.zeros(n), np.ones(n, bool)))
-        tot = np.where(t_absent, 0.0, tot)
-        bad = np.flatnonzero(~absent & (arr > tot))
-        if len(bad):
-            out.append(Problem(f"{_rows_text(bad, rows)}, {part}",
-                               part_message(total, float(tot[bad[0]]) if len(bad) == 1 else None)))
+    for fid, mask, message in year_findings(values, n, confirmed):
+        bad = np.flatnonzero(mask)
+        msg = message(int(bad[0]))
+        if len(bad) > 1:  # the figures named are the first row's
+            msg += f"（数值为第 {rows[bad[0]]} 行 figures of row {rows[bad[0]]}）"
+        out.append(Problem(f"{_rows_text(bad, rows)}, {fid}", msg))
     return out
 
 

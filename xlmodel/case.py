@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from .consistency import CONFIRM_FIELD, INTERIM_PARTS, case_findings, interim_message
 from .errors import CaseError, Problem
 from .fields import BOOL_LABELS, COMPANY_FIELDS, ENUMS, FIELDS, YEAR_FIELDS, Field, Kind
 from .policy import POLICY_ID
@@ -58,8 +59,6 @@ MAX_SERIAL = 2958465  # 9999-12-31
 #: below this (in 元), non-zero headline amounts of a listed company look like 万元 or 亿元
 UNIT_WARNING_BELOW = 1e5
 UNIT_FIELDS = ("net_profit_attributable", "total_assets", "net_assets", "revenue")
-#: (interim part, the year's total it is part of): an interim above its year's total is refused
-INTERIM_PARTS = (("interim_cash_dividend", "cash_dividend"), ("interim_stock_dividend", "stock_dividend"))
 
 #: where a value comes from: case data (Python), files, tables, spreadsheet cells, worksheet functions
 ORIGINS = ("data", "yaml", "json", "csv", "xlsx", "table", "cell", "udf")
@@ -439,21 +438,13 @@ def from_cell(kind: Kind, v: Any) -> Any:
     return v
 
 
-def part_message(total: str, v_total: float | None) -> str:
-    """An interim amount above its year's total (``v_total``; None: several rows, each its own)."""
-    shown = f" ({v_total:,.2f})" if v_total is not None else ""
-    return (f"above the year's {total}{shown}: the interim is part of the year's total "
-            f"(enter the year's {total} with the interim included)")
+part_message = interim_message  # (kept for callers of the old name)
 
 
-def part_problems(vals: dict[str, Any]) -> list[tuple[str, str]]:
-    """(field, message) for each interim amount of one year above the year's total it is part of."""
-    out = []
-    for part, total in INTERIM_PARTS:
-        v = vals.get(part)
-        if v is not None and v > (vals.get(total) or 0.0):
-            out.append((part, part_message(total, vals.get(total) or 0.0)))
-    return out
+def part_problems(vals: dict[str, Any], confirmed: bool = False) -> list[tuple[str, str]]:
+    """(field, message) for each value of one year that its other values contradict, or that no listed
+    company's 元 figure could be (:mod:`xlmodel.consistency`; ``confirmed``: the case's amounts_confirmed)."""
+    return case_findings(vals, confirmed)
 
 
 def unit_warnings(years: dict[int, dict[str, Any]]) -> list[str]:
@@ -551,7 +542,7 @@ def parse_case(data: Any, source: str = "<case>", origin: str = "data") -> Case:
                 probs.append(Problem(where, f"{err}"))
             elif val is not None:  # blank: the rule that needs it reports missing_input
                 vals[k] = val
-        probs += [Problem(f"years[{i}].{k} ({fy})", msg) for k, msg in part_problems(vals)]
+        probs += [Problem(f"years[{i}].{k} ({fy})", msg) for k, msg in part_problems(vals, bool(company.get(CONFIRM_FIELD)))]
         if not duplicate:
             years[fy] = vals
     if ey is not None and rows and ey not in years:

@@ -61,6 +61,8 @@ REASONS = {
     "na_plan_period_in_progress": ("规划期间尚未结束（于期间最后一年检查，此处为累计进度）",
                                    "the plan period has not ended (checked in its last year; shown here as progress)"),
     "na_no_alternative": ("各备选规则均不适用", "none of the alternatives applies"),
+    "na_agm_not_held": ("股东大会尚未召开（表决与派发期限于股东大会后检查）",
+                        "the AGM has not been held yet (votes and the payout deadline are checked after it)"),
 }
 SERIES = ("cash", "distribution", "retained", "cash_st", "cash_reg", "net_profit_attributable_lower")
 SERIES_ZH = {
@@ -510,7 +512,10 @@ class _Builder:
         if mins:
             best = If(CountIf(Lbl("missing_input"), *[C(f"{r.id}.status") for r in mins]) > Num(0), Blank(), best)
         sc["min_cash_dividend"] = best
-        sc["max_distribution"] = self._blank_if_missing(Max(Num(0), Round2(C("retained", 0))))
+        legal = [r for r in m.rules if r.spec.kind == "legal_distribution_cap"]
+        # the law's cap (the lower of parent and consolidated) where the baseline has it: never above the plan's
+        sc["max_distribution"] = self._blank_if_missing(
+            C(f"{legal[0].id}.required") if legal else Max(Num(0), Round2(C("retained", 0))))
         st = [r for r in m.rules if r.spec.kind == "st_low_dividend"]
         if st:
             rid = st[0].id
@@ -794,19 +799,40 @@ def k_cap(b: _Builder, s: pol.DistributionCap) -> Check:
     return Check(actual=act, required=req, passes=act <= C(f"{s.id}.required"), op="<=", shortfall=_amount_over)
 
 
+def _agm_held(*fids: str) -> tuple:
+    """The AGM has been held: one of its facts is entered (its date, or the vote itself). Before it a
+    proposal is checked without them: not applicable, never missing input (DOMAIN.md §5)."""
+    return Not(Missing(tuple((f, 0) for f in fids))) if len(fids) == 1 else \
+        Not(And(*[Missing(((f, 0),)) for f in fids])), None, [], "na_agm_not_held"
+
+
 def k_vote(b: _Builder, s: pol.Vote) -> Check:
     zh, en = (("赞成票须超过出席表决权的比例", "Votes for must exceed this share of votes present") if s.op == ">"
               else ("赞成票比例下限（含本数）", "Minimum share of votes present (inclusive)"))
     thr = b.param(s.id, "ratio", s.ratio, s.clause, zh, en, "%")
     return Check(actual=In("vote_for_ratio"), required=thr, passes=Cmp(s.op, In("vote_for_ratio"), thr),
-                 op=s.op, unit="%")
+                 op=s.op, unit="%", applies=[_agm_held("agm_date", "vote_for_ratio")])
 
 
 def k_within_months(b: _Builder, s: pol.WithinMonths) -> Check:
+    """Paid within N months of the AGM: EDATE gives the day the period ends (Civil Code art. 200–202: the
+    corresponding day of the last month, or its last day), which still passes."""
     months = b.param(s.id, "months", s.months, s.clause, "派发期限（股东大会后月数）", "Payout deadline (months after AGM)", "月")
     deadline = EDate(In("agm_date"), months)
     return Check(actual=In("payout_date"), required=deadline, passes=In("payout_date") <= C(f"{s.id}.required"),
-                 op="<=", unit="日期", applies=Round2(C("distribution", 0)) > Num(0))
+                 op="<=", unit="日期", applies=[b.part(Round2(C("distribution", 0)) > Num(0), "na_no_distribution"),
+                                                _agm_held("agm_date")])
+
+
+def k_legal_cap(b: _Builder, s: pol.LegalDistributionCap) -> Check:
+    """The year's distribution paid out of the year-end retained earnings (cash and stock dividends less
+    the interim's) at most the lower of the parent's and the consolidated figure, floored at 0
+    (Company Law art. 210; the exchanges' 孰低 practice). Its bound is the maximum distribution."""
+    year = Round2(In("cash_dividend") + In("stock_dividend"))
+    final = Round2(year - Round2(In("interim_cash_dividend") + In("interim_stock_dividend")))
+    req = Max(Num(0), Round2(Min(In("retained_earnings_consolidated"), In("retained_earnings_parent"))))
+    return Check(actual=final, required=req, passes=final <= C(f"{s.id}.required"), op="<=", shortfall=_amount_over,
+                 applies=[b.part(year > Num(0), "na_no_distribution"), b.part(final > Num(0), "na_no_final_distribution")])
 
 
 def k_attestation(b: _Builder, s: pol.Attestation) -> Check:
@@ -827,6 +853,10 @@ def k_st_low_dividend(b: _Builder, s: pol.StLowDividend) -> Check:
     growths = prm("growth_boards", tuple(s.growth_boards), "适用创业板/科创板标准的板块", "Boards with the ChiNext/STAR floor", "选项")
     rd_ratio = prm("rd_ratio", s.rd_ratio, "研发投入占营业收入比例（豁免）", "R&D share of revenue (exemption)", "%")
     rd_amount = prm("rd_amount", s.rd_amount, "累计研发投入金额（豁免）", "Cumulative R&D (exemption)", "元")
+    parent_only = prm("parent_only_boards", tuple(s.parent_only_boards),
+                      "仅以母公司报表未分配利润为正为前提的板块（上交所规则原文）",
+                      "Boards whose rule text requires only the parent's retained earnings positive (SSE wording)", "选项") \
+        if s.parent_only_boards else None
     offs = list(range(-(s.window - 1), 1))
     b.m.history = min(b.m.history, offs[0])
     sc, rid = b.m.scalars, s.id
@@ -866,6 +896,15 @@ def k_st_low_dividend(b: _Builder, s: pol.StLowDividend) -> Check:
                                   Or(*[And(inc[o], Or(blank("rd_expense", o), blank("revenue", o))) for o in offs]))
     rd_unknown = C(f"{rid}.rd_unknown")
     history_unknown = Or(*[And(inc[o], blank("net_profit_attributable", o)) for o in offs])
+    consolidated = precondition("retained_earnings_consolidated", "na_retained_cons_not_positive")
+    if parent_only is not None:
+        # the SSE's rule text names the parent's retained earnings only: there the consolidated figure is
+        # no precondition (nor a needed input), and a case it would exclude on the SZSE is said to be in
+        # scope by that reading (report); the SZSE's reading requires both (docs/domain.md §6.1)
+        sse = InList(board, parent_only)
+        cons_ok, cons_blank = consolidated[0], consolidated[1]
+        consolidated = (Or(sse, cons_ok), And(Not(sse), cons_blank), consolidated[2], consolidated[3])
+        sc[f"{rid}.parent_only_reading"] = And(sse, Not(blank("retained_earnings_consolidated")), Not(cons_ok))
     act = C(f"{rid}.cash")
     return Check(
         actual=act, required=Min(C(f"{rid}.profit_required"), C(f"{rid}.floor")),
@@ -874,7 +913,7 @@ def k_st_low_dividend(b: _Builder, s: pol.StLowDividend) -> Check:
                  (Or(is_main, is_growth), blank("board"), [("board", 0)], "na_board_not_covered"),
                  (n > Num(0), blank("listing_date"), [("listing_date", 0)], "na_no_full_year"),
                  precondition("net_profit_attributable", "na_not_profitable"),
-                 precondition("retained_earnings_consolidated", "na_retained_cons_not_positive"),
+                 consolidated,
                  precondition("retained_earnings_parent", "na_retained_parent_not_positive"),
                  (Not(exempt), rd_unknown, [], "na_rd_exempt")],
         missing=history_unknown)
@@ -923,6 +962,56 @@ def k_conditions_held(b: _Builder, s: pol.ConditionsHeld) -> Check:
     return Check(actual=C("cond_met"), passes=C("cond_met"), op="conditions", unit="是/否", missing=C("cond_unknown"))
 
 
+def plausible_signals(s: pol.PlausibleAmounts) -> list[tuple[str, str, str]]:
+    """The signals of a plausibility rule: (calculation key, 中文, English), in the order they are tested."""
+    out = [("small_assets", f"期末总资产低于 {s.assets_floor:,.0f} 元", f"total assets below {s.assets_floor:,.0f} 元"),
+           ("small_revenue", f"营业收入低于 {s.revenue_floor:,.0f} 元", f"revenue below {s.revenue_floor:,.0f} 元")]
+    out += [(f"small_{f}", f"{FIELDS[f].zh}绝对值不为 0 但低于 {s.small:,.0f} 元", f"{f} not 0 but below {s.small:,.0f} 元 in size")
+            for f in _SMALL_FIELDS]
+    out += [(f"jump_{f}", f"{FIELDS[f].zh}相邻两年相差 {s.jump_ratio:,.0f} 倍以上", f"{f} changes {s.jump_ratio:,.0f}× or more in a year")
+            for f in s.jump_fields]
+    return out
+
+
+_SMALL_FIELDS = ("net_assets", "net_profit_attributable", "cash_dividend")
+
+
+def k_plausible(b: _Builder, s: pol.PlausibleAmounts) -> Check:
+    """Amounts a listed company could hardly have in 元: each signal a calculation of its own (named in the
+    report), the rule passing when none holds or the case confirms its figures (DOMAIN.md §5)."""
+    def prm(key, value, zh, en, unit="元"):
+        return b.param(s.id, key, value, s.clause, zh, en, unit)
+
+    assets = prm("assets_floor", s.assets_floor, "总资产下限（低于即疑似万元）", "Total assets floor (below: 万元 suspected)")
+    revenue = prm("revenue_floor", s.revenue_floor, "营业收入下限（高于0而低于即疑似万元）", "Revenue floor (above 0 and below it: 万元 suspected)")
+    small = prm("small", s.small, "净资产、净利润、现金分红的最小绝对值（非0而低于即疑似万元）",
+                "Smallest size of net assets, net profit, cash dividend (not 0 and below it: 万元 suspected)")
+    ratio = prm("jump_ratio", s.jump_ratio, "相邻年度变动倍数（达到即疑似单位不一）", "Change between two years (at it: mixed units suspected)", "倍")
+    offs = list(range(-(s.window - 1), 1))
+    b.m.history = min(b.m.history, offs[0])
+    sc, rid = b.m.scalars, s.id
+
+    def entered(f: str, o: int = 0) -> Node:
+        return Not(Missing(((f, o),)))
+
+    def size(f: str, o: int = 0) -> Node:
+        x = Round2(In(f, o))
+        return Max(x, Num(0) - x)
+
+    sc[f"{rid}.small_assets"] = And(entered("total_assets"), Round2(In("total_assets")) < assets)
+    sc[f"{rid}.small_revenue"] = And(entered("revenue"), Round2(In("revenue")) > Num(0), Round2(In("revenue")) < revenue)
+    for f in _SMALL_FIELDS:
+        sc[f"{rid}.small_{f}"] = And(entered(f), size(f) > Num(0), size(f) < small)
+    for f in s.jump_fields:
+        pairs = [And(entered(f, o), entered(f, o - 1), size(f, o) > Num(0), size(f, o - 1) > Num(0),
+                     Or(size(f, o) >= ratio * size(f, o - 1), size(f, o - 1) >= ratio * size(f, o))) for o in offs[1:]]
+        sc[f"{rid}.jump_{f}"] = pairs[0] if len(pairs) == 1 else Or(*pairs)
+    signals = [C(f"{rid}.{key}") for key, _, _ in plausible_signals(s)]
+    confirmed = In("amounts_confirmed")
+    return Check(actual=Sum(*[If(x, Num(1), Num(0)) for x in signals]), passes=Or(confirmed, Not(Or(*signals))),
+                 op="plausible", unit="项", missing=Missing(()))
+
+
 KINDS: dict[str, Callable[[_Builder, object], Check]] = {
     "positive": k_positive, "audit_opinion": k_audit, "judgment": k_judgment,
     "no_major_outlay": k_no_major_outlay, "compare": k_compare, "min_cash": k_min_cash,
@@ -930,7 +1019,7 @@ KINDS: dict[str, Callable[[_Builder, object], Check]] = {
     "min_distributions": k_min_distributions, "any_of": k_any_of, "cash_share": k_cash_share, "cash_paid": k_cash_paid,
     "distribution_cap": k_cap, "vote": k_vote, "within_months": k_within_months,
     "attestation": k_attestation, "st_low_dividend": k_st_low_dividend, "sale_restriction": k_sale_restriction,
-    "conditions_held": k_conditions_held,
+    "conditions_held": k_conditions_held, "legal_distribution_cap": k_legal_cap, "plausible_amounts": k_plausible,
 }
 
 

@@ -359,6 +359,9 @@ class StLowDividend(RuleBase):
     Triggered when, over the last ``window`` fiscal years (fewer for a company listed
     fewer full years), cumulative cash (cash dividends + cancelled buybacks) is both
     below ``ratio`` × average net profit attributable and below the board's floor.
+    ``parent_only_boards``: the boards whose exchange's rule text makes only the parent
+    company's year-end retained earnings a precondition (the SSE's wording); elsewhere the
+    consolidated figure must be positive too (the SZSE's reading).
     """
 
     kind: Literal["st_low_dividend"]
@@ -371,6 +374,35 @@ class StLowDividend(RuleBase):
     growth_boards: list[Board] = Field(min_length=1)
     rd_ratio: Ratio
     rd_amount: float = Field(ge=0)
+    parent_only_boards: list[Board] = []
+
+
+class LegalDistributionCap(RuleBase):
+    """Company Law (2023) art. 210 ¶4 and art. 211: a distribution only out of the after-tax profit left
+    after covering losses and the statutory reserve, sized on the lower of the parent's and the
+    consolidated year-end retained earnings (the exchanges' 孰低 practice). The distribution measured is
+    the one paid out of the year-end figure: the year's cash and stock dividends less the interim's
+    (an interim is paid before the year end and has already left it); buybacks and capital reserve
+    conversions are not profit distributions."""
+
+    kind: Literal["legal_distribution_cap"]
+
+
+class PlausibleAmounts(RuleBase):
+    """Amounts a listed company could hardly have in 元 (figures typed in 万元 or 亿元, issue 20): total assets
+    below ``assets_floor``; revenue above 0 but below ``revenue_floor``; net assets, net profit attributable
+    or a cash dividend not 0 but below ``small`` in size; or one of ``jump_fields`` changing ``jump_ratio``
+    times or more between two consecutive years of the last ``window``. Passes when none holds, or when the
+    case confirms its figures (``amounts_confirmed``). What is certain is refused on input instead
+    (:mod:`xlmodel.consistency`)."""
+
+    kind: Literal["plausible_amounts"]
+    assets_floor: float = Field(gt=0)
+    revenue_floor: float = Field(gt=0)
+    small: float = Field(gt=0)
+    jump_ratio: float = Field(gt=1)
+    jump_fields: list[Literal["net_profit_attributable", "total_assets", "net_assets", "revenue"]] = Field(min_length=1)
+    window: int = Field(default=3, ge=2, le=5)
 
 
 class SaleRestriction(RuleBase):
@@ -394,12 +426,13 @@ class ConditionsHeld(RuleBase):
 RuleSpec = Annotated[
     Union[Positive, AuditOpinion, Judgment, NoMajorOutlay, Compare, MinCash, MinCashRolling, MinCashPlanPeriod,
           MinDistributions, AnyOf, CashShare, CashPaid, DistributionCap, Vote, WithinMonths, Attestation,
-          StLowDividend, SaleRestriction, ConditionsHeld],
+          StLowDividend, LegalDistributionCap, PlausibleAmounts, SaleRestriction, ConditionsHeld],
     Field(discriminator="kind"),
 ]
 CONDITION_KINDS = ("positive", "audit_opinion", "judgment", "no_major_outlay", "compare")
 #: kinds that only the regulatory baseline may use (they are not a plan's own terms)
-REGULATORY_KINDS = ("st_low_dividend", "sale_restriction", "conditions_held")
+REGULATORY_KINDS = ("st_low_dividend", "sale_restriction", "conditions_held", "legal_distribution_cap",
+                    "plausible_amounts")
 
 
 def role_of(spec) -> str:

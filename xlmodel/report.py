@@ -193,6 +193,9 @@ def _explain(rd: cat.RuleDef, status: str, a, r, sf, missing: list[str], reason:
     if status == "not_applicable":
         zh, en = cat.REASONS.get(reason or "", ("不适用", "not applicable"))
         return f"不适用：{zh}", f"not applicable: {en}"
+    if "note" in ctx:  # a reading the result rests on, said beside it
+        zh, en = _explain(rd, status, a, r, sf, missing, reason, {k: v for k, v in ctx.items() if k != "note"})
+        return f"{zh}（{ctx['note'][0]}）", f"{en} ({ctx['note'][1]})"
     u = ck.unit
     fa, fr = _fmt(a, u), _fmt(r, u)
     ok = status in ("pass", "met")
@@ -209,6 +212,15 @@ def _explain(rd: cat.RuleDef, status: str, a, r, sf, missing: list[str], reason:
         return (f"控股股东、实际控制人不得在二级市场减持：{zh}", f"controlling shareholders may not sell on the market: {en}")
     if s.kind == "any_of":
         return _any_of(status, ctx.get("alternatives", []))
+    if s.kind == "plausible_amounts":
+        held = ctx.get("signals", [])
+        if not held:
+            return "金额规模与逐年变动与上市公司相符", "amounts of a listed company's size, without jumps"
+        zh, en = "；".join(z for z, _ in held), "; ".join(e for _, e in held)
+        if ok:
+            return (f"已核对金额单位为元（amounts_confirmed）：{zh}", f"amounts confirmed as 元 (amounts_confirmed): {en}")
+        return (f"金额疑似以万元或亿元填写：{zh}。请按元填写（1.2亿 即 120000000），确属实际金额的，将“金额单位已核对”填为 是",
+                f"amounts look like 万元 or 亿元: {en}. Enter 元 (1.2亿 is 120000000), or confirm real figures (amounts_confirmed)")
     if s.kind == "conditions_held":
         if ok:
             return "现金分红时规划条件均满足", "the plan's conditions hold when paying"
@@ -255,7 +267,19 @@ def _context(model: cat.Model, val, rd: cat.RuleDef) -> dict:
     if rd.spec.kind == "any_of":
         alts = [model.rule(rid) for rid in rd.spec.rules]
         return {"alternatives": [(a.spec.title_zh, a.spec.title_en, val(f"{a.id}.status")) for a in alts]}
+    if rd.spec.kind == "plausible_amounts":
+        return {"signals": [(zh, en) for k, zh, en in cat.plausible_signals(rd.spec) if val(f"{rd.id}.{k}") is True]}
+    if f"{rd.id}.parent_only_reading" in model.scalars and val(f"{rd.id}.parent_only_reading") is True:
+        return {"note": (ST_PARENT_ONLY_ZH, ST_PARENT_ONLY_EN)}
     return {}
+
+
+#: said wherever the exchanges' readings of the risk warning's precondition part (docs/domain.md §6.1)
+ST_PARENT_ONLY_ZH = ("上交所规则原文仅以母公司报表年度末未分配利润为正为前提，合并报表未分配利润不为正，按上交所原文仍适用本规则"
+                     "（深交所要求合并与母公司均为正，该口径下不适用）")
+ST_PARENT_ONLY_EN = ("the SSE's rule text requires only the parent's year-end retained earnings to be positive: with the "
+                     "consolidated figure not positive the rule still applies there (on the SZSE's reading, both "
+                     "statements positive, it would not)")
 
 
 def _any_of(status: str, alts: list[tuple[str, str, str]]) -> tuple[str, str]:
@@ -362,6 +386,9 @@ def report_roots(model: cat.Model) -> tuple[tuple[str, int], ...]:
             names += [n for n in parts if n is not None]
             if rd.spec.kind == "sale_restriction":
                 names += [f"{rd.id}.{k}" for k in cat.SALE_TRIGGERS]
+            if rd.spec.kind == "plausible_amounts":
+                names += [f"{rd.id}.{k}" for k, _, _ in cat.plausible_signals(rd.spec)]
+            names.append(f"{rd.id}.parent_only_reading")  # (kept only where the rule has it)
         names += [f"{rd.id}.min_cash" for rd in _cash_paid(model)]
         names += _HEADLINE_CALCS
         return tuple((n, 0) for n in dict.fromkeys(names) if n in model.scalars)

@@ -27,8 +27,10 @@ def _fen(x: float) -> float:
     return round(float(x), 2)
 
 
-def random_year(rng: np.random.Generator, p_missing: float = 0.0) -> dict:
-    scale = 10 ** rng.uniform(5, 10)
+def random_year(rng: np.random.Generator, p_missing: float = 0.0, scale: float | None = None) -> dict:
+    """One fiscal year's inputs around ``scale`` 元 of profit (a listed company's: assets at least 1,000万元,
+    :mod:`xlmodel.consistency`); by default a scale of its own."""
+    scale = 10 ** rng.uniform(6.5, 10) if scale is None else scale
     npa = _fen(scale * (1 if rng.random() > 0.2 else -0.5) * rng.uniform(0.2, 1.5))
     assets = _fen(scale * rng.uniform(5, 40))
     net_assets = _fen(assets * rng.uniform(0.2, 0.7))
@@ -79,8 +81,17 @@ def random_case_data(rng: np.random.Generator, policy_id: str, year: int = 2024,
                      p_missing: float = 0.02) -> dict:
     model = model_for(policy_id)
     years = []
+    # one company's size, each year near it; a few cases confirm small real figures, a few carry a year's
+    # flows typed in 万元 (the plausibility warning, reg_amounts_plausible, in every engine)
+    confirmed = rng.random() < 0.05
+    base = 10 ** (rng.uniform(4.5, 6) if confirmed else rng.uniform(6.5, 10))
+    wan_year = int(rng.integers(year - n_years + 1, year)) if rng.random() < 0.08 else None
     for fy in range(year - n_years + 1, year + 1):
-        y = {"fiscal_year": fy, **random_year(rng, p_missing if fy == year else p_missing / 2)}
+        y = {"fiscal_year": fy, **random_year(rng, p_missing if fy == year else p_missing / 2, base * rng.uniform(0.6, 1.6))}
+        if fy == wan_year:
+            for k in ("net_profit_attributable", "distributable_profit", "revenue", "cash_dividend", "interim_cash_dividend"):
+                if k in y:
+                    y[k] = _fen(y[k] / 10_000)
         if fy == year:
             agm = dt.date(fy + 1, int(rng.integers(3, 7)), int(rng.integers(1, 29)))
             if rng.random() > p_missing:
@@ -91,6 +102,8 @@ def random_case_data(rng: np.random.Generator, policy_id: str, year: int = 2024,
     att = {rid: bool(rng.random() < 0.9) for rid in model.attestation_ids() if rng.random() > p_missing}
     company = {"company_name": "示例公司 Synthetic Co.", "stock_code": f"{int(rng.integers(0, 999999)):06d}",
                "board": str(rng.choice(["sse_main", "szse_main", "chinext", "star", "bse"], p=[0.3, 0.3, 0.2, 0.15, 0.05]))}
+    if confirmed:
+        company["amounts_confirmed"] = True
     if rng.random() > p_missing:
         listed = dt.date(int(rng.choice([1995, 2010, 2018, year - 2, year - 1, year])), int(rng.integers(1, 13)),
                          int(rng.choice([1, 15, 28])))
@@ -223,7 +236,7 @@ def cases_frame(cases: list[Case]):
     for i, c in enumerate(cases):
         for y, vals in c.years.items():
             row = {"policy": c.policy, "stock_code": f"{i:06d}", "fiscal_year": y,
-                   **{k: v for k, v in c.company.items() if k in ("board", "listing_date")}, **vals}
+                   **{k: v for k, v in c.company.items() if k in ("board", "listing_date", "amounts_confirmed")}, **vals}
             if y == c.evaluation_year:
                 row.update({f"attest_{k}": v for k, v in c.attestations.items()})
             rows.append(row)

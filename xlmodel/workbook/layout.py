@@ -148,6 +148,11 @@ class Layout:
     def notes_col(self) -> int:
         return self.last_col + 1
 
+    @property
+    def readable_col(self) -> int:
+        """输入: each input row's count of entries its formulas cannot read (text in a number, …)."""
+        return self.notes_col + 1
+
     def eval_span(self, row: int, sheet: str = SHEETS["calc"]) -> str:
         """A calc row over the evaluated columns, for INDEX(…, calc_eval_index)."""
         c0, c1 = col_name(self.col_of(self.eval_years[0])), col_name(self.last_col)
@@ -216,7 +221,7 @@ class Layout:
             if name not in statuses and name not in outputs:
                 self.calc_rows[name] = r
                 r += 1
-        for block in (statuses, outputs):
+        for block in (statuses, outputs, [row for row, _ in GUARDED.values()]):
             r += 2
             for name in block:
                 self.calc_rows[name] = r
@@ -224,7 +229,7 @@ class Layout:
 
     def _place_lists(self):
         r = 2
-        for code in cat.STATUSES + ("ok", "check") + tuple(cat.REASONS):
+        for code in cat.STATUSES + ("ok", "check", "undetermined") + tuple(cat.REASONS):
             self.labels[code] = (LABEL_TEXT[code], r)
             r += 1
         r += 1
@@ -235,6 +240,10 @@ class Layout:
                 self.labels[code] = (text, r)
                 r += 1
             r += 1
+
+    def shown_row(self, name: str) -> int:
+        """The calc row a result is shown from: its guarded row where it has one (:data:`GUARDED`)."""
+        return self.calc_rows[GUARDED[name][0] if name in GUARDED else name]
 
     def scalar_cell(self, name: str) -> tuple[str, int, int]:
         """Where a calculation's evaluation-year value is (the built-for year's column on 计算)."""
@@ -263,11 +272,15 @@ def timeline(model: cat.Model, year: int, data_years) -> tuple[int, int, int]:
 
 ROLES = ("condition", "requirement", "regulatory")
 #: per-year flag rows at the top of the calc sheet: this column is the evaluation year / in the plan period
-TIMELINE_FLAGS = ("is_evaluation_year", "in_plan_period")
+TIMELINE_FLAGS = ("is_evaluation_year", "in_plan_period", "readable")
+#: the results the workbook shows only where every input is readable and no result is an error (issue 20):
+#: result -> (its guarded row on 计算, read by 汇总 and the cover; the label shown instead: 无法判断 / 请检查)
+GUARDED = {"overall_status": ("verdict", "undetermined"), "check_flag": ("verdict_check", "check")}
 
 ENUM_LISTS = {"audit_opinion": AUDIT_OPINIONS, "half_year_audit_opinion": HALF_YEAR_OPINIONS,
               "development_stage": STAGES, "board": BOARDS}
-LABEL_TEXT = {**cat.STATUS_ZH, "ok": "正常", "check": "请检查", **{k: zh for k, (zh, _en) in cat.REASONS.items()}}
+LABEL_TEXT = {**cat.STATUS_ZH, "ok": "正常", "check": "请检查", "undetermined": "无法判断",
+              **{k: zh for k, (zh, _en) in cat.REASONS.items()}}
 #: check sheet: actual, the kind of bound (text), the bound, the margin, the shortfall, the status
 CHECK_COL_INDEX = {"actual": 4, "bound_kind": 5, "required": 6, "margin": 7, "shortfall": 8, "status": 9}
 CHECK_STATUS_COL = "J"  # the status column's letter (chk_* names, conditional formats)

@@ -21,6 +21,7 @@ from openpyxl.utils.escape import unescape
 
 from .. import __version__
 from ..case import Case, part_problems, read_field
+from ..consistency import CONFIRM_FIELD
 from ..errors import Problem, ProblemsError, XlmodelError
 from ..evaluator import model_for
 from ..fields import COMPANY_FIELDS, FIELDS, YEAR_FIELDS, Field, Kind
@@ -328,8 +329,6 @@ def read_workbook(path: str | Path, check_formulas: bool = True, installed_plan_
                 problems.append(Problem(prob.where, f"{prob.message} ({fy})"))
             elif val is not None:
                 years.setdefault(fy, {})[f.id] = val
-    for fy, vals in years.items():
-        problems += [Problem(cell_of[(k, fy)], f"{k}: {msg} ({fy})") for k, msg in part_problems(vals)]
     years.setdefault(year, {})
     company = {}
     for f in COMPANY_FIELDS:
@@ -343,6 +342,9 @@ def read_workbook(path: str | Path, check_formulas: bool = True, installed_plan_
             problems.append(prob)
         elif val is not None:
             company[f.id] = val
+    for fy, vals in years.items():  # what a year's values contradict, named at the cell (xlmodel.consistency)
+        problems += [Problem(cell_of[(k, fy)], f"{k}: {msg} ({fy})")
+                     for k, msg in part_problems(vals, bool(company.get(CONFIRM_FIELD)))]
     attestations = {}
     known = set(model.attestation_ids())
     for rid in model.attestation_ids():

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import math
+import re
 import unicodedata
 from pathlib import Path
 
@@ -28,8 +29,10 @@ from ..fields import BOOL_LABELS, COMPANY_FIELDS, ENUMS, FIELDS, Kind
 from ..io import atomic_write, check_output
 from ..policy import Policy, load_policy, plan_clauses
 from .cached import EMPTY
-from .layout import (CHECK_COL_INDEX, CHECK_STATUS_COL, FIRST_YEAR_COL, HEADER_ROW, INPUT_SECTIONS, OUTPUTS, SHEET_EN, SHEETS,
-                     TIMELINE_FLAGS, CellRenderer, Layout, pname, q, timeline)
+from .layout import (CHECK_COL_INDEX, CHECK_STATUS_COL, FIRST_YEAR_COL, GUARDED, HEADER_ROW, INPUT_SECTIONS,
+                     OUTPUTS, SHEET_EN, SHEETS, TIMELINE_FLAGS, CellRenderer, Layout, pname, q, timeline)
+
+GUARDED_ROWS = {row for row, _ in GUARDED.values()}
 
 FONT = "Microsoft YaHei"
 PAGE_WIDTH = 135  # column-width units across A4 landscape at 100% (0.4" margins)
@@ -405,15 +408,14 @@ class WorkbookBuilder:
         self._validate(ws, row, col, kind, fid)
 
     def _validate(self, ws, row, col, kind, fid):
-        total = _PART_OF.get(fid)
-        if total is not None:  # an interim part: a number, at most the year's total in the same column
-            # (one rule over the row, relative to its first cell: each column checks its own year)
-            cell, of = xl_rowcol_to_cell(row, col), xl_rowcol_to_cell(self.L.inputs[total], col)
-            self._dv(ws, row, col, {"validate": "custom", "value": f"=AND(ISNUMBER({cell}),{cell}<={of})",
-                                    "error_title": "xlmodel",
-                                    "error_message": f"中期部分不能超过全年合计（{FIELDS[total].zh}） "
-                                                     "The interim part cannot exceed the year's total"},
-                     (ws.name, "part", fid))
+        cross = _CROSS.get(fid)
+        if cross is not None and fid in self.L.inputs:
+            # a value its year's other values bound (xlmodel.consistency): one rule over the row, relative to its
+            # first cell, so that each column checks its own year
+            test, message = cross
+            refs = {k: xl_rowcol_to_cell(self.L.inputs[k], col) for k in _CROSS_FIELDS[fid]}
+            self._dv(ws, row, col, {"validate": "custom", "value": "=" + test.format(c=xl_rowcol_to_cell(row, col), **refs),
+                                    "error_title": "xlmodel", "error_message": message}, (ws.name, "cross", fid))
             return
         lst = {Kind.BOOL: "bool", Kind.ENUM: fid}.get(kind)
         counted = kind == Kind.COUNT and FIELDS[fid].unit == "次"  # distributions, not shares
@@ -461,7 +463,7 @@ class WorkbookBuilder:
     def _inputs(self):
         ws, L, st = self.ws["inputs"], self.L, self.st
         cols = [("字段 Field id", 26), ("项目", 34), ("Item", 34), ("单位 Unit", 8)]
-        cols += [("", 18)] * L.n_years + [("来源/备注 Source / notes", 40)]
+        cols += [("", 18)] * L.n_years + [("来源/备注 Source / notes", 40), ("无法读取 Unreadable", 12)]
         self._header(ws, "输入", "Inputs", cols)
         ws.write(2, 1, "评估年度 Evaluation year", st.section)
         ws.write_number(2, FIRST_YEAR_COL, self.year, st.year_in)
@@ -489,6 +491,7 @@ class WorkbookBuilder:
                 for y in L.years:
                     self._write_input(ws, row, L.col_of(y), fid, self._input_value(fid, y))
                 self._write_note(ws, row, fid)
+                self._readable(ws, row, f.kind, fid, L.last_col)
                 self.wb.define_name(f"in_{fid}", f"={q(SHEETS['inputs'])}!${_c(FIRST_YEAR_COL)}${row + 1}:${_c(L.last_col)}${row + 1}")
                 r = row + 1
         ws.write(min(L.company.values()) - 1, 0, "公司信息  Company", st.section)
@@ -500,6 +503,7 @@ class WorkbookBuilder:
             ws.write(row, 3, f.unit_zh, st.text)
             self._write_input(ws, row, FIRST_YEAR_COL, f.id, self._input_value(f.id, None))
             self._write_note(ws, row, f.id)
+            self._readable(ws, row, f.kind, f.id, FIRST_YEAR_COL)
             self.wb.define_name(f"in_{f.id}", f"={q(SHEETS['inputs'])}!${_c(FIRST_YEAR_COL)}${row + 1}")
         if L.attest:
             ws.write(min(L.attest.values()) - 1, 0, "声明确认（评估年度） Attestations (evaluation year)", st.section)
@@ -511,10 +515,28 @@ class WorkbookBuilder:
             ws.write(row, 3, "是/否", st.text)
             self._write_input(ws, row, FIRST_YEAR_COL, cat.ATTEST + rid, self._input_value(cat.ATTEST + rid, None))
             self._write_note(ws, row, rid)
+            self._readable(ws, row, Kind.BOOL, rid, FIRST_YEAR_COL)
             self.wb.define_name(f"att_{rid}", f"={q(SHEETS['inputs'])}!${_c(FIRST_YEAR_COL)}${row + 1}")
         self._highlight_year(ws, HEADER_ROW, max(L.inputs.values()), FIRST_YEAR_COL, L.last_col, HEADER_ROW)
+        rows = [*L.inputs.values(), *L.company.values(), *L.attest.values()]
+        col = _c(L.readable_col)
+        self.wb.define_name("in_unreadable", f"={q(SHEETS['inputs'])}!${col}${min(rows) + 1}:${col}${max(rows) + 1}")
+        ws.conditional_format(min(rows), L.readable_col, max(rows), L.readable_col,
+                              {"type": "cell", "criteria": ">", "value": 0, "format": self.st.status["fail"]})
         ws.freeze_panes(HEADER_ROW + 1, FIRST_YEAR_COL)
         ws.repeat_rows(HEADER_ROW)
+
+    def _readable(self, ws, row: int, kind: Kind, fid: str, last: int):
+        """The row's count of entries its formulas cannot read (issue 20: a paste past validation): text in a
+        number or date, anything but 是/否 in a yes/no, an option not on the list. Free text is never counted."""
+        cells = f"${_c(FIRST_YEAR_COL)}${row + 1}" + (f":${_c(last)}${row + 1}" if last > FIRST_YEAR_COL else "")
+        if kind in (Kind.AMOUNT, Kind.RATIO, Kind.COUNT, Kind.DATE):
+            formula = f"=COUNTA({cells})-COUNT({cells})"
+        elif kind in (Kind.BOOL, Kind.ENUM):  # the row against its list (a row × a column: every engine broadcasts)
+            formula = f"=COUNTA({cells})-SUMPRODUCT(({cells}=list_{'bool' if kind == Kind.BOOL else fid})*1)"
+        else:
+            return
+        ws.write_formula(row, self.L.readable_col, formula, self.st.calc["count"], 0)
 
     def _write_note(self, ws, row: int, key: str):
         """The source/notes cell of an input row (editable text, never a formula)."""
@@ -630,14 +652,15 @@ class WorkbookBuilder:
                 ws.write_formula(row, L.col_of(y), self.formula(node, off), st.calc["amount"], self.cached(value))
         titles = {min(L.calc_rows[n] for n in L.calc_rows if n not in TIMELINE_FLAGS): "规则中间结果  Rule working",
                   L.status_block()[0]: "规则状态（与检查表同序）  Rule statuses (in the order of 检查)",
-                  L.calc_rows["overall_status"]: "结果  Results"}
+                  L.calc_rows["overall_status"]: "结果  Results",
+                  L.calc_rows["verdict"]: "显示的结论（输入可读时）  Results as shown (where every input is readable)"}
         for row, title in titles.items():
             ws.write(row - 1, 0, title, st.section)
         offsets = L.eval_offsets
         cols = [L.year_col(off) for off in offsets]
         cached, formula, scalars, calc = self.cached, self.formula, self.model.scalars, self.env.calc
         for name, row in L.calc_rows.items():
-            if name in TIMELINE_FLAGS:
+            if name in TIMELINE_FLAGS or name in GUARDED_ROWS:
                 continue
             self._row_labels(ws, row, name, *_calc_label(self.model, name), "")
             node = scalars[name]
@@ -645,9 +668,25 @@ class WorkbookBuilder:
             values = calc(name, None)
             for j, off in enumerate(offsets):
                 ws.write_formula(row, cols[j], formula(node, off), fmt, cached(values[j]))
+        self._guarded(ws, cols)
         self._highlight_year(ws, HEADER_ROW, max(L.calc_rows.values()), FIRST_YEAR_COL, L.last_col, HEADER_ROW)
         ws.freeze_panes(HEADER_ROW + 1, FIRST_YEAR_COL)
         ws.repeat_rows(HEADER_ROW)
+
+    def _guarded(self, ws, cols: list[int]):
+        """The results as 汇总 and the cover show them: the model's, where every input is readable and no
+        status or result is an error (the row ``readable``); else 无法判断 / 请检查 — never a verdict beside
+        an input the formulas cannot read (issue 20). One short formula across each row."""
+        L, st = self.L, self.st
+        readable = L.calc_rows["readable"] + 1
+        for name, (row_name, code) in GUARDED.items():
+            row, src = L.calc_rows[row_name], L.calc_rows[name] + 1
+            zh, en = _calc_label(self.model, name)
+            self._row_labels(ws, row, row_name, f"{zh}（输入不可读或结果有错误值时为“{L.labels[code][0]}”）",
+                             f"{en} (“{L.labels[code][0]}” when an input is unreadable or a result an error)", "")
+            for j, col in enumerate(cols):
+                ws.write_formula(row, col, f"=IF({_c(col)}${readable},{_c(col)}${src},lbl_{code})", st.calc["gen"],
+                                 self.cached(self.value(name, j)))
 
     def _calc_fmt(self, name: str) -> str:
         """A calculation's number format: a rule's actual, bound, margin and shortfall in the rule's unit
@@ -672,16 +711,29 @@ class WorkbookBuilder:
         L, st = self.L, self.st
         ws.write(L.calc_rows["is_evaluation_year"] - 1, 0, "年度标志  Year flags", st.section)
         lo, hi = self.policy.plan_years
+        s_lo, s_hi = L.status_block()
+        o_lo, o_hi = L.calc_rows["overall_status"] + 1, L.calc_rows["check_flag"] - 1  # the results between them
         for name, zh, en in (("is_evaluation_year", "评估年度", "Evaluation year"),
-                             ("in_plan_period", f"规划期内（{lo}–{hi}）", f"In the plan period ({lo}–{hi})")):
+                             ("in_plan_period", f"规划期内（{lo}–{hi}）", f"In the plan period ({lo}–{hi})"),
+                             ("readable", "输入均可读且状态与结果无错误值（否则总体结论为“无法判断”）",
+                              "Inputs readable, no error in a status or result (else the overall result is undetermined)")):
             row = L.calc_rows[name]
             self._row_labels(ws, row, name, zh, en, "是/否")
             for y in L.eval_years:
-                fy = xl_rowcol_to_cell(HEADER_ROW, L.col_of(y), row_abs=True)
-                formula = (f"={fy}=in_evaluation_year" if name == "is_evaluation_year"
-                           else f"=AND({fy}>=model_plan_first,{fy}<=model_plan_last)")
-                ws.write_formula(row, L.col_of(y), formula, st.calc["gen"],
-                                 y == self.year if name == "is_evaluation_year" else lo <= y <= hi)
+                col = L.col_of(y)
+                fy = xl_rowcol_to_cell(HEADER_ROW, col, row_abs=True)
+                if name == "is_evaluation_year":
+                    formula, cached = f"={fy}=in_evaluation_year", y == self.year
+                elif name == "in_plan_period":
+                    formula, cached = f"=AND({fy}>=model_plan_first,{fy}<=model_plan_last)", lo <= y <= hi
+                else:  # COUNTIF ignores an error: a #VALUE! status would otherwise read as a pass. SUM of a range
+                    # with an error is an error (its text is ignored) in every engine, where ISERROR over a range
+                    # inside SUMPRODUCT is intersected with the row in Gnumeric
+                    def no_error(r0: int, r1: int) -> str:
+                        return f"NOT(ISERROR(SUM({_c(col)}${r0 + 1}:{_c(col)}${r1 + 1})))"
+                    formula = f"=AND(SUM(in_unreadable)=0,{no_error(s_lo, s_hi)},{no_error(o_lo, o_hi)})"
+                    cached = True
+                ws.write_formula(row, col, formula, st.calc["gen"], cached)
         # which evaluated column the evaluation year is (every evaluation-year output reads through it)
         row = HEADER_ROW - 2
         self._row_labels(ws, row, "calc_eval_index", "评估年度所在列（第几个可评估年度）", "Evaluated column of the evaluation year", "")
@@ -690,8 +742,8 @@ class WorkbookBuilder:
         self.wb.define_name("calc_eval_index", f"={q(SHEETS['calc'])}!${_c(FIRST_YEAR_COL)}${row + 1}")
 
     def at_evaluation_year(self, name: str) -> str:
-        """Formula: a calculation's value in the evaluation year's column."""
-        return f"=INDEX({self.L.eval_span(self.L.calc_rows[name])},1,calc_eval_index)"
+        """Formula: a calculation's value in the evaluation year's column (a guarded result's as shown)."""
+        return f"=INDEX({self.L.eval_span(self.L.shown_row(name))},1,calc_eval_index)"
 
     # -- checks --------------------------------------------------------------
     def _checks(self):
@@ -779,6 +831,8 @@ class WorkbookBuilder:
             for code, fmt in st.status.items():
                 ws.conditional_format(row, 2, row, 2, {"type": "formula", "criteria": f"=$C{row + 1}=lbl_{code}", "format": fmt})
         ws.conditional_format(st_rows[1], 2, st_rows[1], 2, {"type": "formula", "criteria": f"=$C{st_rows[1] + 1}=lbl_check", "format": st.status["fail"]})
+        ws.conditional_format(st_rows[0], 2, st_rows[0], 2, {"type": "formula", "criteria": f"=$C{st_rows[0] + 1}=lbl_undetermined",
+                                                             "format": st.status["fail"]})
         top = self._per_year(ws, r0 + 3)  # the board's page first: the years, the chart
         self._chart(ws, top)
         top = self._model_checks(ws, top + CHART_ROWS)
@@ -810,7 +864,7 @@ class WorkbookBuilder:
             ws.write(r, 1, zh, st.text)
             for j, y in enumerate(L.eval_years):
                 series = name in L.series
-                row = L.series[name] if series else L.calc_rows[name]
+                row = L.series[name] if series else L.shown_row(name)
                 ref = f"{calc}!{xl_rowcol_to_cell(row, L.col_of(y), row_abs=True)}"
                 value = self.env.calc(name, y - L.eval_years[0])[0] if series else self.value(name, j)
                 if unit == "yes_no":  # 是/否 for the board, 缺少输入 when undetermined
@@ -869,6 +923,11 @@ class WorkbookBuilder:
              "=IF(ISNUMBER(calc_eval_index),IF(calc_eval_index<=model_eval_years,lbl_ok,lbl_check),lbl_check)"),
             ("model_statuses_ok", "每条规则均有状态", "Every rule has a status",
              f"=IF(AND(COUNTA({statuses})=model_rules,ROWS({calc_statuses})=model_rules),lbl_ok,lbl_check)"),
+            ("model_inputs_readable", "输入均可读（无文本数值、无效选项，见输入表“无法读取”列）",
+             "Every input readable (no text in a number, no unknown option: see 输入's Unreadable column)",
+             "=IF(SUM(in_unreadable)=0,lbl_ok,lbl_check)"),
+            ("model_results_readable", "评估年度的状态与结果无错误值", "No error in the evaluation year's statuses and results",
+             f"=IF(INDEX({L.eval_span(L.calc_rows['readable'])},1,calc_eval_index),lbl_ok,lbl_check)"),
             ("model_inputs_ok", "全部规则可评估（无缺少输入）", "Every rule evaluable (no missing input)", "=out_check_flag"),
         ]
         rows = []
@@ -994,7 +1053,9 @@ class WorkbookBuilder:
             if value in ("=out_overall_status", "=out_model_check"):  # the result cell coloured by its value
                 for code, sfmt in st.status.items():
                     ws.conditional_format(r, 2, r, 2, {"type": "formula", "criteria": f"=$C${r + 1}=lbl_{code}", "format": sfmt})
-                ws.conditional_format(r, 2, r, 2, {"type": "formula", "criteria": f"=$C${r + 1}=lbl_check", "format": st.status["fail"]})
+                for code in ("check", "undetermined"):
+                    ws.conditional_format(r, 2, r, 2, {"type": "formula", "criteria": f"=$C${r + 1}=lbl_{code}",
+                                                       "format": st.status["fail"]})
         r = 3 + len(rows) + 1
         ws.write(r, 1, "单元格样式 Cell styles", st.section)
         ws.write(r + 1, 1, "输入（可编辑）Input", st.inp["gen"])
@@ -1137,7 +1198,22 @@ def _make_calc_label(model: cat.Model, name: str) -> tuple[str, str]:
                     if what[:2] == "na" and what[2:].isdigit() else (name, name))
 
 
-_PART_OF = dict(INTERIM_PARTS)  # an interim amount -> the year's total it is part of
+#: entry checks of a value against its year's other values, at data entry (the reader refuses the same,
+#: xlmodel.consistency): field -> (custom validation with {c} the cell and {<field>} the same year's, message)
+_CROSS = {
+    **{part: (f"AND(ISNUMBER({{c}}),{{c}}<={{{total}}})",
+              f"中期部分不能超过全年合计（{FIELDS[total].zh}） The interim part cannot exceed the year's total")
+       for part, total in INTERIM_PARTS},
+    "distribution_count": ("AND(ISNUMBER({c}),{c}=INT({c}),{c}>=0,IF({c}=0,AND(N({cash_dividend})=0,N({stock_dividend})=0),"
+                           "OR(N({cash_dividend})>0,N({stock_dividend})>0)))",
+                           "次数为整数；0 次即无现金分红与股票股利，1 次以上须有分配 "
+                           "A whole number: 0 with no cash or stock dividend, 1 or more with one"),
+    "payout_date": ("AND(ISNUMBER({c}),OR(ISBLANK({agm_date}),{c}>={agm_date}))",
+                    "派发完成日期不能早于股东大会日期 The payout cannot be before the AGM"),
+    "net_assets": ("AND(ISNUMBER({c}),OR(ISBLANK({total_assets}),{c}<={total_assets}))",
+                   "归母净资产不能高于总资产（单位是否一致？） Net assets cannot exceed total assets (same units?)"),
+}
+_CROSS_FIELDS = {fid: tuple(re.findall(r"\{([a-z_]+)\}", test.replace("{c}", ""))) for fid, (test, _) in _CROSS.items()}
 
 
 def build_workbook(out: Path, policy: Policy | str | None = None, case: Case | None = None,
