@@ -17,8 +17,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import re
 from pathlib import Path
 
@@ -27,6 +25,7 @@ import yaml
 
 import plan_documents as pd
 from conftest import IN_CI
+from test_draft import run_cli
 from xlmodel.draft.source import make_plan_text
 from xlmodel.policy import load_policy_file
 
@@ -38,18 +37,6 @@ PLANS = {
     "gcl-energy-2022-2024": ("002015", "协鑫能源", "2022-074", "协鑫能源科技股份有限公司"),
     "houpu-2024-2026": ("300471", "厚普股份", "2024-018", "厚普清洁能源（集团）股份有限公司"),
 }
-
-
-def run_cli(*args) -> tuple[int, str]:
-    from xlmodel.cli import main
-
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-        try:
-            code = main([str(a) for a in args])
-        except SystemExit as e:
-            code = e.code
-    return code, err.getvalue()
 
 
 def header(pid: str) -> str:
@@ -262,6 +249,27 @@ def test_a_workbook_or_zip_is_not_a_docx(tmp_path):
     _refused(tmp_path, src, "Excel workbook", "not a Word document")
 
 
+def test_a_docx_is_read_as_word_shows_it(tmp_path):
+    """Tab stops, deleted and hidden text and field codes are not text; tabs and breaks are spaces and lines;
+    Word's numbering is printed at every level, deeper levels restarting under a new parent."""
+    def run(text, props=""):
+        return f'<w:r>{props}<w:t xml:space="preserve">{text}</w:t></w:r>'
+    num = '<w:pPr><w:tabs><w:tab w:val="left" w:pos="420"/></w:tabs><w:numPr><w:ilvl w:val="{}"/><w:numId w:val="1"/></w:numPr></w:pPr>'
+    body = "".join([
+        f"<w:p>{run('示例股份有限公司股东分红回报规划')}</w:p>",
+        f"<w:p>{num.format(0)}{run('利润分配')}</w:p>",
+        f"<w:p>{num.format(1)}{run('每年')}<w:del><w:r><w:delText>至少</w:delText></w:r></w:del>{run('现金分红')}"
+        f"{run('（内部批注）', '<w:rPr><w:vanish/></w:rPr>')}{run('不低于10%')}<w:r><w:tab/></w:r>{run('。')}</w:p>",
+        f"<w:p>{num.format(1)}<w:r><w:fldChar w:fldCharType=\"begin\"/></w:r><w:r><w:instrText>PAGE</w:instrText></w:r>"
+        f"{run('条件')}<w:r><w:br/></w:r>{run('第二行')}</w:p>",
+        f"<w:p>{num.format(0)}{run('附则')}</w:p>",
+        f"<w:p>{num.format(1)}{run('解释')}</w:p>",
+    ])
+    from xlmodel.documents import read_docx
+
+    doc = read_docx(pd.docx_bytes(body, numbering=True), "x.docx")
+    assert doc.pages == [["示例股份有限公司股东分红回报规划", "一、利润分配", "（一）每年现金分红不低于10% 。", "（二）条件",
+                          "第二行", "二、附则", "（一）解释"]]
 # ---- the format is the content's, not the name's ---------------------------------------------------------
 
 def test_the_format_is_read_from_the_content(tmp_path, from_text):
@@ -325,6 +333,29 @@ def test_spacing_and_characters_are_normalised():
     lines = made.text.splitlines()
     assert lines[1] == "公司每年以现金方式分配的利润不少于2022年度Net Profit的10%。"  # a space between two Latin words stays
     assert lines[2].startswith("二、比例") and made.mapped == 2
+
+
+def test_nothing_from_a_pdf_becomes_live_content(tmp_path):
+    """Formula text and terminal escapes in a PDF's text layer stay text: in the draft, in the plan text
+    written, on the screen and in the workbook built from the drafted plan."""
+    from hostile_corpus import FORMULAS, formulas_of
+
+    payloads = [p for _, p in FORMULAS if not p.startswith(("\t", "\r"))]
+    text = paragraphs("gcl-energy-2022-2024").replace(
+        "五、其他\n", "五、其他\n" + "".join(f"{p}\x1b[31m\u202e\n" for p in payloads), 1)
+    src = tmp_path / "plan.pdf"
+    pd.plan_pdf(src, text, header=header("gcl-energy-2022-2024"), font="cid", layout="reflow")
+    out = tmp_path / "gcl-x.yaml"
+    code, err = run_cli("draft", src, "-o", out, "--company", "协鑫能源科技股份有限公司", "--stock-code", "002015")
+    assert code == 0, err
+    written = out.read_text(encoding="utf-8") + (tmp_path / "texts" / "gcl-x.txt").read_text(encoding="utf-8")
+    assert "\x1b" not in written + err and "\u202e" not in written + err
+    assert '=HYPERLINK("http://evil","x")' in (tmp_path / "texts" / "gcl-x.txt").read_text(encoding="utf-8")
+    book = tmp_path / "gcl.xlsx"
+    code, err = run_cli("build", "--policy", out, "--year", "2024", "-o", book)
+    assert code == 0, err
+    live = [(cell, f) for cell, f in formulas_of(book) if "evil" in f or "SUM(1)" in f or "cmd|" in f]
+    assert live == []
 
 
 def test_a_simplified_text_is_not_converted():

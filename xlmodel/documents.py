@@ -340,14 +340,15 @@ class _Numbering:
         lvl = self.levels.get((abstract, ilvl))
         if lvl is None:
             return ""
-        counts = self.counters.setdefault(num, [None] * 9)
+        # lists of one abstract numbering go on counting (as Word counts them) unless one restarts
+        counts = self.counters.setdefault(num if overrides else "abstract:" + abstract, [None] * 9)
         start = overrides.get(ilvl, lvl["start"])
         counts[ilvl] = start if counts[ilvl] is None else counts[ilvl] + 1
         for deeper in range(ilvl + 1, 9):
             counts[deeper] = None
         text = lvl["text"]
-        if lvl["fmt"] in ("bullet", "none"):
-            return "" if lvl["fmt"] == "none" else ""
+        if lvl["fmt"] in ("bullet", "none"):  # a bullet is no clause number
+            return ""
         out = []
         i = 0
         while i < len(text):
@@ -418,7 +419,7 @@ def _docx_paragraphs(source: str, data: bytes, numbering: _Numbering) -> list[st
     props: list[dict] = []
     skip = 0  # inside deleted text, field instructions or a hidden run
     chars = 0
-    in_rpr = hidden = False
+    in_rpr = in_tabs = hidden = False  # in run properties; in a paragraph's tab stops; a hidden run
     for event, el in _events(source, data, "word/document.xml"):
         tag = el.tag
         if event == "start":
@@ -429,6 +430,8 @@ def _docx_paragraphs(source: str, data: bytes, numbering: _Numbering) -> list[st
                 skip += 1
             elif tag == _W + "rPr":
                 in_rpr = True
+            elif tag == _W + "tabs":
+                in_tabs = True
             elif tag == _W + "r":
                 hidden = False
             continue
@@ -436,6 +439,8 @@ def _docx_paragraphs(source: str, data: bytes, numbering: _Numbering) -> list[st
             skip -= 1
         elif tag == _W + "rPr":
             in_rpr = False
+        elif tag == _W + "tabs":
+            in_tabs = False
         elif in_rpr and tag == _W + "vanish" and el.get(_W + "val") not in ("0", "false"):
             hidden = True
         elif not stack:
@@ -443,7 +448,7 @@ def _docx_paragraphs(source: str, data: bytes, numbering: _Numbering) -> list[st
         elif tag == _W + "t" and not skip and not hidden:
             stack[-1].append(el.text or "")
             chars += len(el.text or "")
-        elif tag in (_W + "tab", _W + "ptab") and not skip and not hidden and not in_rpr:
+        elif tag in (_W + "tab", _W + "ptab") and not skip and not hidden and not in_rpr and not in_tabs:
             stack[-1].append(" ")
         elif tag in (_W + "br", _W + "cr") and not skip and not hidden:
             stack[-1].append("\n")

@@ -13,7 +13,8 @@
   paragraphs are short and stay lines of their own;
 * **spacing and characters**: spaces next to Chinese characters (a PDF's justification and the
   space between 2022 and 年) go, Kangxi radicals and compatibility ideographs some PDF fonts map
-  to (⼀ U+2F00 for 一) become the characters they stand for; full-width punctuation stays as
+  to (⼀ U+2F00 for 一) become the characters they stand for, control characters go (no plan has
+  them; a terminal escape does); full-width punctuation stays as
   published (the recognisers fold it, :func:`xlmodel.draft.numbers.fold`);
 * **traditional characters** become simplified (OpenCC's ``t2s``) when the text is written in
   them, so that the recognisers read the words they know.
@@ -32,14 +33,13 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import plantext
 from ..documents import Document, read_document
-from ..untrusted import InputFileError
+from ..untrusted import MAX_PLAN_TEXT_BYTES, InputFileError
 
 #: a clause starts a line with one of these (xlmodel.plantext's four, and 第X条 / 1. that plans also use)
 CLAUSE_START = re.compile(r"^(?:[一二三四五六七八九十]+[、.．]|[（(][一二三四五六七八九十]+[）)]|\d{1,2}[、]|[（(]\d{1,2}[）)]"
                           r"|\d{1,2}[.．](?!\d)|第[一二三四五六七八九十百零〇\d]+[条章节款]|[①-⑳])")
-#: the four styles a clause id is made of (xlmodel.plantext): a plan text has at least one
-_PLANTEXT_CLAUSE = re.compile(r"^\s*(?:[一二三四五六七八九十]+、|[（(][一二三四五六七八九十]+[）)]|\d{1,2}、|[（(]\d{1,2}[）)])")
 _SENTENCE_END = re.compile(r"[。！？!?；;：:][”’）)」』】》\"']*$")
 _HEADER = re.compile(r"^(?:[AaBbHh]\s*股\s*)?(?:证\s*券|股\s*票|债\s*券|转\s*债)\s*(?:代\s*码|简\s*称)\s*[:：]"
                      r"|^公\s*告\s*编\s*号\s*[:：]")
@@ -51,7 +51,10 @@ _STATEMENT = re.compile(r"^本公司(?:及|和)?(?:董事会|全体董事|董事
 #: characters of Chinese text: ideographs, CJK punctuation, full-width forms, the quotes and dashes Chinese uses
 _CJK = r"\u2e80-\u2fdf\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef“”‘’—…·"
 _SPACE_NEAR_CJK = re.compile(rf"[ \t\u00a0\u3000]+(?=[{_CJK}])|(?<=[{_CJK}])[ \t\u00a0\u3000]+")
+#: never a plan's text: PDFium's markers, zero-width and soft-hyphen characters
 _DROP = dict.fromkeys(map(ord, "\ufffe\uffff\u0002\u200b\ufeff\u00ad"))
+#: control characters and bidirectional overrides: no plan has them, a forged one does (terminal escapes)
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 #: a dividend plan's own words: a text with none of them is not one
 _VOCABULARY = ("分红", "利润分配", "股利", "股东回报", "派息", "现金分配", "分配利润")
 
@@ -100,6 +103,9 @@ def read_plan_source(path: str | Path) -> PlanSource:
     out.kind, out.encoding, out.notes = doc.kind, doc.encoding, list(doc.notes)
     if doc.kind == "text" and not (out.headers or out.page_numbers or out.traditional or out.mapped):
         out.text, out.changed = doc.text or "", False
+    if len(out.text.encode("utf-8")) > MAX_PLAN_TEXT_BYTES:
+        raise InputFileError(source, f"规划文本超过 {MAX_PLAN_TEXT_BYTES // 2**20} MB，不像一份分红回报规划（只有几页） the text is "
+                                     f"larger than a plan text can be ({MAX_PLAN_TEXT_BYTES // 2**20} MB): a plan is a few pages")
     check_plan_text(out.text, source)
     if out.traditional:
         out.notes.append("规划文本为繁体字，已转换为简体（OpenCC t2s）；保存的规划文本为转换后的文本 the plan is written in "
@@ -112,7 +118,7 @@ def read_plan_source(path: str | Path) -> PlanSource:
 
 @dataclass
 class _Made(PlanSource):
-    mapped: int = 0  # characters mapped (Kangxi radicals, compatibility ideographs)
+    mapped: int = 0  # characters mapped (Kangxi radicals, compatibility ideographs) or dropped (control characters)
 
 
 def make_plan_text(pages: list[list[str]], *, extracted: bool = True) -> _Made:
@@ -136,6 +142,9 @@ def make_plan_text(pages: list[list[str]], *, extracted: bool = True) -> _Made:
 
 def _characters(line: str, made: _Made) -> str:
     line = line.translate(_DROP)
+    if _CONTROL.search(line):
+        line, n = _CONTROL.subn("", line)
+        made.mapped += n
     if not any("\u2e80" <= c <= "\u2fdf" or "\uf900" <= c <= "\ufaff" for c in line):
         return line
     out = []
@@ -258,11 +267,11 @@ _CONVERTER = None
 def _to_simplified(text: str) -> str | None:
     """The text in simplified characters if it is written in traditional ones, else None.
 
-    Traditional: at least 10 characters, and 3% of its ideographs, change under OpenCC's ``t2s``
-    (a simplified text has none that do; a name in traditional characters quoted in it is too few)."""
+    Traditional: at least 10 of its ideographs, and 3% of them, are ones OpenCC's ``t2s`` changes
+    (a simplified text has none; a name in traditional characters quoted in one is too few)."""
     global _CONVERTER
-    han = sum(1 for c in text if "\u4e00" <= c <= "\u9fff")
-    if han < 10:
+    han = [c for c in text if "\u4e00" <= c <= "\u9fff"]
+    if len(han) < 10:
         return None
     try:
         if _CONVERTER is None:
@@ -271,11 +280,9 @@ def _to_simplified(text: str) -> str | None:
             _CONVERTER = opencc.OpenCC("t2s")
     except ImportError:  # pragma: no cover - opencc is a dependency
         return None
-    converted = _CONVERTER.convert(text)
-    if len(converted) != len(text):  # t2s maps characters one to one; anything else is not trusted
-        return None
-    changed = sum(1 for a, b in zip(text, converted) if a != b)
-    return converted if changed >= 10 and changed >= 0.03 * han else None
+    changes = {c: _CONVERTER.convert(c) != c for c in set(han)}
+    changed = sum(1 for c in han if changes[c])
+    return _CONVERTER.convert(text) if changed >= 10 and changed >= 0.03 * len(han) else None
 
 
 # ---- is it a plan text? -----------------------------------------------------------------------------
@@ -319,7 +326,8 @@ def check_plan_text(text: str, source: str) -> None:
         raise InputFileError(source, f"这不像分红回报规划：{han} 个汉字中没有“分红”“利润分配”“股利”等词语。{_TODO_ZH}。"
                                      f"Not a plan text: {han} Chinese characters and none of the words of a dividend "
                                      f"plan (分红, 利润分配, 股利): {_TODO_EN}")
-    if not any(_PLANTEXT_CLAUSE.match(line) for line in text.splitlines()):
+    # the four styles a clause id is made of (xlmodel.plantext): a plan text has at least one
+    if not any(pat.match(line.strip()) for line in text.splitlines() for _, pat in plantext._PATTERNS):
         other = list(dict.fromkeys(m.group() for line in text.splitlines() if (m := CLAUSE_START.match(line.strip()))))[:3]
         zh = f"（条款编号为 {' '.join(other)} 等）" if other else ""
         en = f" (its clauses are numbered {' '.join(other)} …)" if other else ""
