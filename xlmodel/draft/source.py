@@ -72,6 +72,7 @@ class PlanSource:
     headers: int = 0  # running header/footer lines removed
     page_numbers: int = 0
     joined: int = 0  # line breaks inside a sentence removed
+    mapped: int = 0  # characters mapped (Kangxi radicals, compatibility ideographs) or dropped (control characters)
     traditional: bool = False
 
     def describe(self, name: str = "") -> str:
@@ -116,15 +117,10 @@ def read_plan_source(path: str | Path) -> PlanSource:
 
 # ---- the text of the pages --------------------------------------------------------------------------
 
-@dataclass
-class _Made(PlanSource):
-    mapped: int = 0  # characters mapped (Kangxi radicals, compatibility ideographs) or dropped (control characters)
-
-
-def make_plan_text(pages: list[list[str]], *, extracted: bool = True) -> _Made:
+def make_plan_text(pages: list[list[str]], *, extracted: bool = True) -> PlanSource:
     """The plan text of pages of lines: headers, footers and page numbers removed; for ``extracted``
     text (a PDF's, a .docx's) spacing normalised and broken lines joined."""
-    made = _Made("", "text", len(pages))
+    made = PlanSource("", "text", len(pages))
     pages = [[_characters(line, made) for line in page] for page in pages]
     if extracted:
         pages = [[_spacing(line) for line in page] for page in pages]
@@ -140,7 +136,7 @@ def make_plan_text(pages: list[list[str]], *, extracted: bool = True) -> _Made:
     return made
 
 
-def _characters(line: str, made: _Made) -> str:
+def _characters(line: str, made: PlanSource) -> str:
     line = line.translate(_DROP)
     if _CONTROL.search(line):
         line, n = _CONTROL.subn("", line)
@@ -168,7 +164,7 @@ def _key(line: str) -> str:
     return re.sub(r"^\d+|\d+$", "#", re.sub(r"\s+", "", line))
 
 
-def _strip_running_lines(pages: list[list[str]], made: _Made) -> list[str]:
+def _strip_running_lines(pages: list[list[str]], made: PlanSource) -> list[str]:
     """The pages' lines in order, without header/footer lines and page numbers; blank lines kept for text."""
     edges = [_edge_indexes(page) for page in pages]
     repeated = _repeated(pages, edges)
@@ -224,7 +220,7 @@ def width(line: str) -> int:
     return sum(2 if unicodedata.east_asian_width(c) in "WFA" else 1 for c in line)
 
 
-def _join(lines: list[str], made: _Made) -> list[str]:
+def _join(lines: list[str], made: PlanSource) -> list[str]:
     """Lines broken inside a sentence joined (see the module doc); blank lines dropped."""
     lines = [x.strip() for x in lines if x.strip()]
     widths = sorted(width(x) for x in lines)
@@ -252,7 +248,7 @@ def _continues(prev: str, last: str, line: str, full: float) -> bool:
     return width(last) >= full
 
 
-def _drop_statement(lines: list[str], made: _Made) -> list[str]:
+def _drop_statement(lines: list[str], made: PlanSource) -> list[str]:
     """The announcement's 本公司及董事会全体成员保证… statement, in its first lines, is not the plan's."""
     for i, line in enumerate(lines[:6]):
         if _STATEMENT.match(line):
