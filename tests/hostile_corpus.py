@@ -21,6 +21,9 @@ Classes (issue 9):
 * ``names``        – inputs from where they should not come (defined names)
 * ``files``        – lost or clobbered files (races, signals, bad ``-o``)
 * ``readings``     – one field, four readings (YAML / JSON / CSV / workbook)
+
+and, for ``xlmodel draft`` (issue 22), plan documents (``resources``, ``readings``): garbage, bombs,
+encrypted, scanned and mislabelled PDFs and .docx files; ``--company`` with line breaks (issue 21).
 """
 
 from __future__ import annotations
@@ -1716,6 +1719,217 @@ def _exponent_group(group: str, text: str) -> None:
 
 
 _exponent_group("exponent_amount", "1.0e3")
+
+
+# ---- H. plan documents for `xlmodel draft` (issue 22) ---------------------------------------------
+
+_GCL_TEXT = REPO / "templates" / "texts" / "gcl-energy-2022-2024.txt"
+_GCL_HEADER = "证券代码：002015    证券简称：协鑫能源    公告编号：2022-074"
+
+
+def raw_pdf(objects: list[bytes]) -> bytes:
+    """A PDF of the given objects (object 1 the catalogue), with a correct cross-reference table."""
+    out, offsets = b"%PDF-1.4\n", []
+    for i, obj in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % i + obj + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1) + b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    return out + b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+
+
+def _one_page(contents: bytes, resources: bytes = b"") -> list[bytes]:
+    return [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R " + resources + b">>",
+            b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(contents) + contents + b"\nendstream"]
+
+
+def _draft_entry(d: Path, src: Path, *expect, exit=(2,), produces=(), check=None, extra=(), timeout=40.0) -> Hostile:
+    out = d / "plan.yaml"
+    return Hostile("", "", ["draft", str(src), "-o", str(out), *extra], expect=[src.name, *expect], exit=exit,
+                   outputs=[] if produces else [out, d / "texts"], produces=list(produces), check=check, timeout=timeout)
+
+
+@entry("draft_pdf_garbage", "resources")
+def _(d, ctx):
+    src = d / "plan.pdf"
+    src.write_bytes(b"%PDF-1.7\n" + random.Random(22).randbytes(300_000))
+    return _draft_entry(d, src, ("damaged", "损坏"))
+
+
+@entry("draft_pdf_flate_bomb", "resources")
+def _(d, ctx):
+    import zlib
+
+    src = d / "plan.pdf"
+    src.write_bytes(raw_pdf(_one_page(zlib.compress(b"0 0 m " * (200 * 2**20 // 6), 9))))  # 200 MB of drawing
+    assert src.stat().st_size < 400_000
+    return _draft_entry(d, src, ("no readable text", "没有可读的文字"))
+
+
+@entry("draft_pdf_text_bomb", "resources")
+def _(d, ctx):
+    import zlib
+
+    text = b"BT /F1 1 Tf 10 10 Td (" + "分红".encode("utf-16-be") * (30 * 2**20) + b") Tj ET"
+    src = d / "plan.pdf"
+    src.write_bytes(raw_pdf(_one_page(zlib.compress(text, 9), b"/Resources << /Font << /F1 5 0 R >> >> ")
+                            + [b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]))
+    return _draft_entry(d, src, ("PDF",))
+
+
+@entry("draft_pdf_600_pages", "resources")
+def _(d, ctx):
+    n = 600
+    kids = b" ".join(b"%d 0 R" % (i + 3) for i in range(n))
+    src = d / "plan.pdf"
+    src.write_bytes(raw_pdf([b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [" + kids + b"] /Count %d >>" % n]
+                            + [b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>"] * n))
+    return _draft_entry(d, src, "600 pages")
+
+
+@entry("draft_pdf_deep_nesting", "resources")
+def _(d, ctx):
+    objs = _one_page(b"")
+    objs[0] = b"<< /Type /Catalog /Pages 2 0 R /Deep " + b"[" * 200_000 + b"]" * 200_000 + b" >>"
+    src = d / "plan.pdf"
+    src.write_bytes(raw_pdf(objs))
+    return _draft_entry(d, src, "PDF")
+
+
+@entry("draft_pdf_page_tree_loop", "resources")
+def _(d, ctx):
+    src = d / "plan.pdf"
+    src.write_bytes(raw_pdf([b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [2 0 R] /Count 1 >>"]))
+    return _draft_entry(d, src, ("damaged", "损坏"))
+
+
+@entry("draft_pdf_encrypted", "readings")
+def _(d, ctx):
+    import plan_documents as pd
+    from reportlab.lib.pdfencrypt import StandardEncryption
+
+    src = d / "plan.pdf"
+    pd.plan_pdf(src, _GCL_TEXT.read_text(encoding="utf-8"), header=_GCL_HEADER, encrypt=StandardEncryption("secret"))
+    return _draft_entry(d, src, "password", "加密")
+
+
+@entry("draft_pdf_scanned", "readings")
+def _(d, ctx):
+    import plan_documents as pd
+
+    src = d / "plan.pdf"
+    pd.scanned_pdf(src, pages=2)
+    return _draft_entry(d, src, "scanned", "扫描件")
+
+
+@entry("draft_png_named_pdf", "readings")
+def _(d, ctx):
+    from PIL import Image
+
+    src = d / "plan.pdf"
+    Image.new("L", (200, 100), 128).save(src, "PNG")
+    return _draft_entry(d, src, "PNG", "OCR")
+
+
+def _check_drafted(run: Run) -> None:
+    p = Path(run.dir) / "plan.yaml"
+    from xlmodel.policy import load_policy_file
+
+    assert len(load_policy_file(p).rules) == 21, "the GCL plan's 21 rules"
+
+
+@entry("draft_txt_named_pdf", "readings")
+def _(d, ctx):
+    src = d / "plan.pdf"
+    src.write_bytes(_GCL_TEXT.read_bytes())
+    return _draft_entry(d, src, "named .pdf but holds text", exit=(0,), produces=["plan.yaml", "texts/", "texts/plan.txt"],
+                        check=_check_drafted)
+
+
+@entry("draft_pdf_named_txt", "readings")
+def _(d, ctx):
+    import plan_documents as pd
+
+    src = d / "plan.txt"
+    pd.plan_pdf(src, _GCL_TEXT.read_text(encoding="utf-8"), header=_GCL_HEADER)
+    return _draft_entry(d, src, "named .txt but holds a PDF", exit=(0,), produces=["plan.yaml", "texts/", "texts/plan.txt"],
+                        check=_check_drafted)
+
+
+def _docx(parts: dict[str, bytes], compression=zipfile.ZIP_DEFLATED) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression) as z:
+        for name, data in parts.items():
+            z.writestr(name, data)
+    return buf.getvalue()
+
+
+@entry("draft_docx_zip_bomb", "resources")
+def _(d, ctx):
+    src = d / "plan.docx"
+    with zipfile.ZipFile(src, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("[Content_Types].xml", "<Types/>")
+        with z.open("word/document.xml", "w", force_zip64=True) as f:
+            chunk = b"<w:p/>" * 100_000
+            for _ in range(400):  # 240 MB of empty paragraphs
+                f.write(chunk)
+    assert src.stat().st_size < 1_000_000
+    return _draft_entry(d, src, ("zip bomb", "refusing"))
+
+
+@entry("draft_docx_lying_size", "resources")
+def _(d, ctx):
+    data = bytearray(_docx({"word/document.xml": b"<w:document/>" + b" " * 5_000_000}))
+    with zipfile.ZipFile(io.BytesIO(bytes(data))) as z:
+        info = z.getinfo("word/document.xml")
+    # the central directory (and the local header) say 1,000 bytes: what it really unpacks to is bounded by that
+    cd = data.rfind(b"PK\x01\x02")
+    data[cd + 24:cd + 28] = (1000).to_bytes(4, "little")
+    data[info.header_offset + 22:info.header_offset + 26] = (1000).to_bytes(4, "little")
+    src = d / "plan.docx"
+    src.write_bytes(bytes(data))
+    return _draft_entry(d, src, ("damaged", "损坏"))
+
+
+@entry("draft_docx_entities", "resources")
+def _(d, ctx):
+    laughs = ('<?xml version="1.0"?><!DOCTYPE w [<!ENTITY a "分红分红分红分红分红分红分红分红">'
+              + "".join(f'<!ENTITY {x} "{("&" + p + ";") * 10}">' for p, x in zip("abcdefgh", "bcdefghi"))
+              + ']><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r>'
+              "<w:t>&i;</w:t></w:r></w:p></w:body></w:document>")
+    src = d / "plan.docx"
+    src.write_bytes(_docx({"word/document.xml": laughs.encode()}))
+    return _draft_entry(d, src, ("not valid XML", "XML"))
+
+
+@entry("draft_docx_deep_nesting", "resources")
+def _(d, ctx):
+    body = "<w:sdt>" * 100_000 + "</w:sdt>" * 100_000
+    xml = f'<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>{body}</w:body></w:document>'
+    src = d / "plan.docx"
+    src.write_bytes(_docx({"word/document.xml": xml.encode()}, zipfile.ZIP_STORED))  # (not a zip bomb: nesting only)
+    return _draft_entry(d, src, ("nests too deep", "嵌套过深"))
+
+
+@entry("draft_docx_encrypted_office", "readings")
+def _(d, ctx):
+    # an encrypted Word file is an OLE compound file holding an "EncryptedPackage" stream
+    src = d / "plan.docx"
+    src.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 504 + "EncryptedPackage".encode("utf-16-le") + b"\x00" * 3000)
+    return _draft_entry(d, src, ("encrypted", "加密"))
+
+
+@entry("draft_company_with_line_breaks", "spoof")
+def _(d, ctx):
+    out = d / "plan.yaml"
+    return Hostile("", "", ["draft", str(_GCL_TEXT), "-o", str(out), "--company", SPOOF_NAME, "--stock-code", "002015"],
+                   expect=["--company", "control character"], outputs=[out, d / "texts"], check=_no_forged_line, timeout=30)
+
+
+def _no_forged_line(run: Run) -> None:
+    for line in (run.stdout + run.stderr).splitlines():
+        assert not any(line.strip().startswith(p) for p in SPOOF_LINES), f"a forged line: {line!r}"
 
 
 #: the groups of entries that must read one value the same way, and the outcomes allowed

@@ -381,13 +381,13 @@ def test_what_nothing_reads_is_marked_for_review():
     assert p["clauses"]["三"]["treatment"] == "informational" and p["clauses"]["三"]["note"].startswith("待复核 REVIEW")
 
 
-def test_a_text_with_nothing_recognised_still_gives_a_loadable_file(tmp_path):
-    (tmp_path / "x.txt").write_text("某公司公告\n一、本公司将于下月召开年度股东大会。\n", encoding="utf-8")
+def test_a_text_with_nothing_recognised_is_an_error_not_a_placeholder(tmp_path):
+    """Issue 22: an empty draft is not hidden behind a placeholder attestation (every case missing_input)."""
+    (tmp_path / "x.txt").write_text("某公司利润分配公告\n一、本公司将于下月召开年度股东大会。\n", encoding="utf-8")
     code, err = run_cli("draft", tmp_path / "x.txt", "-o", tmp_path / "x.yaml", "--years", "2025-2027")
-    assert code == 0, err
-    p = load_policy_file(tmp_path / "x.yaml")
-    assert [r.id for r in p.rules] == ["plan_terms_confirmed"]
-    assert "REVIEW" in err
+    assert code == 2 and "未识别出任何规则" in err and "no rule recognised" in err and "x.txt" in err
+    assert not (tmp_path / "x.yaml").exists() and not (tmp_path / "texts").exists()
+    assert draft_text("某公司利润分配公告\n一、本公司将于下月召开年度股东大会。\n").empty  # the library still says why
 
 
 # ---- the three published texts: drafted vs hand-written ------------------------------------------

@@ -552,18 +552,8 @@ def inspect_xlsx(path: str | Path, *, max_bytes: int = MAX_XLSX_BYTES, max_unpac
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as z:
             infos = z.infolist()
-            if len(infos) > max_parts:
-                raise InputFileError(source, f"{len(infos)} parts in the file; refusing to read")
-            total = 0
-            for i in infos:
-                total += i.file_size
-                if i.file_size > max_part or total > max_unpacked:
-                    raise InputFileError(source, f"part {_name(i.filename)} unpacks to {i.file_size / 2**20:.0f} MB; "
-                                                 "refusing to read")
-                if i.file_size > 2**20 and (not i.compress_size or i.file_size / i.compress_size > max_ratio):
-                    ratio = i.file_size // max(i.compress_size, 1)
-                    raise InputFileError(source, f"part {_name(i.filename)} is compressed {ratio}:1 (a zip bomb?); "
-                                                 "refusing to read")
+            check_zip_parts(source, infos, max_parts=max_parts, max_part=max_part, max_unpacked=max_unpacked,
+                            max_ratio=max_ratio)
             names = {i.filename for i in infos}
             if "xl/workbook.xml" not in names:
                 raise InputFileError(source, f"not an {what} (no xl/workbook.xml)")
@@ -590,6 +580,26 @@ def inspect_xlsx(path: str | Path, *, max_bytes: int = MAX_XLSX_BYTES, max_unpac
     except (zipfile.LargeZipFile, NotImplementedError, RuntimeError, EOFError, OSError) as e:  # encrypted, zip64 oddities
         raise InputFileError(source, f"cannot read the zip file ({type(e).__name__}: {_one_line(str(e), 80)})") from None
     return data, notes
+
+
+def check_zip_parts(source: str, infos: list[zipfile.ZipInfo], *, max_parts: int, max_part: int, max_unpacked: int,
+                    max_ratio: int) -> None:
+    """Refuse a zip (an .xlsx, a .docx) by its central directory, before anything is unpacked: more than
+    ``max_parts`` parts, a part declared larger than ``max_part``, all larger than ``max_unpacked``, or
+    a part over 1 MiB compressed more than ``max_ratio``:1. (What a part really unpacks to is checked
+    while it is read: the declared sizes may lie.)"""
+    if len(infos) > max_parts:
+        raise InputFileError(source, f"{len(infos)} parts in the file; refusing to read")
+    total = 0
+    for i in infos:
+        total += i.file_size
+        if i.file_size > max_part or total > max_unpacked:
+            raise InputFileError(source, f"part {_name(i.filename)} unpacks to {i.file_size / 2**20:.0f} MB; "
+                                         "refusing to read")
+        if i.file_size > 2**20 and (not i.compress_size or i.file_size / i.compress_size > max_ratio):
+            ratio = i.file_size // max(i.compress_size, 1)
+            raise InputFileError(source, f"part {_name(i.filename)} is compressed {ratio}:1 (a zip bomb?); "
+                                         "refusing to read")
 
 
 def _name(n: str) -> str:

@@ -35,6 +35,11 @@ class Drafted:
     draft: Draft = field(repr=False)
 
     @property
+    def empty(self) -> bool:
+        """No rule was recognised: the policy holds only a placeholder attestation (the command refuses it)."""
+        return bool(self.draft.facts.get("placeholder"))
+
+    @property
     def rule_count(self) -> int:
         return len(self.policy["rules"])
 
@@ -52,9 +57,11 @@ class Drafted:
 
 def draft_text(text: str, *, source: str = "plan.txt", policy_id: str | None = None, company_name: str | None = None,
                stock_code: str | None = None, board: str | None = None, years: tuple[int, int] | None = None,
-               text_ref=None) -> Drafted:
+               text_ref=None, notes: list[str] = ()) -> Drafted:
     """Draft a policy from a plan's text. ``text_ref`` is the policy's ``text:`` (relative to the output's
-    folder), or a function of the policy id giving it, or None (no ``text:``: quotes are not checked)."""
+    folder), or a function of the policy id giving it, or None (no ``text:``: quotes are not checked);
+    ``notes`` go into the file's header (how the text was read). A text in which nothing is recognised
+    gives a placeholder attestation (:attr:`Drafted.empty`): ``xlmodel draft`` refuses to write it."""
     d = Draft(source, load_clauses(text))
     _repeated_numbers(d, text)
     conditions.find_condition_lists(d)
@@ -74,7 +81,7 @@ def draft_text(text: str, *, source: str = "plan.txt", policy_id: str | None = N
     policy["rules"] = [_rule_data(r) for r in d.rules]
     policy["clauses"] = clause_entries(d)
     reviews = review_items(d)
-    yaml_text = render(policy, _header(d, source, reviews), _rule_comments(d), _clause_comments(d))
+    yaml_text = render(policy, _header(d, source, reviews, notes), _rule_comments(d), _clause_comments(d))
     _check_size(d, yaml_text, policy)
     return Drafted(policy, yaml_text, reviews, d)
 
@@ -116,6 +123,7 @@ def _placeholder(d: Draft) -> None:
                                 id="plan_terms_confirmed", titles=("规划条款已人工核对（未识别任何规则）",
                                                                    "Plan terms checked by hand (no rule recognised)")))
             d.review(cid, "未识别任何规则：此占位确认须替换为规划的规则 no rule recognised: replace this placeholder")
+            d.facts["placeholder"] = True
             return
     raise XlmodelError(f"{d.source}: no clause with text to draft from (is this a plan's text?)")
 
@@ -152,7 +160,8 @@ def _head(d, text, policy_id, company_name, stock_code, board, years, text_ref) 
         years = (dt.date.today().year, dt.date.today().year + 2)
         d.review("plan_years", f"规划期间未能读出：按 {years[0]}–{years[1]} 起草（--years） the plan years were not found")
     m = _COMPANY.match(title)
-    company_name = company_name or (m.group(1) if m else None)
+    if company_name is None and m and _one_line(m.group(1)):
+        company_name = m.group(1)  # (a name a case file would refuse is not taken from the text: --company gives it)
     pid = policy_id or f"draft-{years[0]}-{years[1]}"
     head: dict = {"id": pid, "version": VERSION, "title_zh": title,
                   "title_en": f"Shareholder return plan {years[0]}–{years[1]} (drafted from the published text)"}
@@ -169,6 +178,15 @@ def _head(d, text, policy_id, company_name, stock_code, board, years, text_ref) 
     if head["text"] is None:
         del head["text"]
     return head
+
+
+def _one_line(name: str) -> bool:
+    """A company name as a case file reads one: a line of text, no control characters."""
+    from ..case import read_field
+    from ..fields import FIELDS
+
+    value, why = read_field(FIELDS["company_name"], name)
+    return bool(value) and why is None
 
 
 def _adopted(text: str) -> dt.date | None:
@@ -209,9 +227,10 @@ def _rule_data(r: Rule) -> dict:
 
 # ---- comments ------------------------------------------------------------------------------------
 
-def _header(d: Draft, source: str, reviews) -> list[str]:
+def _header(d: Draft, source: str, reviews, notes=()) -> list[str]:
     n, m = len(d.rules), len({w for w, _ in reviews})
     lines = [f"草稿 DRAFT — drafted by `xlmodel draft` from {source}; check every rule against the text before use.",
+             *notes,
              f"Recognised {n} rules; {m} item{'s' if m != 1 else ''} need review (待复核 REVIEW below and in the clauses' notes).",
              "Every clause of the text is listed under `clauses`; every rule quotes the clause it implements."]
     if not d.facts.get("company_written"):

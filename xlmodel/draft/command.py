@@ -1,10 +1,14 @@
-"""``xlmodel draft PLAN.txt -o plan.yaml``: the command line of the drafter.
+"""``xlmodel draft PLAN.pdf -o plan.yaml``: the command line of the drafter.
 
-The plan text is untrusted: a regular file of bounded size (:func:`xlmodel.untrusted.read_regular`),
-UTF-8 (with or without BOM) or GB18030, else a clear error naming the file (exit 2). The output
+The plan's document is untrusted: a PDF (its text layer), a Word .docx or a text file (UTF-8 with
+or without BOM, or GB18030), told apart by content and read within bounds (:mod:`.source`,
+:mod:`xlmodel.documents`); a file that is none of these, a scan, or a text that is not a plan's is a
+clear error naming the file (exit 2), and so is a text in which no rule is recognised. The output
 is checked before any work and never overwritten without ``--force`` (:mod:`xlmodel.io`); it is
 written atomically after the file has been loaded back as a policy (every clause and quote checked
-against the text by :func:`xlmodel.policy.load_policy_file`).
+against the text by :func:`xlmodel.policy.load_policy_file`). The plan text the draft was made from
+— a PDF's or a .docx's text, a text file cleaned of page headers — is written beside the policy as
+``texts/<id>.txt``: its quotes are cut from it.
 """
 
 from __future__ import annotations
@@ -20,10 +24,13 @@ try:  # the limit a policy's plan text is read with (the copy written beside the
     from ..untrusted import MAX_PLAN_TEXT_BYTES
 except ImportError:  # pragma: no cover - an older untrusted.py
     MAX_PLAN_TEXT_BYTES = 1 * 2**20
-EXIT_HELP = ("Writes the policy file and, beside it, texts/<id>.txt: the plan text as UTF-8 (a policy's `text:` must\n"
-             "lie in its own folder), unless the text already lies in that folder.\n\n"
+EXIT_HELP = ("Reads a PDF (its text layer), a Word .docx or a text file (UTF-8 or GB18030), told apart by content;\n"
+             "drops the pages' headers, footers and page numbers and joins lines broken inside a sentence.\n"
+             "Writes the policy file and, beside it, texts/<id>.txt: the plan text as read, UTF-8 (a policy's `text:`\n"
+             "must lie in its own folder), unless it is a UTF-8 text file already in that folder, unchanged.\n\n"
              "exit codes:\n  0    written (review the items it lists before use)\n"
-             "  2    a plan text that cannot be read, bad options, or the output exists and --force was not given\n"
+             "  2    a document that cannot be read or is not a plan text (a scan, no numbered clauses, no rule\n"
+             "       recognised), bad options, or the output exists and --force was not given\n"
              "  130  interrupted (Ctrl-C), 143 stopped (SIGTERM): no output is left half-written")
 _BOARD_BY_CODE = (("688", "star"), ("689", "star"), ("60", "sse_main"), ("00", "szse_main"), ("30", "chinext"),
                   ("43", "bse"), ("83", "bse"), ("87", "bse"), ("92", "bse"))
@@ -32,11 +39,12 @@ _BOARD_BY_CODE = (("688", "star"), ("689", "star"), ("60", "sse_main"), ("00", "
 def add_command(sub) -> None:
     p = sub.add_parser("draft", help="draft a policy file from a plan's published text (review before use)",
                        epilog=EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("plan", metavar="PLAN.txt", help="the plan's text (UTF-8 or GB18030)")
+    p.add_argument("plan", metavar="PLAN", help="the plan as published: PDF, Word .docx, or text (UTF-8 or GB18030)")
     p.add_argument("-o", "--output", required=True, metavar="plan.yaml", help="the policy file to write (.yaml)")
     p.add_argument("--force", action="store_true", help="overwrite the output file")
     p.add_argument("--id", help="policy id (default: the output file's name, e.g. acme-2025-2027)")
-    p.add_argument("--company", metavar="NAME", help="company name (default: as the text's title names it)")
+    p.add_argument("--company", metavar="NAME", help="company name (default: as the text's title names it); one line, "
+                                                      "no control characters")
     p.add_argument("--stock-code", metavar="CODE", help="six-digit stock code: with it `company:` is written (the name from "
                                                         "--company, else the text's title)")
     p.add_argument("--board", choices=["sse_main", "szse_main", "chinext", "star", "bse"],
@@ -46,11 +54,11 @@ def add_command(sub) -> None:
 
 
 def read_plan_text(path) -> tuple[str, str]:
-    """(text, encoding) of a plan text file: UTF-8 (BOM or not) or GB18030, within the size limit."""
-    from ..untrusted import decode_chinese_text, read_regular
+    """(text, encoding) of a plan's document as the draft reads it (:func:`.source.read_plan_source`)."""
+    from .source import read_plan_source
 
-    data = read_regular(path, MAX_PLAN_TEXT_BYTES, "plan text")
-    return decode_chinese_text(data, str(path), expected="the plan's text (.txt)", save_as="UTF-8")
+    src = read_plan_source(path)
+    return src.text, src.encoding
 
 
 def _options(args, out: Path) -> dict:
@@ -72,14 +80,29 @@ def _options(args, out: Path) -> dict:
         raise XlmodelError(f"--stock-code {code!r}: a stock code is six digits (keep leading zeros, e.g. 002015)")
     if code and board is None:
         board = next((b for prefix, b in _BOARD_BY_CODE if code.startswith(prefix)), None)
-    return {"policy_id": pid, "years": years, "company_name": args.company, "stock_code": code, "board": board}
+    return {"policy_id": pid, "years": years, "company_name": _company(args.company), "stock_code": code, "board": board}
 
 
-def _text_target(args, out: Path, encoding: str) -> tuple[str | None, Path | None]:
-    """(``text:`` of the policy, or None to decide from its id; the plan text file itself when it may be named)."""
+def _company(name: str | None) -> str | None:
+    """--company read as a case file reads ``company_name``: one line, no control characters, bounded."""
+    if name is None:
+        return None
+    from ..case import read_field
+    from ..fields import FIELDS
+
+    value, why = read_field(FIELDS["company_name"], name)
+    if why or not value:
+        raise XlmodelError(f"--company: 公司名称须为一行文字 the company name must be one line of text: {why or 'empty'}")
+    return value
+
+
+def _text_target(args, out: Path, src) -> tuple[str | None, Path | None]:
+    """(``text:`` of the policy, or None to decide from its id; the plan text file itself when it may be named):
+    a UTF-8 text file inside the output's folder, read as it is."""
     plan = Path(args.plan).resolve()
     folder = out.resolve().parent
-    if encoding == "utf-8" and plan.is_relative_to(folder) and ".." not in plan.relative_to(folder).parts:
+    if (src.kind == "text" and not src.changed and src.encoding == "utf-8" and plan.is_relative_to(folder)
+            and ".." not in plan.relative_to(folder).parts):
         return plan.relative_to(folder).as_posix(), plan
     return None, None
 
@@ -103,12 +126,17 @@ def cmd_draft(args) -> int:
     from ..policy import load_policy_file
     from ..sanitize import plain_text
     from . import draft_text
+    from .source import read_plan_source
 
     out = check_output(args.output, force=args.force, suffixes=(".yaml", ".yml"))  # before any work
     opts = _options(args, out)
-    text, encoding = read_plan_text(args.plan)
-    ref, _ = _text_target(args, out, encoding)
-    result = draft_text(text, source=Path(args.plan).name, text_ref=ref or (lambda pid: f"texts/{pid}.txt"), **opts)
+    src = read_plan_source(args.plan)
+    ref, _ = _text_target(args, out, src)
+    result = draft_text(src.text, source=Path(args.plan).name, text_ref=ref or (lambda pid: f"texts/{pid}.txt"),
+                        notes=[src.describe(Path(args.plan).name), *src.notes], **opts)
+    if result.empty:
+        raise XlmodelError(_nothing_recognised(args.plan, result))
+    text = src.text
     copy, body = None, text.encode("utf-8")
     if ref is None:
         copy = out.parent / result.policy["text"]
@@ -134,9 +162,25 @@ def cmd_draft(args) -> int:
             copy.unlink(missing_ok=True)
         raise
     print(f"{plain_text(str(out))}: {result.summary()}"
-          + (f"; plan text copied to {plain_text(str(copy))}" if wrote_copy else ""), file=sys.stderr)
+          + (f"; plan text {'written' if src.changed else 'copied'} to {plain_text(str(copy))}" if wrote_copy else ""),
+          file=sys.stderr)
+    print(f"  {plain_text(src.describe(Path(args.plan).name))}", file=sys.stderr)
+    for note in src.notes:
+        print(f"  注意 Note: {plain_text(note)}", file=sys.stderr)
     for where, reason in result.reviews:
         print(f"  待复核 REVIEW {plain_text(where)}: {plain_text(reason)}", file=sys.stderr)
     if "company" not in result.policy:
         print("  注意 Note: no `company:` written (give --company and --stock-code to add it)", file=sys.stderr)
     return 0
+
+
+def _nothing_recognised(plan, result) -> str:
+    """No rule recognised: an error, not a policy whose placeholder makes every case missing_input."""
+    d = result.draft
+    clauses = [c for c in d.clauses if c != "序言"]
+    return (f"{plan}: 未识别出任何规则：{len(clauses)} 个编号条款中没有可读出的分红条件、比例或程序（如“每年以现金方式分配的利润不少于"
+            "当年实现的可分配利润的10%”），未写出任何文件。请确认这是规划全文；或从已附带的规划复制一份改写"
+            "（xlmodel policies show ID），见 docs/user-guide.md; no rule recognised in "
+            f"{len(clauses)} numbered clause{'s' if len(clauses) != 1 else ''} (no condition, ratio or procedure of a "
+            "dividend plan): nothing written. Check that this is the plan's full text, or start from a copy of a "
+            "bundled plan (xlmodel policies show ID)")
