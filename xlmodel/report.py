@@ -228,6 +228,8 @@ def _explain(rd: cat.RuleDef, status: str, a, r, sf, missing: list[str], reason:
         return (f"审计意见为{fa}，{'属于' if ok else '不属于'}规划认可的意见",
                 f"audit opinion {a} is {'' if ok else 'not '}accepted")
     if ck.op == "not_major":
+        if u == "项":  # tests of different figures (a planned transaction's): which of them hold
+            return _outlay_tests(ok, ctx.get("tests", []), ctx.get("every", False))
         if r is None:
             return (f"董事会认定{'无' if ok else '有'}重大投资计划或重大现金支出",
                     f"board determination: {'no ' if ok else ''}major outlay planned")
@@ -255,7 +257,26 @@ def _context(model: cat.Model, val, rd: cat.RuleDef) -> dict:
     if rd.spec.kind == "any_of":
         alts = [model.rule(rid) for rid in rd.spec.rules]
         return {"alternatives": [(a.spec.title_zh, a.spec.title_en, val(f"{a.id}.status")) for a in alts]}
+    if rd.spec.kind == "no_major_outlay" and rd.check.unit == "项":
+        mo = model.policy.major_outlay
+        return {"every": mo.branches_combine == "all",
+                "tests": [(*cat.outlay_test_label(t), val(f"major_outlay.b{i}") is True) for i, t in enumerate(mo.tests(), 1)]}
     return {}
+
+
+def _outlay_tests(ok: bool, tests: list[tuple[str, str, bool]], every: bool) -> tuple[str, str]:
+    """A major outlay of several tests of different figures: the tests that hold (or that none, or not all, does)."""
+    held = [(i, zh, en) for i, (zh, en, h) in enumerate(tests, 1) if h]
+    named_zh = "；".join(f"第{i}项：{zh}" for i, zh, _ in held)
+    named_en = "; ".join(f"test {i}: {en}" for i, _, en in held)
+    if not ok:
+        lead = "全部标准均达到" if every else "达到重大支出标准"
+        return (f"{lead}，构成重大投资计划或重大现金支出（{named_zh}）",
+                f"{'every test' if every else 'a test'} of a major outlay holds ({named_en})")
+    if not held:
+        return (f"{len(tests)}项重大支出标准均未达到", f"none of the {len(tests)} major-outlay tests holds")
+    return (f"未同时达到全部{len(tests)}项重大支出标准（达到：{named_zh}）",
+            f"not every one of the {len(tests)} major-outlay tests holds (holding: {named_en})")
 
 
 def _any_of(status: str, alts: list[tuple[str, str, str]]) -> tuple[str, str]:
@@ -362,6 +383,8 @@ def report_roots(model: cat.Model) -> tuple[tuple[str, int], ...]:
             names += [n for n in parts if n is not None]
             if rd.spec.kind == "sale_restriction":
                 names += [f"{rd.id}.{k}" for k in cat.SALE_TRIGGERS]
+            if rd.spec.kind == "no_major_outlay" and rd.check.unit == "项":  # the tests its explanation names
+                names += [f"major_outlay.b{i}" for i in range(1, len(model.policy.major_outlay.tests()) + 1)]
         names += [f"{rd.id}.min_cash" for rd in _cash_paid(model)]
         names += _HEADLINE_CALCS
         return tuple((n, 0) for n in dict.fromkeys(names) if n in model.scalars)

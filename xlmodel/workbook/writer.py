@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import math
+import re
 import unicodedata
 from pathlib import Path
 
@@ -1116,6 +1117,7 @@ def _make_calc_label(model: cat.Model, name: str) -> tuple[str, str]:
     fixed = {
         "major_outlay": ("有重大投资计划或重大现金支出", "Major outlay planned"),
         "major_outlay_threshold": ("重大支出金额标准", "Major outlay threshold"),
+        "major_outlay_tests_met": ("达到的重大支出标准项数", "Major-outlay tests that hold"),
         "cond_not_met_count": ("未满足的条件数", "Conditions not met"),
         "cond_missing_count": ("缺少输入的条件数", "Conditions missing input"),
         "cond_met": ("现金分红条件全部满足", "All cash dividend conditions met"),
@@ -1123,6 +1125,13 @@ def _make_calc_label(model: cat.Model, name: str) -> tuple[str, str]:
     }
     if name in fixed:
         return fixed[name]
+    test = re.fullmatch(r"major_outlay\.b(\d+)(_threshold|_figure)?", name)
+    if test:  # one test of a major outlay (policy.MajorOutlay.branches)
+        i, part = test.groups()
+        return {None: (f"重大支出标准第{i}项成立", f"Major-outlay test {i} holds"),
+                "_threshold": (f"重大支出标准第{i}项：比例对应金额", f"Major-outlay test {i}: its ratio as an amount"),
+                "_figure": (f"重大支出标准第{i}项：计量金额（负值取绝对值）", f"Major-outlay test {i}: the figure measured (absolute)"),
+                }[part]
     rid, _, what = name.rpartition(".")
     title = next((r.spec.title_zh for r in model.rules if r.id == rid), rid)
     return {
