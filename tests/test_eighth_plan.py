@@ -359,6 +359,67 @@ def test_the_worksheet_functions_read_the_new_fields(eighth, monkeypatch):
         _check_against_report(excel_args(c, "com"), rep, str(changes))
 
 
+# =====================================================================================================
+# `xlmodel draft` reads both terms (docs/domain.md §8.1 items 17 and 18)
+# =====================================================================================================
+
+def test_drafting_the_eighth_plans_text_gives_its_definition_and_basis(eighth):
+    from test_draft import load_policy_file_from
+
+    text = (EIGHTH.parent / "texts" / "demo8-2025-2027.txt").read_text(encoding="utf-8")
+    drafted = load_policy_file_from(text)
+    assert drafted.major_outlay.tests() == eighth.major_outlay.tests()  # the six tests, each field as written by hand
+    assert drafted.major_outlay.clause == eighth.major_outlay.clause
+    target = next(r for r in drafted.rules if r.kind == "min_cash" and r.components[0].type == "pct")
+    assert (target.components[0].basis, target.components[0].ratio, target.raises_minimum, target.severity) == \
+        ("distributable_profit_lower", 0.5, False, "warn")
+    per_share = next(r for r in drafted.rules if r.kind == "min_cash" and r.components[0].type == "per_share")
+    assert (per_share.components[0].amount, per_share.measure, per_share.raises_minimum) == (0.5, "cash_dividend", True)
+    # the sub-clauses the tests are listed in are computed, by the condition that reads the definition
+    assert all(drafted.clauses[f"一、(二)、{k}"].treatment == "computed"
+               and drafted.clauses[f"一、(二)、{k}"].rules == ["cond_no_major_outlay"] for k in range(1, 7))
+
+
+def test_drafted_transaction_tests_in_one_sentence():
+    from test_draft import plan, reviewed
+    from test_draft_capabilities import load
+
+    text = plan("一、现金分红的条件\n（1）公司无重大投资计划或重大现金支出等事项发生。重大投资计划或重大现金支出是指：交易的成交金额占公司"
+                "最近一期经审计净资产的50%以上，且绝对金额超过5,000万元；或交易产生的利润占公司最近一个会计年度经审计净利润的50%以上，"
+                "且绝对金额超过500万元。")
+    tests = load(text).major_outlay.tests()
+    assert [(t.measure, t.basis, t.ratio, t.floor, t.floor_op, t.absolute) for t in tests] == [
+        ("transaction_amount", "net_assets", 0.5, 50 * M, ">", False),
+        ("transaction_profit", "net_profit_attributable", 0.5, 5 * M, ">", False)]
+    assert "一、(1)" not in reviewed(text)
+
+
+def test_a_test_of_a_figure_against_another_is_reviewed_not_drafted():
+    from test_draft import plan, reviewed
+    from test_draft_capabilities import load
+
+    # the deal amount against total assets is no listing-rule test: said, and left out
+    text = plan("一、现金分红的条件\n（1）公司无重大投资计划或重大现金支出等事项发生。重大投资计划或重大现金支出是指：公司未来十二个月内"
+                "拟对外投资累计支出达到或超过公司最近一期经审计净资产的30%；或交易的成交金额占公司最近一期经审计总资产的50%以上。")
+    assert [t.measure for t in load(text).major_outlay.tests()] == ["planned_major_outlay"]
+    assert any("transaction_amount" in w and "total_assets" in w for w in reviewed(text).get("一、(1)", []))
+
+
+def test_the_lower_of_the_two_profits_after_the_statutory_reserves_is_the_basis():
+    from test_draft import only, plan, reviewed, rules_of
+
+    # 600188 兖矿能源 (2020—2024 年度利润分配政策)
+    text = plan("以中国会计准则和国际财务报告准则财务报表税后利润数较少者为准，公司在各会计年度分配的现金股利总额，"
+                "应不低于公司该年度扣除法定储备后净利润的35%。")
+    rule = only(rules_of(text), "min_cash")
+    assert rule["components"] == [{"type": "pct", "ratio": 0.35, "basis": "distributable_profit_lower"}]
+    assert reviewed(text) == {}
+    # without the IFRS figure: the PRC-GAAP net profit after reserves is not a field of its own — said so
+    text = plan("公司在各会计年度分配的现金股利总额，应不低于公司该年度扣除法定储备后净利润的35%。")
+    assert only(rules_of(text), "min_cash")["components"][0]["basis"] == "net_profit_attributable"
+    assert reviewed(text)
+
+
 @pytest.mark.parametrize("value, words", [
     ("三千万元", "transaction_amount"), ("=1+1", "transaction_amount"), (True, "transaction_amount"),
     ("3,000万", "transaction_amount")])
