@@ -42,6 +42,7 @@ DATA = Path(__file__).parent / "data"
 FIFTH = DATA / "fifth_plan" / "demo5-2025-2027.yaml"
 SIXTH = DATA / "sixth_plan" / "demo6-2024-2026.yaml"
 SEVENTH = DATA / "seventh_plan" / "demo7-2025-2027.yaml"  # its own tests: tests/test_seventh_plan.py
+EIGHTH = DATA / "eighth_plan" / "demo8-2025-2027.yaml"  # its own tests: tests/test_eighth_plan.py
 _DROP = object()
 
 
@@ -780,8 +781,54 @@ def test_cached_outputs_equal_the_evaluator(workbooks):
 N_PARITY = 20  # per plan
 
 
+def _eighth_figures(y: dict, rng) -> None:
+    """The eighth plan's inputs: the IFRS profit after reserves, and a planned transaction's figures, mostly
+    well below their tests (so that the minimums apply), sometimes near them; losses too."""
+    from xlmodel.synth import _fen
+
+    if rng.random() < 0.8:  # 50% of an odd fen is a half fen, which Gnumeric rounds on its binary value (see
+        # test_parity_engines): most cases in whole even fens, so that its workbooks are compared, not set aside
+        for fid in ("net_profit_attributable", "distributable_profit", "net_assets", "total_assets", "revenue"):
+            if fid in y:
+                y[fid] = _fen(round(y[fid] * 50) / 50)
+    npa, dp = y.get("net_profit_attributable", 1e6), y.get("distributable_profit", 1e6)
+    y["distributable_profit_ifrs"] = _fen(round(dp * rng.uniform(0.9, 1.1) * 50) / 50) if rng.random() < 0.8 else \
+        _fen(dp * rng.uniform(0.9, 1.1))
+    scale = 0.1 if rng.random() < 0.85 else 1.0
+    for fid, basis, lo in (("transaction_total_assets", "total_assets", 0), ("transaction_target_revenue", "revenue", 0),
+                           ("transaction_target_net_profit", "net_profit_attributable", -0.7),
+                           ("transaction_amount", "net_assets", 0), ("transaction_profit", "net_profit_attributable", -0.7)):
+        if basis in y:
+            y[fid] = _fen(y[basis] * scale * rng.uniform(lo, 0.7))
+    y.setdefault("transaction_target_net_profit", _fen(npa * 0.1))
+
+
+def _eighth_boundary(policy, t: dict, k: int, rng) -> None:
+    """The eighth plan's boundaries: a transaction test exactly at its share or its floor (a fen either side,
+    either sign: 取其绝对值计算), the target at exactly 50% of the lower profit, the per-share floor exactly."""
+    from xlmodel.synth import _fen
+
+    if k == 2:
+        tests = policy.major_outlay.tests()
+        j = int(rng.integers(0, len(tests)))
+        b = tests[j]
+        if b.floor is not None and rng.random() < 0.5:  # the share's amount equal to the floor: the floor decides
+            t[b.basis] = _fen(b.floor / b.ratio) * (1 if rng.random() < 0.7 else -1)
+        thr = round(b.ratio * abs(t.get(b.basis, 1e9)), 2)
+        for i, other in enumerate(tests):  # the other tests clear, so that this one decides
+            if i != j:
+                t[other.measure] = 0.0
+        value = _fen(thr + float(rng.choice([0.0, 0.01, -0.01])))
+        t[b.measure] = value * (-1 if b.absolute and b.measure != "planned_major_outlay" and rng.random() < 0.4 else 1)
+    elif k == 7:  # 50% of the lower of the two profits after reserves, exactly or a fen short
+        low = min(t.get("distributable_profit", 0), t.get("distributable_profit_ifrs", 0))
+        t["cash_dividend"] = max(0.0, _fen(round(0.5 * low, 2) - (0.01 if rng.random() < 0.5 else 0)))
+    elif k == 1:  # 0.5 元 a share exactly, or a fen short
+        t["cash_dividend"] = max(0.0, _fen(0.5 * t.get("share_count", 1e8) - (0.01 if rng.random() < 0.5 else 0)))
+
+
 def _capability_cases(policy, n: int, seed: int) -> list:
-    """Random cases for the fifth, sixth and seventh plans, a third moved onto a boundary of a new capability."""
+    """Random cases for the fifth to eighth plans, a third moved onto a boundary of a new capability."""
     import numpy as np
 
     from xlmodel.case import parse_case
@@ -805,6 +852,8 @@ def _capability_cases(policy, n: int, seed: int) -> list:
             y["half_year_net_profit_attributable"] = _fen(npa * rng.uniform(-0.2, 0.7))
             if y.get("buyback_amount"):
                 y["buyback_cancelled"] = _fen(y["buyback_amount"] * rng.uniform(0, 1))
+            if policy.id == "demo8-2025-2027":  # its own generator: the other plans' cases stay as they were
+                _eighth_figures(y, np.random.default_rng([seed, i, fy]))
             ys.append(y)
         t = ys[-1]
         k = i % 9
@@ -850,6 +899,8 @@ def _capability_cases(policy, n: int, seed: int) -> list:
                     y["buyback_amount"] = y["buyback_cancelled"] = 0.0
                 ys[-3]["cash_dividend"], ys[-2]["cash_dividend"] = 20_000_000.0, 10_000_000.0
                 t["cash_dividend"] = 20_000_000.0 - (0.01 if rng.random() < 0.5 else 0)
+        if policy.id == "demo8-2025-2027" and k in (1, 2, 7):
+            _eighth_boundary(policy, t, k, np.random.default_rng([seed, i]))
         interims_within_totals({"years": ys})
         company = {"company_name": "示例公司", "stock_code": "300999", "board": str(rng.choice(["chinext", "sse_main"])),
                    "listing_date": "2015-06-30"}
@@ -862,10 +913,10 @@ def _capability_cases(policy, n: int, seed: int) -> list:
 def parity_built(fifth, sixth, tmp_path_factory):
     from xlmodel.workbook.writer import build_workbook
 
-    seventh = load_policy_file(SEVENTH)
+    seventh, eighth = load_policy_file(SEVENTH), load_policy_file(EIGHTH)
     root = tmp_path_factory.mktemp("cap-parity")
     built = []
-    for pol, seed in ((fifth, 5), (sixth, 6), (seventh, 7)):
+    for pol, seed in ((fifth, 5), (sixth, 6), (seventh, 7), (eighth, 8)):
         for i, c in enumerate(_capability_cases(pol, N_PARITY, seed)):
             built.append((pol, c, build_workbook(root / "built" / f"{pol.id}-{i:02d}.xlsx", policy=pol, case=c)))
     return root, built
@@ -877,8 +928,15 @@ def test_the_parity_cases_reach_the_new_statuses(parity_built):
         for r in evaluate(c, pol).rules:
             seen.setdefault(r.id, set()).add(r.status)
     for rid in ("cond_no_major_outlay", "cond_cash_flow_or_cash", "min_annual", "min_per_share", "two_distributions",
-                "min_either", "min_annual_lower_basis", "min_rolling_or_amount"):
+                "min_either", "min_annual_lower_basis", "min_rolling_or_amount", "target_about_half"):
         assert len(seen[rid] - {"missing_input"}) >= 2, (rid, seen[rid])
+    eighth = {}
+    for pol, c, _ in parity_built[1]:
+        if pol.id == "demo8-2025-2027":
+            for r in evaluate(c, pol).rules:
+                eighth.setdefault(r.id, set()).add(r.status)
+    assert {"met", "not_met"} <= eighth["cond_no_major_outlay"] and {"pass", "fail"} <= eighth["min_per_share"]
+    assert {"pass", "warn"} <= eighth["target_about_half"]
     assert {"pass", "fail", "not_applicable"} <= seen["min_plan_period"] | {"fail"}
 
 

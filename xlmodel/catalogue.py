@@ -64,9 +64,18 @@ REASONS = {
     "na_agm_not_held": ("股东大会尚未召开（表决与派发期限于股东大会后检查）",
                         "the AGM has not been held yet (votes and the payout deadline are checked after it)"),
 }
-SERIES = ("cash", "distribution", "retained", "cash_st", "cash_reg", "net_profit_attributable_lower")
+SERIES = ("cash", "distribution", "retained", "cash_st", "cash_reg", "net_profit_attributable_lower",
+          "distributable_profit_lower")
+#: a basis that is the lower of two figures (以中国会计准则和国际财务报告准则……较少者为准): the series and the two
+#: inputs it is the MIN of, each a series only in a plan that names it
+LOWER_OF = {
+    "net_profit_attributable_lower": ("net_profit_attributable", "net_profit_attributable_ifrs"),
+    "distributable_profit_lower": ("distributable_profit", "distributable_profit_ifrs"),
+}
 SERIES_ZH = {
     "net_profit_attributable_lower": ("归母净利润（中国准则与国际准则孰低）", "Net profit attributable, lower of PRC GAAP and IFRS"),
+    "distributable_profit_lower": ("当年可分配利润（扣除法定储备后，中国准则与国际准则孰低）",
+                                   "Distributable profit after statutory reserves, lower of PRC GAAP and IFRS"),
     "cash": ("现金分红（含计入的回购）", "Cash dividend incl. counted buybacks"),
     "cash_st": ("现金分红（含回购注销，风险警示口径）", "Cash dividend incl. cancelled buybacks (ST test)"),
     "cash_reg": ("现金分红（含集中竞价、要约回购，监管口径）", "Cash dividend incl. bidding/tender buybacks (regulatory)"),
@@ -74,7 +83,48 @@ SERIES_ZH = {
     "retained": ("累计可分配利润（计算口径）", "Cumulative distributable profit (basis)"),
 }
 STAGE_KEYS = ("mature", "growth", "indeterminate")
-_OUTLAY_BASIS_ZH = {"total_assets": "最近一期经审计总资产", "net_assets": "最近一期经审计净资产", "revenue": "最近一年经审计营业收入"}
+_OUTLAY_BASIS_ZH = {"total_assets": "最近一期经审计总资产", "net_assets": "最近一期经审计净资产", "revenue": "最近一年经审计营业收入",
+                    "net_profit_attributable": "最近一年经审计净利润"}
+_OUTLAY_BASIS_EN = {"total_assets": "latest audited total assets", "net_assets": "latest audited net assets",
+                    "revenue": "latest audited revenue", "net_profit_attributable": "latest audited net profit"}
+#: what a major-outlay test measures (policy.OUTLAY_PAIRS), as its labels and explanations name it
+_OUTLAY_MEASURE = {
+    "planned_major_outlay": ("拟支出", "planned outlay"),
+    "transaction_total_assets": ("交易涉及的资产总额", "the deal's total assets"),
+    "transaction_target_revenue": ("交易标的营业收入", "the target's revenue"),
+    "transaction_target_net_profit": ("交易标的净利润", "the target's net profit"),
+    "transaction_amount": ("交易成交金额", "the deal amount"),
+    "transaction_profit": ("交易产生的利润", "the deal's profit"),
+}
+
+
+def _pct(r: float) -> str:
+    return f"{r * 100:.4f}".rstrip("0").rstrip(".") + "%"
+
+
+def outlay_test_label(t: pol.OutlayBranch) -> tuple[str, str]:
+    """One test of a major outlay in words (zh, en): 交易标的营业收入达到最近一年经审计营业收入的50%且超过30,000,000元."""
+    m_zh, m_en = _OUTLAY_MEASURE[t.measure]
+    zh = f"{m_zh}{'达到' if t.op == '>=' else '超过'}{_OUTLAY_BASIS_ZH[t.basis]}的{_pct(t.ratio)}"
+    en = f"{m_en} {'≥' if t.op == '>=' else '>'} {_pct(t.ratio)} of {_OUTLAY_BASIS_EN[t.basis]}"
+    if t.floor is not None:
+        amount = f"{t.floor:,.2f}".removesuffix(".00")
+        zh += f"{'且' if t.combine == 'and' else '或'}{'超过' if t.floor_op == '>' else '达到'}{amount}元"
+        en += f" {t.combine} {'>' if t.floor_op == '>' else '≥'} {amount} 元"
+    if t.absolute:
+        zh, en = zh + "（负值取绝对值）", en + " (negative figures as absolute values)"
+    return zh, en
+
+
+def transaction_tests(mo: pol.MajorOutlay | None) -> bool:
+    """Whether a formula definition has a test measuring a planned transaction's own figure (then no one
+    amount and threshold stand for the definition: the condition shows how many of its tests hold)."""
+    return mo is not None and mo.definition == "formula" and any(t.measure != "planned_major_outlay" for t in mo.tests())
+
+
+def _magnitude(node: Node) -> Node:
+    """|x| as MAX(x, 0−x) (上述指标涉及的数据如为负值，取其绝对值计算), in every rendering the same."""
+    return Max(node, Num(0) - node)
 
 
 @dataclass(frozen=True)
@@ -275,9 +325,11 @@ class _Builder:
         self.m.series.update(cash=cash, distribution=dist, retained=retained,
                              cash_st=In("cash_dividend") + In("buyback_cancelled"),
                              cash_reg=In("cash_dividend") + In("buyback_amount"))
-        if "net_profit_attributable_lower" in _measures_named(self.p):  # only where a rule reads it
-            # MIN of the two references: a blank one would be left out, so both are required inputs (expand)
-            self.m.series["net_profit_attributable_lower"] = Min(In("net_profit_attributable"), In("net_profit_attributable_ifrs"))
+        named = _measures_named(self.p)
+        for lower, (a, b) in LOWER_OF.items():
+            if lower in named:  # only where a rule reads it
+                # MIN of the two references: a blank one would be left out, so both are required inputs (expand)
+                self.m.series[lower] = Min(In(a), In(b))
         self.transparent = {"major_outlay", "major_outlay_threshold"}
 
     def build_major_outlay(self):
@@ -288,26 +340,36 @@ class _Builder:
             self.m.scalars["major_outlay"] = In("major_outlay_planned")
             return
         sc = self.m.scalars
-        outlay = Round2(In("planned_major_outlay"))
         tests = mo.tests()
         one = mo.branches is None
 
         def branch(i: int, t: pol.OutlayBranch, threshold: str) -> Node:
-            """One test: outlay op ratio × basis (on the row ``threshold``), joined with its amount floor."""
+            """One test: its measure op ratio × basis (on the row ``threshold``), joined with its amount floor."""
             key = "" if one else f"b{i}_"
             where = "" if one else f"（第{i}项标准）"
             strict = "（超过）" if t.op == ">" else ""
+            outlay, basis = Round2(In(t.measure)), In(t.basis)
+            what, what_en = "", ""
+            if t.measure != "planned_major_outlay":  # a planned transaction's own figure against its company figure
+                what, what_en = _OUTLAY_MEASURE[t.measure][0], _OUTLAY_MEASURE[t.measure][1] + " as a "
+            if t.absolute:  # 上述指标涉及的数据如为负值，取其绝对值计算: the figure on a row of its own
+                sc[f"major_outlay.b{i}_figure"] = Round2(_magnitude(In(t.measure)))
+                self.transparent.add(f"major_outlay.b{i}_figure")
+                outlay, basis = C(f"major_outlay.b{i}_figure"), _magnitude(In(t.basis))
+                strict += "（负值取绝对值）"
             ratio = self.param("major_outlay", f"{key}ratio", t.ratio, mo.clause,
-                               f"重大支出标准{where}：占{_OUTLAY_BASIS_ZH[t.basis]}比例{strict}",
-                               f"Major outlay{'' if one else f' (test {i})'}: share of latest audited "
-                               f"{t.basis.replace('_', ' ')}{' (exceeds)' if t.op == '>' else ''}", "%")
-            sc[threshold] = Round2(ratio * In(t.basis))
+                               f"重大支出标准{where}：{what}占{_OUTLAY_BASIS_ZH[t.basis]}比例{strict}",
+                               f"Major outlay{'' if one else f' (test {i})'}: {what_en}share of latest audited "
+                               f"{t.basis.replace('_', ' ')}{' (exceeds)' if t.op == '>' else ''}"
+                               f"{' (absolute values)' if t.absolute else ''}", "%")
+            sc[threshold] = Round2(ratio * basis)
             test: Node = Cmp(t.op, outlay, C(threshold))
             if t.floor is not None:
                 word = ("超过", "exceeds") if t.floor_op == ">" else ("达到或超过", "reaches")
                 floor = self.param("major_outlay", f"{key}floor", t.floor, mo.clause,
-                                   f"重大支出标准{where}：金额下限（{word[0]}）",
-                                   f"Major outlay{'' if one else f' (test {i})'}: amount floor ({word[1]})", "元")
+                                   f"重大支出标准{where}：{what.removesuffix('金额')}金额下限（{word[0]}）",
+                                   f"Major outlay{'' if one else f' (test {i})'}: {_OUTLAY_MEASURE[t.measure][1] + ' ' if what else ''}"
+                                   f"amount floor ({word[1]})", "元")
                 test = (And if t.combine == "and" else Or)(test, Cmp(t.floor_op, outlay, floor))
             return test
 
@@ -320,7 +382,8 @@ class _Builder:
             sc[f"major_outlay.b{i}"] = branch(i, t, f"major_outlay.b{i}_threshold")
             self.transparent |= {f"major_outlay.b{i}", f"major_outlay.b{i}_threshold"}
         every = mo.branches_combine == "all"
-        sc["major_outlay_threshold"] = (Max if every else Min)(*[C(f"major_outlay.b{i}_threshold") for i in range(1, len(tests) + 1)])
+        if not transaction_tests(mo):  # one measure, one threshold shown; else each test has its own row
+            sc["major_outlay_threshold"] = (Max if every else Min)(*[C(f"major_outlay.b{i}_threshold") for i in range(1, len(tests) + 1)])
         sc["major_outlay"] = (And if every else Or)(*[C(f"major_outlay.b{i}") for i in range(1, len(tests) + 1)])
 
     # -- applicability -----------------------------------------------------
@@ -573,6 +636,12 @@ def k_no_major_outlay(b: _Builder, s: pol.NoMajorOutlay) -> Check:
     mo = b.p.major_outlay
     if mo.definition == "board":
         return Check(actual=In("major_outlay_planned"), passes=Not(C("major_outlay")), op="not_major", unit="是/否")
+    if transaction_tests(mo):  # the tests measure different figures: the actual is how many of them hold
+        if "major_outlay_tests_met" not in b.m.scalars:
+            b.m.scalars["major_outlay_tests_met"] = Sum(*[If(C(f"major_outlay.b{i}"), Num(1), Num(0))
+                                                          for i in range(1, len(mo.tests()) + 1)])
+            b.transparent.add("major_outlay_tests_met")
+        return Check(actual=C("major_outlay_tests_met"), passes=Not(C("major_outlay")), op="not_major", unit="项")
     return Check(actual=Round2(In("planned_major_outlay")), required=C("major_outlay_threshold"),
                  passes=Not(C("major_outlay")), op="not_major")
 
@@ -589,7 +658,7 @@ def k_compare(b: _Builder, s: pol.Compare) -> Check:
 def _component(b: _Builder, s, i: int, c) -> Node:
     key = f"c{i + 1}"
     if c.type == "pct":
-        basis_zh = FIELDS[c.basis].zh if c.basis in FIELDS else c.basis
+        basis_zh = FIELDS[c.basis].zh if c.basis in FIELDS else SERIES_ZH.get(c.basis, (c.basis,))[0]
         if c.by_year is None:
             r = b.param(s.id, f"{key}_ratio", c.ratio, s.clause, f"最低比例（占{basis_zh}）", f"Minimum share of {c.basis}", "%")
             return r * b.measure(c.basis)

@@ -96,10 +96,25 @@ YEAR_FIELDS: tuple[Field, ...] = (
     Field("registered_capital", "注册资本", "Registered capital", _A),
     # A+H companies: profit under IFRS beside PRC GAAP (以中国会计准则和国际财务报告准则财务报表税后利润数较少者为准)
     Field("net_profit_attributable_ifrs", "归属于母公司股东的净利润（国际财务报告准则）", "Net profit attributable (IFRS)", _A),
+    # 以中国会计准则和国际财务报告准则财务报表税后利润数较少者为准……扣除法定储备后净利润: the year's profit after
+    # the statutory reserves under IFRS, beside distributable_profit under PRC GAAP (the reserves may differ)
+    Field("distributable_profit_ifrs", "当年实现的可分配利润（国际财务报告准则，扣除法定储备后）",
+          "Distributable profit of the year (IFRS, after statutory reserves)", _A),
     Field("share_count", "总股本", "Total shares", _C),
     Field("audit_opinion", "审计意见", "Audit opinion", _E, choices=tuple(AUDIT_OPINIONS)),
     Field("planned_major_outlay", "未来十二个月拟投资、收购资产等累计支出", "Planned 12-month outlay (excl. raised funds)", _A),
     Field("major_outlay_planned", "有重大投资计划或重大现金支出（董事会认定）", "Major outlay planned (board determination)", _B),
+    # a planned transaction's own figures, for major-outlay tests worded on the listing rules' transaction tests
+    # (交易标的营业收入占……营业收入50%以上且超过3000万元): several planned transactions, each figure the largest
+    Field("transaction_total_assets", "拟进行交易涉及的资产总额（账面值与评估值孰高）",
+          "Planned transaction: total assets involved (higher of book and appraised value)", _A),
+    Field("transaction_target_revenue", "拟进行交易标的最近一个会计年度相关的营业收入",
+          "Planned transaction: the target's revenue of the latest fiscal year", _A),
+    Field("transaction_target_net_profit", "拟进行交易标的最近一个会计年度相关的净利润",
+          "Planned transaction: the target's net profit of the latest fiscal year", _A),
+    Field("transaction_amount", "拟进行交易的成交金额（含承担债务和费用）",
+          "Planned transaction: the deal amount (incl. debts assumed and costs)", _A),
+    Field("transaction_profit", "拟进行交易产生的利润", "Planned transaction: the profit the deal produces", _A),
     Field("development_stage", "发展阶段", "Development stage", _E, choices=tuple(STAGES)),
     Field("going_concern_unaffected", "现金分红不影响后续持续经营", "Going concern unaffected", _B),
     Field("cash_flow_sufficient", "现金流充裕", "Cash flow sufficient", _B),

@@ -31,8 +31,9 @@ from .plandirs import TEMPLATES
 #: amounts a rule may take as its basis or measure (DOMAIN.md §3 ids, plus derived ones)
 AMOUNT_FIELDS = tuple(f.id for f in FIELDS.values() if f.kind == Kind.AMOUNT and f.per_year)
 #: measures the model derives from the inputs: cash (with the buybacks the plan counts), cash + stock, the
-#: cumulative distributable profit, and the lower of net profit under PRC GAAP and IFRS (较少者为准)
-DERIVED_MEASURES = ("cash", "distribution", "retained", "net_profit_attributable_lower")
+#: cumulative distributable profit, and the lower of a profit under PRC GAAP and IFRS (较少者为准): net profit,
+#: or the year's distributable profit after the statutory reserves (扣除法定储备后净利润; catalogue.LOWER_OF)
+DERIVED_MEASURES = ("cash", "distribution", "retained", "net_profit_attributable_lower", "distributable_profit_lower")
 Measure = Literal[AMOUNT_FIELDS + DERIVED_MEASURES]  # type: ignore[valid-type]
 BoolField = Literal[tuple(f.id for f in FIELDS.values() if f.kind == Kind.BOOL)]  # type: ignore[valid-type]
 
@@ -440,19 +441,50 @@ def role_of(spec) -> str:
     return spec.role or ("condition" if spec.kind in CONDITION_KINDS else "requirement")
 
 
-OutlayBasis = Literal["total_assets", "net_assets", "revenue"]
+OutlayBasis = Literal["total_assets", "net_assets", "revenue", "net_profit_attributable"]
+#: what a test of a major outlay measures, with the company figures it may be a share of: the planned
+#: 12-month outlay, or a figure of a planned transaction as the listing rules' transaction tests word them
+#: (交易涉及的资产总额 / 交易标的的营业收入、净利润 / 成交金额 / 交易产生的利润, each against its company figure)
+OUTLAY_PAIRS: dict[str, tuple[str, ...]] = {
+    "planned_major_outlay": ("total_assets", "net_assets", "revenue"),
+    "transaction_total_assets": ("total_assets",),
+    "transaction_target_revenue": ("revenue",),
+    "transaction_target_net_profit": ("net_profit_attributable",),
+    "transaction_amount": ("net_assets",),
+    "transaction_profit": ("net_profit_attributable",),
+}
+OutlayMeasure = Literal[tuple(OUTLAY_PAIRS)]  # type: ignore[valid-type]
 
 
 class OutlayBranch(_Base):
-    """One test of a major outlay: planned outlay ``op`` ratio × basis, joined (``combine``) with an
-    optional amount floor (planned outlay ``floor_op`` floor). 达到或超过 / 以上 → ``>=``; 超过 → ``>``."""
+    """One test of a major outlay: ``measure`` ``op`` ratio × basis, joined (``combine``) with an
+    optional amount floor (``measure`` ``floor_op`` floor). 达到或超过 / 以上 → ``>=``; 超过 → ``>``.
 
+    ``measure``: the planned outlay (default), or a planned transaction's own figure against its company
+    figure (:data:`OUTLAY_PAIRS`): 交易标的营业收入占最近一年经审计营业收入50%以上且超过3000万元 is
+    ``{measure: transaction_target_revenue, basis: revenue, ratio: 0.5, floor: 30000000}``. ``absolute``:
+    上述指标涉及的数据如为负值，取其绝对值计算 — the measure and the basis are taken as absolute values."""
+
+    measure: OutlayMeasure = "planned_major_outlay"
     basis: OutlayBasis
     ratio: Ratio
     op: Literal[">=", ">"] = ">="
     floor: float | None = Field(default=None, ge=0)
     floor_op: Literal[">", ">="] = ">"
     combine: Literal["and", "or"] = "and"
+    absolute: bool = False
+
+    @model_validator(mode="after")
+    def _pair(self):
+        _outlay_pair(self.measure, self.basis)
+        return self
+
+
+def _outlay_pair(measure: str, basis: str) -> None:
+    if basis not in OUTLAY_PAIRS[measure]:
+        allowed = " or ".join(OUTLAY_PAIRS[measure])
+        raise ValueError(f"a test measuring {measure} is a share of {allowed}, not of {basis} (the listing rules "
+                         "compare each transaction figure with its own company figure)")
 
 
 class MajorOutlay(_Base):
@@ -461,7 +493,8 @@ class MajorOutlay(_Base):
     ``formula``: one test (``basis``, ``ratio``, ``ratio_op``, optional ``floor`` with ``floor_op``,
     joined by ``combine``), or ``branches``: several tests, each with its own basis, op and floor, any
     of which makes the outlay major (≥ 30% of net assets OR ≥ 20% of total assets), or — with
-    ``branches_combine: all`` — all of which must hold (占净资产50%以上且占总资产30%以上)."""
+    ``branches_combine: all`` — all of which must hold (占净资产50%以上且占总资产30%以上). A branch may
+    measure a planned transaction's own figure (the listing rules' transaction tests, :class:`OutlayBranch`)."""
 
     clause: str
     quote: str
@@ -487,6 +520,8 @@ class MajorOutlay(_Base):
             raise ValueError("'branches_combine' joins 'branches'; a single test has none")
         elif self.definition == "formula" and (self.basis is None or self.ratio is None):
             raise ValueError("a formula definition needs 'basis' and 'ratio' (or 'branches')")
+        elif self.basis is not None:
+            _outlay_pair("planned_major_outlay", self.basis)  # a single test measures the planned outlay
         return self
 
     def summary(self) -> str:
@@ -498,6 +533,10 @@ class MajorOutlay(_Base):
             one = f"{'≥' if t.op == '>=' else '>'} {t.ratio:.0%} of {t.basis}"
             if t.floor is not None:
                 one += f" {t.combine} {'≥' if t.floor_op == '>=' else '>'} {t.floor:,.0f} 元"
+            if t.measure != "planned_major_outlay":
+                one = f"{t.measure} {one}"
+            if t.absolute:
+                one += ", absolute values"
             parts.append(one)
         joiner = " AND " if self.branches_combine == "all" else " OR "
         return ", " + joiner.join(f"({x})" if len(parts) > 1 else x for x in parts)

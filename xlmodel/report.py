@@ -240,6 +240,8 @@ def _explain(rd: cat.RuleDef, status: str, a, r, sf, missing: list[str], reason:
         return (f"审计意见为{fa}，{'属于' if ok else '不属于'}规划认可的意见",
                 f"audit opinion {a} is {'' if ok else 'not '}accepted")
     if ck.op == "not_major":
+        if u == "项":  # tests of different figures (a planned transaction's): which of them hold
+            return _outlay_tests(ok, ctx.get("tests", []), ctx.get("every", False))
         if r is None:
             return (f"董事会认定{'无' if ok else '有'}重大投资计划或重大现金支出",
                     f"board determination: {'no ' if ok else ''}major outlay planned")
@@ -271,6 +273,10 @@ def _context(model: cat.Model, val, rd: cat.RuleDef) -> dict:
         return {"signals": [(zh, en) for k, zh, en in cat.plausible_signals(rd.spec) if val(f"{rd.id}.{k}") is True]}
     if f"{rd.id}.parent_only_reading" in model.scalars and val(f"{rd.id}.parent_only_reading") is True:
         return {"note": (ST_PARENT_ONLY_ZH, ST_PARENT_ONLY_EN)}
+    if rd.spec.kind == "no_major_outlay" and rd.check.unit == "项":
+        mo = model.policy.major_outlay
+        return {"every": mo.branches_combine == "all",
+                "tests": [(*cat.outlay_test_label(t), val(f"major_outlay.b{i}") is True) for i, t in enumerate(mo.tests(), 1)]}
     return {}
 
 
@@ -280,6 +286,21 @@ ST_PARENT_ONLY_ZH = ("上交所规则原文仅以母公司报表年度末未分�
 ST_PARENT_ONLY_EN = ("the SSE's rule text requires only the parent's year-end retained earnings to be positive: with the "
                      "consolidated figure not positive the rule still applies there (on the SZSE's reading, both "
                      "statements positive, it would not)")
+
+
+def _outlay_tests(ok: bool, tests: list[tuple[str, str, bool]], every: bool) -> tuple[str, str]:
+    """A major outlay of several tests of different figures: the tests that hold (or that none, or not all, does)."""
+    held = [(i, zh, en) for i, (zh, en, h) in enumerate(tests, 1) if h]
+    named_zh = "；".join(f"第{i}项：{zh}" for i, zh, _ in held)
+    named_en = "; ".join(f"test {i}: {en}" for i, _, en in held)
+    if not ok:
+        lead = "全部标准均达到" if every else "达到重大支出标准"
+        return (f"{lead}，构成重大投资计划或重大现金支出（{named_zh}）",
+                f"{'every test' if every else 'a test'} of a major outlay holds ({named_en})")
+    if not held:
+        return (f"{len(tests)}项重大支出标准均未达到", f"none of the {len(tests)} major-outlay tests holds")
+    return (f"未同时达到全部{len(tests)}项重大支出标准（达到：{named_zh}）",
+            f"not every one of the {len(tests)} major-outlay tests holds (holding: {named_en})")
 
 
 def _any_of(status: str, alts: list[tuple[str, str, str]]) -> tuple[str, str]:
@@ -389,6 +410,8 @@ def report_roots(model: cat.Model) -> tuple[tuple[str, int], ...]:
             if rd.spec.kind == "plausible_amounts":
                 names += [f"{rd.id}.{k}" for k, _, _ in cat.plausible_signals(rd.spec)]
             names.append(f"{rd.id}.parent_only_reading")  # (kept only where the rule has it)
+            if rd.spec.kind == "no_major_outlay" and rd.check.unit == "项":  # the tests its explanation names
+                names += [f"major_outlay.b{i}" for i in range(1, len(model.policy.major_outlay.tests()) + 1)]
         names += [f"{rd.id}.min_cash" for rd in _cash_paid(model)]
         names += _HEADLINE_CALCS
         return tuple((n, 0) for n in dict.fromkeys(names) if n in model.scalars)

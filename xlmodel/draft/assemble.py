@@ -15,6 +15,7 @@ def finish(d: Draft) -> None:
     _interim(d)
     _going_concern(d)
     _board_outlay(d)
+    _outlay_clauses(d)
     _merge_attestations(d)
     _dedupe(d)
     _order(d)
@@ -68,6 +69,15 @@ def _board_outlay(d: Draft) -> None:
         where = (table.clause, table.quote)
     d.major_outlay = {"clause": where[0], "quote": where[1], "definition": "board"}
     d.info(where[0], "规划未给出重大投资计划或重大现金支出的计算标准：由董事会认定（输入 major_outlay_planned）。")
+
+
+def _outlay_clauses(d: Draft) -> None:
+    """The sub-clauses a major-outlay definition's tests are listed in are computed, by the rule that reads the
+    definition (the condition, else the stage table), not informational."""
+    readers = [r for r in d.rules if r.kind == "no_major_outlay"] or \
+        [r for r in d.rules if r.kind == "cash_share" and "table" in r.params]
+    for cid in dict.fromkeys(d.facts.get("outlay_clauses", [])) if readers else ():
+        d.implements(cid, readers[0])
 
 
 def _merge_attestations(d: Draft) -> None:

@@ -49,10 +49,31 @@ MO_DEF = re.compile(r"重大(?:投资计划|现金支出|资金支出|投资|支
                     r"(?:是指|系指|指|的标准为|标准为|定义为)[:]?")
 #: ``……累计支出超近一期审计总资产30%为重大项目`` (the test before the words it defines)
 MO_TAIL = re.compile(r"(?:为|属于|属|即为|视为|认定为)重大(?:投资计划|现金支出|资金支出|投资|项目|情形|支出|交易)")
-_BRANCH = re.compile(rf"(?:(?P<op>{OP_WORDS})|占)(?P<mid>[^。;%]{{0,30}}?)(?P<basis>净资产|资产总额|总资产|营业收入|营收)"
+_BRANCH = re.compile(rf"(?:(?P<op>{OP_WORDS})|占)(?P<mid>[^。;%]{{0,30}}?)(?P<basis>净资产|资产总额|总资产|营业收入|营收|净利润)"
                      rf"(?:的)?(?P<r>{RATIO})(?P<suf>以上|及以上)?")
-_FLOOR = re.compile(rf"(?P<join>且|并且|或者|或)?(?P<op>{OP_WORDS})?(?P<a>{nb.AMOUNT})(?P<suf>以上|及以上)?")
-_BASIS = {"净资产": "net_assets", "资产总额": "total_assets", "总资产": "total_assets", "营业收入": "revenue", "营收": "revenue"}
+_FLOOR = re.compile(rf"(?P<join>且|并且|或者|或)?(?:绝对金额)?(?P<op>{OP_WORDS})?(?P<a>{nb.AMOUNT})(?P<suf>以上|及以上)?")
+_BASIS = {"净资产": "net_assets", "资产总额": "total_assets", "总资产": "total_assets", "营业收入": "revenue", "营收": "revenue",
+          "净利润": "net_profit_attributable"}
+#: the listing rules' transaction tests (交易标的营业收入占……营业收入50%以上且超过3000万元): the figure of the planned
+#: transaction a test measures, named before its 占 (policy.OUTLAY_PAIRS gives the company figure it is a share of)
+_DEAL = (("transaction_total_assets", re.compile(r"交易涉及的?资产总额")),
+         ("transaction_target_revenue", re.compile(r"交易标的[^。;,]{0,24}?营业收入")),
+         ("transaction_target_net_profit", re.compile(r"交易标的[^。;,]{0,24}?净利润")),
+         ("transaction_amount", re.compile(r"成交金额")),
+         ("transaction_profit", re.compile(r"交易产生的?(?:净)?利润")))
+_ABSOLUTE = re.compile(r"(?:如|若)为负值[,]?(?:的)?(?:应)?取(?:其)?绝对值(?:计算)?")
+_DEAL_PAIRS = {"planned_major_outlay": ("total_assets", "net_assets", "revenue"),
+               "transaction_total_assets": ("total_assets",), "transaction_target_revenue": ("revenue",),
+               "transaction_target_net_profit": ("net_profit_attributable",), "transaction_amount": ("net_assets",),
+               "transaction_profit": ("net_profit_attributable",)}
+
+
+def _deal(s: str, lo: int, m: re.Match) -> str:
+    """What a test ``m`` measures: a planned transaction's figure named before it (from ``lo``, within its sentence
+    part), or the planned outlay."""
+    before = s[max(lo, s.rfind(";", 0, m.start()) + 1, s.rfind("。", 0, m.start()) + 1): m.start()]
+    found = [(x.start(), fid) for fid, pat in _DEAL for x in pat.finditer(before)]
+    return max(found)[1] if found else "planned_major_outlay"
 
 
 # ---- the lists ---------------------------------------------------------------------------
@@ -322,7 +343,9 @@ def find_definitions(d: Draft) -> None:
 def _definition(d: Draft, c: ClauseText, start: int, end: int) -> None:
     s = c.text
     branches, floors, pos = [], [], start
+    measures = []
     while (m := _BRANCH.search(s, pos, end)) is not None:  # the next test starts after the last one's floor
+        measures.append(_deal(s, pos, m))
         branches.append(m)
         pos = m.end()
         f = _FLOOR.match(s, pos + (1 if s[pos:pos + 1] == "," else 0), end)
@@ -336,43 +359,56 @@ def _definition(d: Draft, c: ClauseText, start: int, end: int) -> None:
         return
     d.cover(c.id, start - 2, pos)
     quote = c.quote(start, pos)
-    _set_outlay(d, c, quote, branches, floors, s[start:end])
+    _set_outlay(d, c, quote, branches, floors, measures, s[start:end])
 
 
 def _listed_definition(d: Draft, c: ClauseText, start: int, end: int) -> None:
     """``重大投资计划或重大现金支出是指以下情形之一：（1）……；（2）……``: the tests in the sub-clauses."""
-    branches, floors, quote = [], [], None
+    branches, floors, measures, quote = [], [], [], None
     for child in c.children:
         x = d.clauses[child]
+        lo = 0
         for m in _BRANCH.finditer(x.text):
+            measures.append(_deal(x.text, lo, m))
             pos = m.end()
             f = _FLOOR.match(x.text, pos + (1 if x.text[pos:pos + 1] == "," else 0))
             f = f if f and f.group("a") else None
+            lo = f.end() if f else pos
             branches.append(m)
             floors.append(f)
             a = x.piece_at(m.start(), m.end())[0]
             d.cover(child, a, f.end() if f else pos)
+            d.facts.setdefault("outlay_clauses", []).append(child)  # computed through the definition (assemble)
             quote = quote or x.quote(a, f.end() if f else pos)
     if not branches:
         d.review(c.id, f"重大支出的定义未能读出 major-outlay definition not recognised: “{c.quote(start, end)}”")
         d.cover(c.id, start, end)
         return
     d.cover(c.id, start - 2, end)
-    _set_outlay(d, c, quote, branches, floors, c.text[start:end])
+    _set_outlay(d, c, quote, branches, floors, measures, c.text[start:end])
 
 
-def _set_outlay(d: Draft, c: ClauseText, quote: str, branches, floors, body: str) -> None:
+def _set_outlay(d: Draft, c: ClauseText, quote: str, branches, floors, measures: list[str], body: str) -> None:
     """The definition: one test, or (several) ``branches``: any of which makes an outlay major (或 / 之一),
     or all of which must hold (且 between ratio tests: ``branches_combine: all``),
     each with its basis (net assets, total assets, revenue), its comparison on the ratio (达到或超过 / 以上 →
     ``>=``, 超过 → ``>``) and an optional amount floor with its own comparison and join (且 / 或)."""
     tests, why = [], []
-    for m, f in zip(branches, floors):
+    absolute = next((x for t in [body, c.text] + [d.clauses[k].text for k in c.children] if (x := _ABSOLUTE.search(t))), None)
+    for m, f, measure in zip(branches, floors, measures):
         op = nb.op_of(m.group("op") or "", m.group("suf") or "") or ">="
         if op not in (">=", ">"):
             why.append(f"“{m.group('op') or m.group('suf')}”不是下限比较：按“≥”起草 not a lower bound: drafted as ≥")
             op = ">="
-        t: dict = {"basis": _BASIS[m.group("basis")], "ratio": nb.fmt_ratio(nb.ratio(m.group("r"))), "op": op}
+        basis = _BASIS[m.group("basis")]
+        if basis not in _DEAL_PAIRS[measure]:  # a figure against another figure than the listing rules' own
+            why.append(f"“{m.group(0)}”：{measure} 不与 {basis} 比较，此项标准未起草 a test of {measure} against {basis} "
+                       "is not one the catalogue knows: not drafted")
+            continue
+        t: dict = {"measure": measure} if measure != "planned_major_outlay" else {}
+        t.update(basis=basis, ratio=nb.fmt_ratio(nb.ratio(m.group("r"))), op=op)
+        if absolute:  # 上述指标涉及的数据如为负值，取其绝对值计算
+            t["absolute"] = True
         if f is not None:
             fop = nb.op_of(f.group("op") or "", f.group("suf") or "") or ">"
             if fop not in (">", ">="):
@@ -382,7 +418,11 @@ def _set_outlay(d: Draft, c: ClauseText, quote: str, branches, floors, body: str
                      combine="or" if (f.group("join") or "").startswith("或") else "and")
         tests.append(t)
     mo: dict = {"clause": c.id, "quote": quote, "definition": "formula"}
-    if len(tests) == 1:
+    if not tests or (len(tests) == 1 and "measure" in tests[0]):
+        for w in why + [f"重大支出的定义未能起草 major-outlay definition not drafted: “{quote}”"]:
+            d.review(c.id, w)  # (a single test of a transaction's figure needs branches: the board decides meanwhile)
+        return
+    if len(tests) == 1:  # one test of the planned outlay (absolute values: an outlay is not negative)
         t = tests[0]
         mo.update(basis=t["basis"], ratio=t["ratio"])
         if t["op"] != ">=":

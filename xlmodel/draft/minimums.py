@@ -130,6 +130,10 @@ def _basis_field(d: Draft, c: ClauseText, basis, sentence: str) -> tuple[str, st
     if basis is None:
         return "net_profit_attributable", "未写明利润口径（如“分红率”）：按归属于上市公司股东的净利润起草 the profit basis is not stated: drafted as attributable"
     w, pre = basis.group("w"), basis.group("pre") or ""
+    if "国际财务报告" in sentence and re.search(r"较少者|较低者|孰低", sentence) and \
+            re.search(r"(?:扣除|提取)法定(?:储备|公积金?)后的?$", basis.string[:basis.start("w")]):
+        # ……较少者为准……扣除法定储备后净利润: the lower of the two profits after the statutory reserves
+        return "distributable_profit_lower", None
     if re.fullmatch(DIST, w):
         if "母公司" in pre or "母公司" in sentence[max(0, basis.start() - 12): basis.start()]:
             return "distributable_profit", "母公司当年可分配利润：无对应字段，按当年可分配利润起草 parent-company distributable profit has no field: drafted on distributable_profit"

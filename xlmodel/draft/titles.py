@@ -10,11 +10,15 @@ _BASIS = {"distributable_profit": ("当年可分配利润", "the year's distribu
           "net_profit_attributable": ("归属于上市公司股东的净利润", "net profit attributable"),
           "retained": ("累计可分配利润", "cumulative distributable profit"),
           "net_profit_attributable_lower": ("归母净利润（中国准则与国际准则孰低）",
-                                            "net profit attributable (lower of PRC GAAP and IFRS)")}
+                                            "net profit attributable (lower of PRC GAAP and IFRS)"),
+          "distributable_profit_lower": ("扣除法定储备后净利润（中国准则与国际准则孰低）",
+                                         "profit after statutory reserves (lower of PRC GAAP and IFRS)")}
 _AVERAGE = {"distributable_profit": ("可分配利润", "distributable profit"),
             "net_profit_attributable": ("归属于上市公司股东的净利润", "net profit attributable"),
             "net_profit_attributable_lower": ("归母净利润（中国准则与国际准则孰低）",
-                                              "net profit attributable (lower of PRC GAAP and IFRS)")}
+                                              "net profit attributable (lower of PRC GAAP and IFRS)"),
+            "distributable_profit_lower": ("扣除法定储备后净利润（中国准则与国际准则孰低）",
+                                           "profit after statutory reserves (lower of PRC GAAP and IFRS)")}
 _OPS = {">=": "≥", ">": ">", "<=": "≤", "<": "<"}
 
 _ATTEST = {

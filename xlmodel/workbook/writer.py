@@ -984,37 +984,91 @@ class WorkbookBuilder:
         return last + 3
 
     # -- plan text -----------------------------------------------------------
+    #: a clause's treatment as the sheet names it (docs/domain.md §2.2), with the colour of its cell
+    TREATMENTS = {"computed": ("计算检查", "Computed", "#DDEBF7"), "attestation": ("确认事项", "Attestation", "#FFF2CC"),
+                  "informational": ("说明性", "Informational", "#EDEDED")}
+    REVIEW = "待复核"  # a drafted plan's mark on what its reader must still settle
+
     def _text(self):
+        """Clause by clause: how the model treats it — computed (the rules that compute it, on 检查), confirmed
+        by the user (what, and where on 输入), or informational (its note) — beside its own text; then the
+        regulatory baseline's clauses the same way."""
         ws, st, p = self.ws["text"], self.st, self.policy
-        self._header(ws, "规划原文", "Plan text by clause", [("条款 Clause", 16), ("处理 Treatment", 14), ("规则 Rules", 30), ("原文 Text", 100)])
+        cols = [("条款 Clause", 16), ("处理 Treatment", 16), ("如何处理 How it is treated", 46), ("原文 Text", 80),
+                ("说明 Note", 40)]
+        self._header(ws, "规划原文", "Plan text by clause, with how each is treated", cols)
+        fmt = {k: self.wb.add_format({"font_name": FONT, "font_size": 10, "valign": "top", "text_wrap": True, "bold": True,
+                                      "bg_color": colour}) for k, (_, _, colour) in self.TREATMENTS.items()}
+        review = self.wb.add_format({"font_name": FONT, "font_size": 10, "valign": "top", "text_wrap": True,
+                                     "font_color": "#C65911", "bold": True})
+        counts = {k: sum(e.treatment == k for e in p.clauses.values()) for k in self.TREATMENTS}
+        ws.write_string(3, 0, "每一条款均有处理：计算检查（模型按规则计算，结果见“检查”表）、确认事项（由用户在“输入”表确认是/否）、"
+                              "说明性（无可检查的内容，附说明）。Every clause is computed, confirmed by the user, or informational."
+                              f"  本规划 {len(p.clauses)} 条：" + "、".join(f"{self.TREATMENTS[k][0]} {n} 条" for k, n in counts.items())
+                        + f" ({', '.join(f'{n} {self.TREATMENTS[k][1].lower()}' for k, n in counts.items())})", st.note)
         clauses = plan_clauses(p)  # the one reading of text: (relative to the plan file, or carried)
-        cited: dict[str, list[str]] = {}
-        for r in p.rules:
-            cited.setdefault(r.clause, []).append(r.id)
-        treat_zh = {"computed": "计算检查", "attestation": "声明确认", "informational": "仅供参考"}
-        for i, (cid, entry) in enumerate(p.clauses.items()):
-            row = HEADER_ROW + 1 + i
-            self._put(ws, row, 0, cid, st.text)
-            ws.write(row, 1, treat_zh[entry.treatment], st.text)
-            self._put(ws, row, 2, ", ".join(cited.get(cid, []) + list(entry.rules)), st.wrap)
-            text = clauses.get(cid, "")
-            if entry.note:
-                text = f"{text}\n【说明】{entry.note}" if text else f"【说明】{entry.note}"
-            ws.write_string(row, 3, text, st.wrap)
+        row = HEADER_ROW + 1
+        for cid, entry in p.clauses.items():
+            ids = [r.id for r in p.rules if r.clause == cid] + list(entry.rules)
+            how = self._treated(cid, entry, [p.rule(rid) for rid in dict.fromkeys(ids)], p.rules, p.major_outlay)
+            self._clause_row(ws, row, cid, entry, how, clauses.get(cid, ""), fmt, review, cols)
+            row += 1
         base = self.model.baseline
         if base is not None:
-            row = HEADER_ROW + 2 + len(p.clauses)
+            row += 1
             ws.write(row, 0, "监管底线 Regulatory baseline", st.section)
             self._put(ws, row, 3, f"{base.title_zh}（{base.id} v{base.version}）", st.wrap)
             for i, src in enumerate(base.sources):
                 ws.write_string(row + 1 + i, 3, src, st.wrap)
-            for j, (cid, entry) in enumerate(base.clauses.items()):
-                r = row + 2 + len(base.sources) + j
-                self._put(ws, r, 0, cid, st.text)
-                ws.write(r, 1, treat_zh[entry.treatment], st.text)
-                self._put(ws, r, 2, ", ".join(x.id for x in base.rules if x.clause == cid), st.wrap)
-                ws.write_string(r, 3, "；".join(x.quote for x in base.rules if x.clause == cid) or (entry.note or ""), st.wrap)
+            row += 1 + len(base.sources)
+            for cid, entry in base.clauses.items():
+                rules = [x for x in base.rules if x.clause == cid]
+                text = "；".join(x.quote for x in rules)
+                self._clause_row(ws, row, cid, entry, self._treated(cid, entry, rules, base.rules, None), text, fmt,
+                                 review, cols)
+                row += 1
         ws.freeze_panes(HEADER_ROW + 1, 1)
+
+    def _clause_row(self, ws, row: int, cid: str, entry, how: str, text: str, fmt: dict, review, cols) -> None:
+        zh, en, _ = self.TREATMENTS[entry.treatment]
+        flagged = self.REVIEW in (entry.note or "") or self.REVIEW in how
+        label = f"{zh}\n{en}" + (f"\n{self.REVIEW} REVIEW" if flagged else "")
+        self._put(ws, row, 0, cid, self.st.wrap)
+        ws.write_string(row, 1, label, fmt[entry.treatment])
+        self._put(ws, row, 2, how, self.st.wrap)
+        self._put(ws, row, 3, text, self.st.wrap)
+        self._put(ws, row, 4, entry.note or "", review if flagged else self.st.wrap)
+        lines = max(sum(max(1, math.ceil(_text_width(line) / max(1, w - 2))) for line in str(t).split("\n"))
+                    for t, (_, w) in zip((cid, label, how, text, entry.note or ""), cols))
+        ws.set_row(row, min(409.0, 15.0 * lines))
+
+    def _treated(self, cid: str, entry, rules: list, every_rule: list, mo) -> str:
+        """What the model does with a clause, in words: each rule computing it (its title, id and row on 检查),
+        each fact the user confirms (and where on 输入), the major-outlay definition it gives; for a heading,
+        the sub-clauses whose rules compute it; for an informational clause, that nothing is checked."""
+        lines = []
+        if mo is not None and mo.clause == cid:
+            how = "按规划公式计算（参数见“参数”表 major_outlay.*）" if mo.definition == "formula" else "由董事会认定（输入 major_outlay_planned）"
+            lines.append(f"重大投资计划或重大现金支出的认定：{how} Major-outlay definition")
+        elif mo is not None and cid.startswith(mo.clause + "、"):  # the definition's quote may span its sub-clauses
+            lines.append(f"属于 {mo.clause} 的重大支出认定（按其定义计算）Part of the major-outlay definition of {mo.clause}")
+        for r in rules:
+            if r.kind == "attestation":
+                where = (f"“输入”表 {FIELDS[r.field].zh}（in_{r.field}）" if r.field
+                         else f"“输入”表声明确认 att_{r.id}")
+                lines.append(f"☐ 用户确认：{r.title_zh}（{where}） Confirm: {r.title_en}")
+            else:
+                at = self.L.check_rows.get(r.id)
+                lines.append(f"• {r.title_zh}（{r.id}{f'，“检查”表第{at + 1}行' if at is not None else ''}）")
+            if r.note and self.REVIEW in r.note:
+                lines.append(f"  {r.note}")
+        if not rules and entry.treatment != "informational":
+            subs = [c for c in dict.fromkeys(x.clause for x in every_rule) if c.startswith(cid + "、")]
+            if subs:
+                lines.append("由子条款的规则计算 via its sub-clauses: " + "、".join(subs))
+        if entry.treatment == "informational" and not lines:
+            lines.append("无可检查的内容，见说明 Nothing to check: see the note")
+        return "\n".join(lines)
 
     # -- cover ---------------------------------------------------------------
     def _cover(self):
@@ -1177,6 +1231,7 @@ def _make_calc_label(model: cat.Model, name: str) -> tuple[str, str]:
     fixed = {
         "major_outlay": ("有重大投资计划或重大现金支出", "Major outlay planned"),
         "major_outlay_threshold": ("重大支出金额标准", "Major outlay threshold"),
+        "major_outlay_tests_met": ("达到的重大支出标准项数", "Major-outlay tests that hold"),
         "cond_not_met_count": ("未满足的条件数", "Conditions not met"),
         "cond_missing_count": ("缺少输入的条件数", "Conditions missing input"),
         "cond_met": ("现金分红条件全部满足", "All cash dividend conditions met"),
@@ -1184,6 +1239,13 @@ def _make_calc_label(model: cat.Model, name: str) -> tuple[str, str]:
     }
     if name in fixed:
         return fixed[name]
+    test = re.fullmatch(r"major_outlay\.b(\d+)(_threshold|_figure)?", name)
+    if test:  # one test of a major outlay (policy.MajorOutlay.branches)
+        i, part = test.groups()
+        return {None: (f"重大支出标准第{i}项成立", f"Major-outlay test {i} holds"),
+                "_threshold": (f"重大支出标准第{i}项：比例对应金额", f"Major-outlay test {i}: its ratio as an amount"),
+                "_figure": (f"重大支出标准第{i}项：计量金额（负值取绝对值）", f"Major-outlay test {i}: the figure measured (absolute)"),
+                }[part]
     rid, _, what = name.rpartition(".")
     title = next((r.spec.title_zh for r in model.rules if r.id == rid), rid)
     return {
