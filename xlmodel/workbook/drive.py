@@ -214,7 +214,10 @@ def recalc_workbook(book, out, engine=None, *, force: bool = False, timeout: flo
 
         engine = find(engine)
     adapter = engine
-    with tempfile.TemporaryDirectory(prefix="xlmodel-recalc-") as d:
+    # the engine's files beside the output where its folder exists (a folder the user chose: Excel for Mac
+    # asks before it opens files elsewhere), else in the system's temporary folder; removed in any case
+    near = out.parent if out.parent.is_dir() else None
+    with tempfile.TemporaryDirectory(prefix=".xlmodel-recalc-", dir=near) as d:
         src = Path(d) / "in" / "workbook.xlsx"  # our name: the engines name outputs after their inputs
         src.parent.mkdir()
         src.write_bytes(data)
