@@ -66,7 +66,8 @@ EXIT_HELP = {
                      "  2    a workbook xlmodel cannot read or hand to an engine (macros, links, foreign\n"
                      "       functions), no engine, or the engine failed or timed out" + _EXISTS, _INTERRUPTED),
     "selftest": _codes("  0    every result cell agrees with the evaluator (known half fens set aside, counted)",
-                       "  1    a difference (each named: plan, case, sheet!cell, both values)",
+                       "  1    a difference (each named: plan, case, sheet!cell, both values), or more\n"
+                       "       workbooks set aside than the parity tests allow",
                        "  2    no engine, an unknown plan, or the engine failed or timed out", _INTERRUPTED),
     "samples": _codes("  0    written (whatever the samples' own results)",
                       "  2    no sample cases found, or a bad case" + _EXISTS, _INTERRUPTED),

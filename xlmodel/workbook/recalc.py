@@ -82,8 +82,12 @@ def recalculate_gnumeric(paths: list[Path], outdir: Path, timeout: float = 120) 
     return out
 
 
-def recalculate(paths: list[Path], outdir: Path, timeout: float = 900) -> list[Path]:
-    """Recalculate ``paths`` in LibreOffice; return the recalculated copies in ``outdir``."""
+def recalculate(paths: list[Path], outdir: Path, timeout: float | None = None) -> list[Path]:
+    """Recalculate ``paths`` in LibreOffice; return the recalculated copies in ``outdir``.
+
+    ``timeout`` bounds one launch; by default it grows with the files (:func:`launch_bound`): a busy
+    machine is slow, a hang is still stopped."""
+    timeout = launch_bound(len(paths)) if timeout is None else timeout
     exe = soffice()
     outdir = _ready(exe, "LibreOffice (soffice) not found; install libreoffice-calc-nogui", outdir)
     out = [outdir / Path(p).name for p in paths]
@@ -98,6 +102,12 @@ def recalculate(paths: list[Path], outdir: Path, timeout: float = 900) -> list[P
         raise XlmodelError(f"LibreOffice failed ({proc.returncode}): {proc.stderr.strip()[:500]}; "
                            f"not converted: {', '.join(str(p) for p in missing[:3])}")
     return out
+
+
+def launch_bound(n: int) -> float:
+    """Seconds one LibreOffice launch of ``n`` files may take by default: 15 minutes, or 10 seconds a
+    file (a workbook takes about half a second on an idle core) and two minutes to start."""
+    return max(900.0, 120.0 + 10.0 * n)
 
 
 def _run(exe: str, paths: list[Path], outdir: Path, timeout: float) -> subprocess.CompletedProcess:
