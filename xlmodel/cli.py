@@ -32,7 +32,7 @@ def _codes(*lines: str) -> str:
 #: the exit codes each command's --help lists (None: `xlmodel --help`); lines within 90 columns
 EXIT_HELP = {
     None: _codes(
-        "  0    compliant: every rule passes or only warns (build, refresh, samples: written)",
+        "  0    compliant: every rule passes or only warns (build, fill, refresh, samples: written)",
         "  1    a rule fails, an input a rule needs is missing,\n       or (check) the workbook's formulas were changed",
         "  2    bad input or usage (the message names the file, field and year)" + _EXISTS,
         _INTERRUPTED),
@@ -57,6 +57,18 @@ EXIT_HELP = {
     "build": _codes("  0    written", "  2    bad input or usage (the message names the field and year)" + _EXISTS,
                     _INTERRUPTED),
     "refresh": _codes("  0    written", "  2    a workbook xlmodel cannot read" + _EXISTS, _INTERRUPTED),
+    "fill": _codes("  0    written (its cached results computed by the evaluator: current)",
+                   "  2    a workbook or case xlmodel cannot read, a case for another plan, year or\n"
+                   "       company" + _EXISTS, _INTERRUPTED),
+    "recalc": _codes("  0    written, and `check` finds the engine's results current",
+                     "  1    written, but the engine's results differ from the evaluator's or formulas\n"
+                     "       were changed (listed)",
+                     "  2    a workbook xlmodel cannot read or hand to an engine (macros, links, foreign\n"
+                     "       functions), no engine, or the engine failed or timed out" + _EXISTS, _INTERRUPTED),
+    "selftest": _codes("  0    every result cell agrees with the evaluator (known half fens set aside, counted)",
+                       "  1    a difference (each named: plan, case, sheet!cell, both values), or more\n"
+                       "       workbooks set aside than the parity tests allow",
+                       "  2    no engine, an unknown plan, or the engine failed or timed out", _INTERRUPTED),
     "samples": _codes("  0    written (whatever the samples' own results)",
                       "  2    no sample cases found, or a bad case" + _EXISTS, _INTERRUPTED),
 }
@@ -266,6 +278,11 @@ LAZY_COMMANDS = {
     "check": ("workbook", "read a filled-in workbook back, evaluate it and check its integrity"),
     "refresh": ("workbook", "rebuild a workbook with the current plan and generator, keeping its inputs"),
     "build": ("workbook", "write a formula-backed workbook for a case or an empty policy model"),
+    "fill": ("workbook", "write a case's inputs into a workbook built for its plan and year"),
+    "recalc": ("workbook", "recalculate a workbook in a spreadsheet engine (Excel, LibreOffice, Gnumeric) and save "
+                           "its values"),
+    "selftest": ("workbook", "prove the models in your spreadsheet engine: random and boundary cases against the "
+                             "evaluator"),
     "samples": ("workbook", "evaluate the bundled sample cases and build their workbooks"),
     "draft": ("draft", "draft a policy file from a plan's published text (review before use)"),
 }

@@ -143,6 +143,85 @@ def cmd_refresh(args) -> int:
     return 0
 
 
+def cmd_fill(args) -> int:
+    """Write a case's inputs into a workbook built for its plan and year (xlmodel.workbook.fill)."""
+    from .fill import fill_workbook
+
+    filled = fill_workbook(args.workbook, args.case, args.output, force=args.force)
+    read, g = filled.read, filled.given
+    print(f"已写入 wrote {filled.path}：案例 {filled.case.source} 的 {g['inputs']} 项输入、{g['attestations']} 项确认、"
+          f"{g['notes']} 条备注 — {g['inputs']} inputs, {g['attestations']} attestations, {g['notes']} notes from the case "
+          f"(policy {read.policy.id} v{read.policy.version}, fiscal year {filled.case.evaluation_year})", file=sys.stderr)
+    if filled.kept:
+        shown = ", ".join(plain_text(k) for k in filled.kept[:12]) + (" …" if len(filled.kept) > 12 else "")
+        print(f"注意 Note: 保留了工作簿中案例未给出的 {len(filled.kept)} 项 kept {len(filled.kept)} of the workbook's "
+              f"entries the case does not give: {shown}", file=sys.stderr)
+    print("缓存结果由 xlmodel 评估器计算，为最新（xlmodel check 可信）cached results computed by xlmodel's evaluator: "
+          "current, `xlmodel check` trusts them; `xlmodel recalc` recomputes them in a spreadsheet engine", file=sys.stderr)
+    for note in read.notes:
+        print(f"注意 Note: {plain_text(note)}", file=sys.stderr)
+    if read.tampered:
+        print(f"注意 Note: {len(read.tampered)} 处被修改的公式已按 xlmodel 生成的公式写回 — {len(read.tampered)} changed "
+              "formulas are written as xlmodel generates them", file=sys.stderr)
+    for line in read.params_changed:  # the output has the plan's thresholds
+        print(f"注意 Note: parameter not carried, reset to the plan's value: {plain_text(line)}", file=sys.stderr)
+    for w in filled.case.warnings:  # amounts that look like 万元/亿元
+        print(f"注意 Warning: {filled.case.source}: {w}", file=sys.stderr)
+    return 0
+
+
+def cmd_recalc(args) -> int:
+    """Recalculate a workbook in a spreadsheet engine and save its values (xlmodel.workbook.drive)."""
+    from ..catalogue import STATUS_EN, STATUS_ZH
+    from .drive import recalc_workbook
+    from .integrity import verdict_lines
+
+    res = recalc_workbook(args.workbook, args.output, args.engine, force=args.force, timeout=args.timeout)
+    for note in res.notes:
+        print(f"注意 Note: {plain_text(note)}", file=sys.stderr)
+    print(f"计算引擎 Engine: {res.engine}（工作簿属性 xlmodel_recalculated_by）")
+    for zh, en in verdict_lines(res.integrity):
+        print(f"{zh} | {en}")
+    status = res.report.overall_status
+    print(f"总体结论 Overall: {STATUS_ZH[status]} {STATUS_EN[status]}")
+    print(f"已写入 wrote {res.path}", file=sys.stderr)
+    integ = res.integrity
+    if integ["cached_results_stale"]:
+        print(f"{res.engine} 的结果与评估器不一致 {res.engine}'s results differ from the evaluator's "
+              "(run `xlmodel selftest` to test this engine):", file=sys.stderr)
+    for line in (integ["formulas_changed"] + integ["cached_results_stale"])[:50]:
+        print(f"  - {plain_text(line)}", file=sys.stderr)
+    return 0 if res.current else 1
+
+
+def cmd_selftest(args) -> int:
+    """Random and boundary cases of every plan, recalculated in the engine, against the evaluator."""
+    import tempfile
+    from pathlib import Path
+
+    from .. import selftest
+    from .engines import engine
+
+    if not 1 <= args.cases <= 1000:
+        raise XlmodelError(f"--cases: expected a number of cases per plan from 1 to 1000, got {args.cases}")
+    keep = Path(args.keep) if args.keep else None
+    if keep is not None and keep.exists() and (not keep.is_dir() or any(keep.iterdir())):
+        raise XlmodelError(f"{keep}: --keep needs a new or empty folder (nothing is overwritten)")
+    adapter = engine(args.engine)
+    policies, skipped = selftest.plans_to_test(args.policy)
+
+    def say(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
+    with tempfile.TemporaryDirectory(prefix="xlmodel-selftest-") as tmp:
+        folder = keep or Path(tmp)
+        result = selftest.run(adapter, policies, args.cases, seed=args.seed, folder=folder, timeout=args.timeout,
+                              say=say)
+    result.skipped, result.folder = skipped, keep
+    print(selftest.summary(result))
+    return 0 if result.ok else 1
+
+
 def add_commands(sub) -> None:
     sc = sub.add_parser("check", help="read a filled-in workbook back, evaluate it and check its integrity")
     sc.add_argument("workbook", metavar="BOOK.xlsx", nargs="+",
@@ -170,6 +249,34 @@ def add_commands(sub) -> None:
                     help="add a UDF sheet calling the XLM_* worksheet functions (xlwings) beside the native results, "
                          "and the xlwings.conf sheet naming the module")
     sb.set_defaults(func=cmd_build)
+    sf = sub.add_parser("fill", help="write a case's inputs into a workbook built for its plan and year")
+    sf.add_argument("workbook", metavar="BOOK.xlsx", help="a workbook xlmodel built for the case's plan and year")
+    sf.add_argument("case", metavar="CASE", help="case file (YAML/JSON): its figures, attestations and notes")
+    sf.add_argument("-o", "--output", required=True, help="the filled .xlsx (BOOK itself with --force)")
+    sf.add_argument("--force", action="store_true", help="overwrite an existing file")
+    sf.set_defaults(func=cmd_fill)
+    engines = ("excel", "libreoffice", "gnumeric")
+    sc2 = sub.add_parser("recalc", help="recalculate a workbook in a spreadsheet engine (Excel, LibreOffice, "
+                                        "Gnumeric) and save its values")
+    sc2.add_argument("workbook", metavar="BOOK.xlsx")
+    sc2.add_argument("-o", "--output", required=True, help="the recalculated .xlsx")
+    sc2.add_argument("--engine", choices=engines,
+                     help="the engine (default: the first present: Excel on Windows/macOS, LibreOffice, Gnumeric)")
+    sc2.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
+                     help="time the engine has for the workbook, after a minute to start (default 120)")
+    sc2.add_argument("--force", action="store_true", help="overwrite an existing file")
+    sc2.set_defaults(func=cmd_recalc)
+    st = sub.add_parser("selftest", help="prove the models in your spreadsheet engine: random and boundary cases "
+                                         "against the evaluator")
+    st.add_argument("--engine", choices=engines,
+                    help="the engine (default: the first present: Excel on Windows/macOS, LibreOffice, Gnumeric)")
+    st.add_argument("--cases", type=int, default=20, metavar="N", help="cases per plan (default 20; a third on boundaries)")
+    st.add_argument("--policy", action="append", metavar="ID", help="test this plan only (repeatable; default: every plan)")
+    st.add_argument("--seed", type=int, default=20261201, help="the cases' seed (default: the parity tests')")
+    st.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+                    help="time the engine has for each workbook, after a minute to start (default 60)")
+    st.add_argument("--keep", metavar="DIR", help="keep the workbooks (ours and the engine's) in this new folder")
+    st.set_defaults(func=cmd_selftest)
     add_sample_command(sub)
 
 

@@ -408,6 +408,9 @@ def read_workbook(path: str | Path, check_formulas: bool = True, installed_plan_
         misplaced += fixed
     result.notes += [f"not carried: attestation {k} (no longer a rule of {policy.id})" for k in dropped]
     result.notes += later
+    if props.get("xlmodel_recalculated_by"):  # xlmodel recalc says which engine computed the cached values
+        result.notes.append(f"最近一次由 xlmodel recalc 重新计算 last recalculated by xlmodel recalc in "
+                            f"{shown(props['xlmodel_recalculated_by'], 120)}")
     if built["xlmodel_policy_version"] != policy.version:
         result.notes.append(f"built with policy {pid} v{built['xlmodel_policy_version']}; the current version is "
                             f"v{policy.version}: run `xlmodel refresh` to rebuild it")

@@ -1,12 +1,17 @@
-"""Recalculate workbooks in real spreadsheet engines (the parity oracles).
+"""Recalculate workbooks in real spreadsheet engines (the parity oracles, and ``xlmodel recalc``).
 
 LibreOffice: a private profile forces recalculation of every formula on load
-(OOXMLRecalcMode = 0, "always"), then each file is converted xlsx -> xlsx, so
-the output's cached values are LibreOffice's own. Many files go through one
-``soffice`` process.
+(OOXMLRecalcMode = 0, "always"), never runs a document's macros (the highest macro
+security, macros disabled) and never updates links to other files, then each file is
+converted xlsx -> xlsx, so the output's cached values are LibreOffice's own. Many files
+go through one ``soffice`` process.
 
 Gnumeric, a second engine with its own formula code: ``ssconvert --recalc``
 recalculates each file before writing it back as xlsx.
+
+Every engine process runs in a process group of its own and is killed, with everything it
+started, when it outlives its time (:func:`run_bounded`): a workbook that makes an engine
+hang costs a clear message, never a stuck command.
 """
 
 from __future__ import annotations
@@ -23,8 +28,18 @@ _XCU = """<?xml version="1.0" encoding="UTF-8"?>
 <oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
 <item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="OOXMLRecalcMode" oor:op="fuse"><value>0</value></prop></item>
 <item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="ODFRecalcMode" oor:op="fuse"><value>0</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Security/Scripting"><prop oor:name="MacroSecurityLevel" oor:op="fuse"><value>3</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Security/Scripting"><prop oor:name="DisableMacrosExecution" oor:op="fuse"><value>true</value></prop></item>
+<item oor:path="/org.openoffice.Office.Calc/Content/Update"><prop oor:name="Link" oor:op="fuse"><value>1</value></prop></item>
 </oor:items>
 """
+
+
+#: where LibreOffice installs itself when it is not on PATH (Linux, macOS, Windows)
+SOFFICE_PLACES = ("/usr/bin/soffice", "/usr/lib/libreoffice/program/soffice", "/opt/libreoffice/program/soffice",
+                  "/Applications/LibreOffice.app/Contents/MacOS/soffice",
+                  r"C:\Program Files\LibreOffice\program\soffice.exe",
+                  r"C:\Program Files (x86)\LibreOffice\program\soffice.exe")
 
 
 def soffice() -> str | None:
@@ -32,7 +47,7 @@ def soffice() -> str | None:
         path = shutil.which(name)
         if path:
             return path
-    for path in ("/usr/bin/soffice", "/usr/lib/libreoffice/program/soffice", "/opt/libreoffice/program/soffice"):
+    for path in SOFFICE_PLACES:
         if os.path.exists(path):
             return path
     return None
@@ -60,16 +75,19 @@ def recalculate_gnumeric(paths: list[Path], outdir: Path, timeout: float = 120) 
     for p in paths:
         o = outdir / Path(p).name
         o.unlink(missing_ok=True)
-        proc = subprocess.run([exe, "--recalc", str(p), str(o)], capture_output=True, text=True, timeout=timeout,
-                              env={**os.environ, "HOME": str(outdir)})
+        proc = run_bounded([exe, "--recalc", str(p), str(o)], timeout, "Gnumeric", env={**os.environ, "HOME": str(outdir)})
         if not o.exists():
             raise XlmodelError(f"Gnumeric failed on {p} ({proc.returncode}): {proc.stderr.strip()[:500]}")
         out.append(o)
     return out
 
 
-def recalculate(paths: list[Path], outdir: Path, timeout: float = 900) -> list[Path]:
-    """Recalculate ``paths`` in LibreOffice; return the recalculated copies in ``outdir``."""
+def recalculate(paths: list[Path], outdir: Path, timeout: float | None = None) -> list[Path]:
+    """Recalculate ``paths`` in LibreOffice; return the recalculated copies in ``outdir``.
+
+    ``timeout`` bounds one launch; by default it grows with the files (:func:`launch_bound`): a busy
+    machine is slow, a hang is still stopped."""
+    timeout = launch_bound(len(paths)) if timeout is None else timeout
     exe = soffice()
     outdir = _ready(exe, "LibreOffice (soffice) not found; install libreoffice-calc-nogui", outdir)
     out = [outdir / Path(p).name for p in paths]
@@ -86,11 +104,58 @@ def recalculate(paths: list[Path], outdir: Path, timeout: float = 900) -> list[P
     return out
 
 
+def launch_bound(n: int) -> float:
+    """Seconds one LibreOffice launch of ``n`` files may take by default: 15 minutes, or 10 seconds a
+    file (a workbook takes about half a second on an idle core) and two minutes to start."""
+    return max(900.0, 120.0 + 10.0 * n)
+
+
 def _run(exe: str, paths: list[Path], outdir: Path, timeout: float) -> subprocess.CompletedProcess:
     with tempfile.TemporaryDirectory(prefix="xlmodel-lo-") as prof:
         user = Path(prof) / "user"
         user.mkdir()
         (user / "registrymodifications.xcu").write_text(_XCU, encoding="utf-8")
-        cmd = [exe, f"-env:UserInstallation=file://{prof}", "--headless", "--norestore", "--nologo",
+        cmd = [exe, f"-env:UserInstallation={Path(prof).resolve().as_uri()}", "--headless", "--norestore", "--nologo",
                "--convert-to", "xlsx:Calc MS Excel 2007 XML", "--outdir", str(outdir), *map(str, paths)]
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        return run_bounded(cmd, timeout, "LibreOffice")
+
+
+class EngineTimeout(XlmodelError):
+    """A spreadsheet engine did not finish in its time and was stopped."""
+
+
+def run_bounded(cmd: list[str], timeout: float, engine: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """Run an engine's command in a process group of its own; after ``timeout`` seconds kill the
+    group (the engine and whatever it started: soffice starts soffice.bin) and raise
+    :class:`EngineTimeout`. Input is closed, output captured."""
+    kw: dict = {"start_new_session": True} if os.name == "posix" else {
+        "creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, errors="replace", env=env, **kw)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        raise EngineTimeout(f"{engine} 在 {timeout:g} 秒内未完成，已终止（未写入任何文件）— {engine} did not finish "
+                            f"within {timeout:g} s and was stopped, nothing was written (an engine waiting on a "
+                            "dialog, or a workbook it cannot finish; pass a longer --timeout if the machine is busy)") from None
+    except BaseException:  # Ctrl-C, SIGTERM: the engine goes too
+        _kill_group(proc)
+        raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    import signal
+
+    try:
+        if os.name == "posix":
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:  # pragma: no cover - Windows: the process tree
+            subprocess.run(["taskkill", "/F", "/T", "/PID", str(proc.pid)], capture_output=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        proc.kill()
+    try:
+        proc.communicate(timeout=10)
+    except (subprocess.TimeoutExpired, ValueError, OSError):  # pragma: no cover - a pipe held by a stuck process
+        pass
