@@ -72,7 +72,8 @@ def test_every_row_equals_the_single_case_path(mixed):
 def test_history_comes_from_the_same_company_only():
     base = {"policy": "gcl-energy-2022-2024", "distributable_profit": 100.0, "cash_dividend": 0.0}
     conditions = {"retained_earnings_consolidated": 1e6, "retained_earnings_parent": 1e6, "going_concern_unaffected": True,
-                  "audit_opinion": "standard_unqualified", "planned_major_outlay": 0.0, "total_assets": 1e6}
+                  "audit_opinion": "standard_unqualified", "planned_major_outlay": 0.0, "total_assets": 1e6,
+                  "amounts_confirmed": True}  # toy figures, confirmed (no listed company has 1,000,000 元 of assets)
     df = pd.DataFrame([
         {**base, "stock_code": "000001", "fiscal_year": 2021, "cash_dividend": 1000.0},
         {**base, "stock_code": "000002", "fiscal_year": 2021},

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, example, given, settings, strategies as st
 from xlmodel.case import parse_case
 from xlmodel.catalogue import STATUSES
 from xlmodel.evaluator import evaluate, model_for
+from xlmodel.synth import make_consistent
 
 POLICIES = ("far-east-2022-2024", "gcl-energy-2022-2024", "houpu-2024-2026")
 MINIMUM_KINDS = ("min_cash", "min_cash_rolling", "cash_share")
@@ -65,6 +66,7 @@ def cases(draw, full: bool = False):
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_never_crashes_and_results_are_well_formed(data):
+    make_consistent(data)  # what contradicts itself is refused on input (tests/test_plausibility.py)
     rep = evaluate(parse_case(data))
     assert rep.overall_status in STATUSES
     assert all(r.status in STATUSES for r in rep.rules)
@@ -85,6 +87,7 @@ def _with_cash(data, cash):
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases(), st.integers(1, 10**13).map(lambda x: x / 100))
 def test_paying_more_cash_never_turns_a_minimum_from_pass_to_fail(data, more):
+    make_consistent(data)  # what contradicts itself is refused on input (tests/test_plausibility.py)
     before = evaluate(parse_case(data))
     after = _with_cash(data, data["years"][-1].get("cash_dividend", 0.0) + more)
     for b, a in zip(before.rules, after.rules):
@@ -122,6 +125,7 @@ def _far_east_one_fen_case() -> dict:
 @given(cases(full=True))
 @example(_far_east_one_fen_case())
 def test_min_cash_dividend_is_exactly_enough(data):
+    make_consistent(data)  # what contradicts itself is refused on input (tests/test_plausibility.py)
     """Paying the minimum passes every minimum it stands for; one fen less fails one — or, for a
     minimum of one fen that only 四、1 sets, leaves no distribution at all (the duty no longer applies)."""
     data["years"][-1]["buyback_amount"] = 0.0  # this year's cash is then the cash dividend alone

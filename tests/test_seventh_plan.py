@@ -176,7 +176,7 @@ def test_an_either_of_group_says_which_alternative_is_met():
 
 def test_a_count_of_distributions_prints_as_a_whole_number():
     p = mini([{"id": "two", "kind": "min_distributions", "count": 2}])
-    r = run(p, 2025, {2025: {"distribution_count": 1}}).rule("two")
+    r = run(p, 2025, {2025: {"distribution_count": 1, "cash_dividend": 1e6}}).rule("two")
     assert r.status == "fail"
     assert "1" in r.explanation_zh and "2" in r.explanation_zh and ".00" not in r.explanation_zh
 

@@ -81,6 +81,9 @@ SERIES_ZH = {
     "cash_reg": ("现金分红（含集中竞价、要约回购，监管口径）", "Cash dividend incl. bidding/tender buybacks (regulatory)"),
     "distribution": ("利润分配总额（现金+股票股利）", "Profit distribution (cash + stock)"),
     "retained": ("累计可分配利润（计算口径）", "Cumulative distributable profit (basis)"),
+    # the units check's sizes (reg_amounts_plausible): a figure's absolute value, every year
+    **{f"size_{f}": (f"{FIELDS[f].zh}（绝对值，单位核对）", f"{FIELDS[f].en} (absolute, units check)")
+       for f in ("net_assets", "net_profit_attributable", "cash_dividend", "total_assets", "revenue")},
 }
 STAGE_KEYS = ("mature", "growth", "indeterminate")
 _OUTLAY_BASIS_ZH = {"total_assets": "最近一期经审计总资产", "net_assets": "最近一期经审计净资产", "revenue": "最近一年经审计营业收入",
@@ -152,6 +155,7 @@ class Check:
     unit: str = "元"
     bound: str | None = None  # "minimum" | "limit" | "threshold"; by default from ``op`` (see :func:`bound_kind`)
     applies_reason: str = "na_no_distribution"  # the reason shown when a single-node ``applies`` is false
+    known: bool = False  # never missing input: a blank input is simply no signal (the units check)
 
 
 def bound_kind(role: str, check: Check) -> str | None:
@@ -463,7 +467,7 @@ class _Builder:
         # not applicable (a part known false) → missing input (applicability, then the test's inputs) → test
         sc[f"{rid}.test"] = ck.passes
         status: Node = If(C(f"{rid}.test"), *self.outcomes(rd))
-        missing = ck.missing if ck.missing is not None else \
+        missing = None if ck.known else ck.missing if ck.missing is not None else \
             self._missing(rd.check_fields, ck.relevant) if rd.check_fields else None
         if missing is not None:
             sc[f"{rid}.missing"] = missing
@@ -481,7 +485,7 @@ class _Builder:
             for k, (_, _, _, code) in reversed(list(enumerate(parts, 1))):
                 reason = If(C(f"{rid}.na{k}"), Lbl(code), reason)
             sc[f"{rid}.reason"] = reason
-        blank = (lambda n: If(ck.missing, Blank(), n)) if ck.missing is not None else \
+        blank = (lambda n: n) if ck.known else (lambda n: If(ck.missing, Blank(), n)) if ck.missing is not None else \
             (lambda n: self._blank_if_missing(n, ck.relevant))
         sc[f"{rid}.actual"] = blank(ck.actual)
         if ck.required is not None:
@@ -1047,7 +1051,8 @@ _SMALL_FIELDS = ("net_assets", "net_profit_attributable", "cash_dividend")
 
 def k_plausible(b: _Builder, s: pol.PlausibleAmounts) -> Check:
     """Amounts a listed company could hardly have in 元: each signal a calculation of its own (named in the
-    report), the rule passing when none holds or the case confirms its figures (DOMAIN.md §5)."""
+    report), the rule passing when none holds or the case confirms its figures (DOMAIN.md §5). A blank
+    input reads 0 and is no signal: the rule never waits for one."""
     def prm(key, value, zh, en, unit="元"):
         return b.param(s.id, key, value, s.clause, zh, en, unit)
 
@@ -1059,26 +1064,25 @@ def k_plausible(b: _Builder, s: pol.PlausibleAmounts) -> Check:
     offs = list(range(-(s.window - 1), 1))
     b.m.history = min(b.m.history, offs[0])
     sc, rid = b.m.scalars, s.id
-
-    def entered(f: str, o: int = 0) -> Node:
-        return Not(Missing(((f, o),)))
+    for f in dict.fromkeys((*_SMALL_FIELDS, *s.jump_fields)):  # a figure's size in every year column
+        x = Round2(In(f))
+        b.m.series[f"size_{f}"] = Max(x, Num(0) - x)
 
     def size(f: str, o: int = 0) -> Node:
-        x = Round2(In(f, o))
-        return Max(x, Num(0) - x)
+        return C(f"size_{f}", o)
 
-    sc[f"{rid}.small_assets"] = And(entered("total_assets"), Round2(In("total_assets")) < assets)
-    sc[f"{rid}.small_revenue"] = And(entered("revenue"), Round2(In("revenue")) > Num(0), Round2(In("revenue")) < revenue)
+    sc[f"{rid}.small_assets"] = And(Round2(In("total_assets")) > Num(0), Round2(In("total_assets")) < assets)
+    sc[f"{rid}.small_revenue"] = And(Round2(In("revenue")) > Num(0), Round2(In("revenue")) < revenue)
     for f in _SMALL_FIELDS:
-        sc[f"{rid}.small_{f}"] = And(entered(f), size(f) > Num(0), size(f) < small)
+        sc[f"{rid}.small_{f}"] = And(size(f) > Num(0), size(f) < small)
     for f in s.jump_fields:
-        pairs = [And(entered(f, o), entered(f, o - 1), size(f, o) > Num(0), size(f, o - 1) > Num(0),
+        pairs = [And(size(f, o) > Num(0), size(f, o - 1) > Num(0),
                      Or(size(f, o) >= ratio * size(f, o - 1), size(f, o - 1) >= ratio * size(f, o))) for o in offs[1:]]
         sc[f"{rid}.jump_{f}"] = pairs[0] if len(pairs) == 1 else Or(*pairs)
     signals = [C(f"{rid}.{key}") for key, _, _ in plausible_signals(s)]
     confirmed = In("amounts_confirmed")
     return Check(actual=Sum(*[If(x, Num(1), Num(0)) for x in signals]), passes=Or(confirmed, Not(Or(*signals))),
-                 op="plausible", unit="项", missing=Missing(()))
+                 op="plausible", unit="项", known=True)
 
 
 KINDS: dict[str, Callable[[_Builder, object], Check]] = {
