@@ -297,8 +297,9 @@ def test_cond_audit_opinion_missing():
     # 15 significant digits: 30% × 999,999,999,999.95 = 299,999,999,999.985 → half-up 299,999,999,999.99
     (999_999_999_999.95, 299_999_999_999.98, 299_999_999_999.99, False),
     (999_999_999_999.95, 299_999_999_999.99, 299_999_999_999.99, True),
-    # 30% × 1,000,000.10 = 300,000.03: ≥ 30% but far below 5,000万 → not major
-    (1_000_000.10, 300_000.03, 300_000.03, False),
+    # 30% × 100,000,000.10 = 30,000,000.03: ≥ 30% but below 5,000万 → not major (assets of at least
+    # 1,000万元: a smaller total is refused as a figure in 万元, xlmodel.consistency)
+    (100_000_000.10, 30_000_000.03, 30_000_000.03, False),
     # outlay above 50m but below 30% of assets: not major (AND)
     (1_000_000_000.0, 60_000_000.00, 300_000_000.00, False),
     # zero outlay

@@ -141,7 +141,7 @@ class SetAside:
 #: 2×10^10 元 and more (x·100 near 2^41): 0.3 × 108,417,637,264.95 = 32,525,291,179.484997… is .48
 #: there, .49 in xlmodel. Excel is the 15-digit reading itself: nothing is set aside for it.
 SET_ASIDE = {
-    "gnumeric": SetAside(0.0, 0.03, 3, "Gnumeric 的 ROUND 按二进制值取舍半分",
+    "gnumeric": SetAside(0.0, 0.05, 3, "Gnumeric 的 ROUND 按二进制值取舍半分",
                          "Gnumeric's ROUND decides a half fen on the binary value"),
     "libreoffice": SetAside(2e10, 0.01, 1, "LibreOffice 对 2×10^10 元以上金额的 ROUND 按二进制值取舍半分",
                             "LibreOffice's ROUND decides a half fen on the binary value of amounts ≥ 2×10^10 元"),

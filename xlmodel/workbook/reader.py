@@ -419,6 +419,14 @@ def read_workbook(path: str | Path, check_formulas: bool = True, installed_plan_
     return result
 
 
+def _same_param(got, want) -> bool:
+    """A parameter cell holds the plan's value: a number as a spreadsheet stores it, at 15 significant
+    digits (LibreOffice saves 2/3 as 0.666666666666667), a choice as its text."""
+    if isinstance(want, str) or isinstance(got, str):
+        return got == want
+    return f"{got:.15g}" == f"{want:.15g}"
+
+
 def _read_params(ws, model, L: Layout, path: Path) -> tuple[dict, list[str], list[str]]:
     """The parameter sheet's values that differ from the plan's: (editable ones by name, sentences,
     fixed ones changed). A value that is not one a parameter can take is a problem naming the cell."""
@@ -439,7 +447,7 @@ def _read_params(ws, model, L: Layout, path: Path) -> tuple[dict, list[str], lis
                 problems.append(Problem(where, f"{pname(name)}: expected {'a choice from the list' if isinstance(want, str) else 'a number'}, "
                                                f"got {shown(raw)}"))
             got.append(v)
-        if None in got or tuple(got) == tuple(plan):
+        if None in got or all(_same_param(g, w) for g, w in zip(got, plan)):
             continue
         value = tuple(got) if isinstance(prm.value, tuple) else got[0]
         shown_v = ", ".join(map(str, got)) if isinstance(prm.value, tuple) else f"{got[0]:g}"
