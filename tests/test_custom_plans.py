@@ -732,3 +732,21 @@ def test_policies_check_in_a_plan_folder_names_a_duplicate_id(tmp_path, capsys):
     assert f"field 'id': '{GCL}' is also defined by {TEMPLATES / (GCL + '.yaml')} (bundled)" in err
     code, _, err = cli(capsys, "policies", "check", path)  # outside the plan folders: a note only
     assert code == 0 and f"'{GCL}' is the id of the bundled plan" in err
+
+
+# ---- issue 21: an open plan folder ----------------------------------------------------------------
+
+def test_a_world_writable_plan_folder_is_warned_of(tmp_path, capsys):
+    d = tmp_path / "plans"
+    write_plan(d)
+    code, _, err = cli(capsys, "--plans", d, "policies")
+    assert code == 0 and "Warning" not in err
+    for folder in (d, d / "texts"):
+        folder.chmod(0o777 if folder == d else 0o1777)  # the sticky bit does not stop anyone adding a file
+        code, out, err = cli(capsys, "--plans", d, "policies")
+        assert code == 0 and ACME in out
+        assert (f"注意 Warning: 规划文件夹 {folder}（--plans）任何用户都可写入" in err
+                and f"the plan folder {folder} (--plans) is writable by every user" in err), err
+        folder.chmod(0o755)
+    code, _, err = cli(capsys, "--plans", d, "policies")
+    assert "Warning" not in err

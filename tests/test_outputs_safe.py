@@ -405,6 +405,26 @@ def test_check_output_accepts_a_good_path_and_returns_it(tmp_path):
         check_output(tmp_path / ("n" * 250 + ".xlsx"))
 
 
+@pytest.mark.parametrize("how", ["same", "spelling", "hard link", "symbolic link"])
+def test_the_batch_never_replaces_its_own_input_even_with_force(tmp_path, capsys, how):
+    src = tmp_path / "x.csv"
+    src.write_bytes((ROOT / "samples" / "company_years.csv").read_bytes())
+    (tmp_path / "sub").mkdir()
+    out = {"same": src, "spelling": tmp_path / "sub" / ".." / "x.csv", "hard link": tmp_path / "h.csv",
+           "symbolic link": tmp_path / "s.csv"}[how]
+    if how == "hard link":
+        os.link(src, out)
+    elif how == "symbolic link":
+        out.symlink_to("x.csv")
+    before = src.read_bytes()
+    code, _, err = cli(capsys, "evaluate", "--batch", src, "-o", out, "--force")
+    assert code == 2 and "is the input file" in err and "输出即输入文件" in err, err
+    assert src.read_bytes() == before
+    with pytest.raises(XlmodelError, match="is the input file"):
+        check_output(out, force=True, suffixes=(".csv",), inputs=[src])
+    check_output(tmp_path / "y.csv", force=True, suffixes=(".csv",), inputs=[src])  # another file: fine
+
+
 def test_samples_refuses_an_out_folder_that_is_a_file(tmp_path, capsys):
     f = tmp_path / "out"
     f.write_text("a file")

@@ -44,7 +44,8 @@ EXIT_HELP = {
     "evaluate": _codes(
         "  0    every case (every --batch row) is compliant: each rule passes or only warns",
         "  1    in some case or row a rule fails or an input a rule needs is missing",
-        "  2    bad input or usage (the message names the file or row, field and year)" + _EXISTS,
+        "  2    bad input or usage (the message names the file or row, field and year)" + _EXISTS
+        + "\n       or --batch's -o is its input file (refused, even with --force)",
         _INTERRUPTED)
     + "\n\n--json prints a list, one object per case (also for one file); --jsonl one object a line.",
     "check": _codes(
@@ -208,13 +209,13 @@ def cmd_evaluate(args) -> int:
         from .io import check_output
         from .sanitize import plain_text
 
-        out = check_output(args.output, force=args.force, suffixes=(".csv", ".xlsx"))  # before any work
+        out = check_output(args.output, force=args.force, suffixes=(".csv", ".xlsx"), inputs=[args.batch])  # before any work
         table = read_table(args.batch)
         df = evaluate_batch(table, policy=args.policy, source=args.batch, progress=None)  # a bar on a terminal
-        for note in table.attrs.get("notes", []):
-            print(f"注意 Note: {args.batch}: {note}", file=sys.stderr)
+        for note in table.attrs.get("notes", []):  # (a sheet's name from the file among them: one line, inert)
+            print(f"注意 Note: {plain_text(args.batch)}: {plain_text(note)}", file=sys.stderr)
         for w in df.attrs.get("warnings", []):  # amounts that look like 万元/亿元
-            print(f"注意 Warning: {args.batch}: {w}", file=sys.stderr)
+            print(f"注意 Warning: {plain_text(args.batch)}: {plain_text(w)}", file=sys.stderr)
         (write_batch_csv if out.suffix.lower() == ".csv" else write_batch_xlsx)(df, out, force=args.force, progress=None)
         outside = int((~df["in_plan_period"]).sum())
         if outside:
@@ -369,6 +370,7 @@ def _run(args) -> int:
 
     try:
         with cli_plan_dirs((getattr(args, "plans", None) or []) + getattr(args, "plans_after", [])):
+            _warn_open_plan_folders(args)
             return args.func(args)
     except XlmodelError as e:
         from .sanitize import plain_text
@@ -384,6 +386,19 @@ def _run(args) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+
+
+def _warn_open_plan_folders(args) -> None:
+    """A plan folder anyone may write to is said before a command that reads plans (all but draft)."""
+    if args.command == "draft":
+        return
+    from .plandirs import writable_by_anyone
+    from .sanitize import plain_text
+
+    for d in writable_by_anyone():
+        print(f"注意 Warning: 规划文件夹 {plain_text(d.path)}（{d.origin}）任何用户都可写入：任何人都可以放入或修改规划；"
+              f"请收紧权限（chmod o-w）— the plan folder {plain_text(d.path)} ({d.origin}) is writable by every user of "
+              "this machine: anyone could drop a plan there or change one; restrict it (chmod o-w)", file=sys.stderr)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -44,14 +44,15 @@ def _suffix_text(suffixes) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
 
 
-def check_output(path, *, force: bool = False, suffixes=(".xlsx",)) -> Path:
+def check_output(path, *, force: bool = False, suffixes=(".xlsx",), inputs=()) -> Path:
     """Validate an output path before any work; return it as a Path.
 
     Refuses, with a message naming the path: a suffix not in ``suffixes``; a target that
-    is a folder (or, with ``force``, anything but a regular file: a FIFO, a device); an
-    existing target without ``force``; a folder on the way that is a file; a folder that
-    exists but cannot be written to. Missing folders are fine (they are created when the
-    output is written)."""
+    is one of the command's ``inputs`` (the same file however it is named: another spelling,
+    a symbolic or hard link), ``--force`` or not; a target that is a folder (or, with
+    ``force``, anything but a regular file: a FIFO, a device); an existing target without
+    ``force``; a folder on the way that is a file; a folder that exists but cannot be written
+    to. Missing folders are fine (they are created when the output is written)."""
     raw = str(path)
     p = Path(path)
     if not raw.strip():
@@ -70,6 +71,11 @@ def check_output(path, *, force: bool = False, suffixes=(".xlsx",)) -> Path:
     if len(p.name.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES:
         raise XlmodelError(f"{p}: the file name is too long ({len(p.name.encode('utf-8', 'surrogateescape'))} bytes; "
                            f"at most {MAX_NAME_BYTES})")
+    for source in inputs:
+        if st is not None and _same_file(st, source):
+            raise XlmodelError(f"{p}: 输出即输入文件 {source}，不予覆盖（--force 也不例外）— is the input file {source} "
+                               "(the same file, however named); the results never replace their own input, even with "
+                               "--force: choose another output file")
     if os.path.lexists(p):
         if not force:
             raise OutputExistsError(f"{p} exists; pass --force to overwrite it")
@@ -96,6 +102,15 @@ def check_output(path, *, force: bool = False, suffixes=(".xlsx",)) -> Path:
             raise XlmodelError(f"{p}: cannot write to the folder {parent} (permission denied)")
         break
     return p
+
+
+def _same_file(st: os.stat_result, other) -> bool:
+    """Whether ``other`` is the file ``st`` describes (one device and inode: a link or another spelling too)."""
+    try:
+        o = os.stat(other)
+    except (OSError, ValueError):
+        return False
+    return (o.st_dev, o.st_ino) == (st.st_dev, st.st_ino)
 
 
 #: the signals that stop xlmodel while it writes an output (the temporary file is removed first)
