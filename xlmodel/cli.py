@@ -81,32 +81,33 @@ def cmd_policies(args) -> int:
         from .catalogue import compile_policy  # (numpy: only where the rules are compiled)
         from .errors import XlmodelError
         from .policy import POLICY_ID, find_plan, load_policy, plan_clauses, policy_source
+        from .sanitize import plain_text as t  # every text from the plan file: no terminal control, no forged line
 
         if not args.id:
             raise XlmodelError("policies show needs a policy id")
         p = load_policy(args.id)
         m = compile_policy(p)
-        print(f"{p.id} v{p.version}  {p.title_zh}\n{p.title_en}\nplan years {p.plan_years[0]}–{p.plan_years[1]}")
+        print(f"{t(p.id)} v{t(p.version)}  {t(p.title_zh)}\n{t(p.title_en)}\nplan years {p.plan_years[0]}–{p.plan_years[1]}")
         src = policy_source(p)
         origin = find_plan(args.id).origin if POLICY_ID.fullmatch(args.id) else f"file: {src.path if src else args.id}"
-        print(f"来源 Source: {origin}")
+        print(f"来源 Source: {t(origin)}")
         if src is not None and src.text_path is not None:
-            print(f"规划原文 Plan text: {src.text_path} ({len(plan_clauses(p))} clauses)")
+            print(f"规划原文 Plan text: {t(src.text_path)} ({len(plan_clauses(p))} clauses)")
         print()
         if p.major_outlay:
             mo = p.major_outlay
-            print(f"重大支出 Major outlay [{mo.clause}]: {mo.definition}{mo.summary()}")
+            print(f"重大支出 Major outlay [{t(mo.clause)}]: {mo.definition}{mo.summary()}")
         for rd in m.rules:
             s = rd.spec
             tag = "条件 condition" if rd.role == "condition" else ("警告 warn" if s.severity == "warn" else "要求 requirement")
-            print(f"\n[{s.clause}] {s.id}  ({s.kind}; {tag}; when: {', '.join(s.when)})")
-            print(f"  {s.title_zh}\n  {s.title_en}\n  {'依据 Basis' if rd.role == 'regulatory' else '原文 Text'}: “{s.quote}”")
+            print(f"\n[{t(s.clause)}] {s.id}  ({s.kind}; {tag}; when: {', '.join(s.when)})")
+            print(f"  {t(s.title_zh)}\n  {t(s.title_en)}\n  {'依据 Basis' if rd.role == 'regulatory' else '原文 Text'}: “{t(s.quote)}”")
         print("\n参数 Parameters:")
         for prm in m.params.values():
             v = prm.value
             shown = (", ".join(v) if isinstance(v, tuple) else f"{v:.2%}" if prm.unit == "%"
                      else f"{int(v)}" if prm.unit in ("年", "月") else f"{v:,.2f}")
-            print(f"  {prm.name} = {shown} {prm.unit if prm.unit not in ('%', '选项') else ''}  [{prm.clause}] {prm.zh}")
+            print(f"  {prm.name} = {t(shown)} {prm.unit if prm.unit not in ('%', '选项') else ''}  [{t(prm.clause)}] {t(prm.zh)}")
         counts: dict[str, int] = {}
         for c in p.clauses.values():
             counts[c.treatment] = counts.get(c.treatment, 0) + 1
@@ -138,6 +139,7 @@ def _list_policies() -> int:
 
 def _listing_lines() -> tuple[list[str], list[str], int]:
     from .plans import folders_line, list_plans
+    from .sanitize import plain_text
 
     out, err, worst = [], [], EXIT_OK
     for item in list_plans():
@@ -148,9 +150,9 @@ def _listing_lines() -> tuple[list[str], list[str], int]:
             continue
         company = p.company.company_name if p.company else ""
         origin = item.files[0].origin
-        out.append(f"{p.id:<28} v{p.version:<8} {p.plan_years[0]}–{p.plan_years[1]}  {len(p.rules):>3} rules  {company}"
-                   + ("" if origin == "bundled" else f"  [{origin}]"))
-    err.append(folders_line())
+        out.append(plain_text(f"{p.id:<28} v{p.version:<8} {p.plan_years[0]}–{p.plan_years[1]}  {len(p.rules):>3} rules  "
+                              f"{company}" + ("" if origin == "bundled" else f"  [{origin}]")))  # one line, inert
+    err.append(plain_text(folders_line()))
     return out, err, worst
 
 
@@ -171,6 +173,7 @@ def _policies_check_install(args) -> int:
     the same check, then a copy in the user's plan folder."""
     from .plans import check_policy_file, install_policy_file
     from .policy import load_policy_file, plan_clauses, policy_source
+    from .sanitize import plain_text  # file names and a plan's version: one line each, inert
 
     if not args.id:
         raise XlmodelError(f"policies {args.action} needs a policy FILE")
@@ -185,10 +188,10 @@ def _policies_check_install(args) -> int:
     p, m = checked.policy, checked.model
     text = (f"; plan text {policy_source(p).text_path} ({len(plan_clauses(p))} clauses, every quote found)" if p.text
             else "; no plan text (quotes not checked)")
-    print(f"{args.id}: valid policy {p.id} v{p.version} — {len(p.rules)} rules, {len(m.params)} parameters{text}"
-          + (f"; with the regulatory baseline {m.baseline.id}" if m.baseline else ""))
+    print(plain_text(f"{args.id}: valid policy {p.id} v{p.version} — {len(p.rules)} rules, {len(m.params)} parameters"
+                     f"{text}" + (f"; with the regulatory baseline {m.baseline.id}" if m.baseline else "")))
     for note in checked.notes:
-        print(f"注意 Note: {note}", file=sys.stderr)
+        print(f"注意 Note: {plain_text(note)}", file=sys.stderr)
     return EXIT_OK
 
 

@@ -130,10 +130,10 @@ def cmd_refresh(args) -> int:
     case = read.case
     out = build_workbook(args.output, policy=read.policy, case=case, force=args.force)  # installed, or carried
     n_inputs = sum(len(v) for v in case.years.values()) + len(case.company)
-    print(f"wrote {out}: carried {n_inputs} inputs, {len(case.attestations)} attestations, {len(case.notes)} notes "
-          f"(policy {read.policy.id} v{read.policy.version}; built before with "
-          f"v{read.built_with.get('xlmodel_policy_version') or '?'}, xlmodel {read.built_with.get('xlmodel_version') or '?'})",
-          file=sys.stderr)
+    print(plain_text(f"wrote {out}: carried {n_inputs} inputs, {len(case.attestations)} attestations, {len(case.notes)} "
+                     f"notes (policy {read.policy.id} v{read.policy.version}; built before with "
+                     f"v{read.built_with.get('xlmodel_policy_version') or '?'}, xlmodel "
+                     f"{read.built_with.get('xlmodel_version') or '?'})"), file=sys.stderr)  # versions from the file: inert
     for note in read.notes:
         print(f"注意 Note: {plain_text(note)}", file=sys.stderr)
     for line in read.params_changed:  # the rebuilt workbook has the plan's thresholds
