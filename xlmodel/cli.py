@@ -181,8 +181,13 @@ def _policies_check_install(args) -> int:
         target, text, wrote = install_policy_file(args.id, force=args.force)
         p = load_policy_file(target)
         what = "installed" if wrote else "already installed, the same"
-        print(f"{what}: {p.id} v{p.version} -> {target}" + (f" (plan text {text})" if text else ""))
+        print(plain_text(f"{what}: {p.id} v{p.version} -> {target}" + (f" (plan text {text})" if text else "")))
         print(f"a case, batch row or workbook now names it by its id: policy: {p.id}")
+        given = load_policy_file(args.id).text
+        if text is not None and given != p.text:
+            print(plain_text(f"注意 Note: 规划原文安装为 {p.text}，为该规划独有 — the plan text is installed as {p.text}, "
+                             f"its own (the file names {given}; the installed copy's `text:` names {p.text})"),
+                  file=sys.stderr)
         return EXIT_OK
     checked = check_policy_file(args.id)
     p, m = checked.policy, checked.model
