@@ -475,11 +475,15 @@ def test_a_workbook_carries_its_plan_so_check_and_refresh_work_where_it_is_not_i
     assert carried.yaml == (d / f"{ACME}.yaml").read_text(encoding="utf-8")
     assert carried.text == (d / "texts" / f"{ACME}.txt").read_text(encoding="utf-8")
     assert carried.text_file == f"texts/{ACME}.txt" and carried.policy_file == f"{ACME}.yaml"
-    # not installed, no --plans: read with the plan the workbook carries, and said so
+    # not installed, no --plans: read with the plan the workbook carries, and said so; a plan nobody here
+    # reviewed is evidence, not authority (issue 21): the figures are read, the verdict is not compliance
     code, out, err = cli(capsys, "check", book, "--json")
-    assert code == 0, err
+    assert code == 1, err
     [obj] = json.loads(out)
-    assert obj["policy"] == ACME and obj["min_cash_dividend"] == GCL_MIN_CASH and obj["integrity"]["trusted"] is True
+    assert obj["policy"] == ACME and obj["min_cash_dividend"] == GCL_MIN_CASH and obj["overall_status"] == "pass"
+    assert obj["exit_code"] == 1 and obj["integrity"]["trusted"] is False and obj["integrity"]["plan_verified"] is False
+    assert obj["integrity"]["plan"] == {"id": ACME, "built_with_version": V, "installed_version": None,
+                                        "source": "carried"}
     assert f"plan {ACME} v{V} is not installed here: read with the plan the workbook carries ({ACME}.yaml" in err
     again = tmp_path / "again.xlsx"
     code, _, err = cli(capsys, "refresh", book, "-o", again)
@@ -487,7 +491,12 @@ def test_a_workbook_carries_its_plan_so_check_and_refresh_work_where_it_is_not_i
     assert "not installed here" in err
     assert embed.unpack(props_of(again), str(again)).yaml == carried.yaml  # still carried
     code, out, err = cli(capsys, "check", again, "--json")
-    assert code == 0 and json.loads(out)[0]["min_cash_dividend"] == GCL_MIN_CASH
+    assert code == 1 and json.loads(out)[0]["min_cash_dividend"] == GCL_MIN_CASH
+    # installed (here by --plans): the same workbook is trusted, exit 0
+    code, out, err = cli(capsys, "--plans", d, "check", book, "--json")
+    assert code == 0, err
+    integ = json.loads(out)[0]["integrity"]
+    assert integ["trusted"] is True and integ["plan_verified"] is True and integ["plan"]["source"] == "installed"
 
 
 def test_a_bundled_plans_workbook_carries_it_too_and_reads_silently(tmp_path, capsys):

@@ -2,7 +2,8 @@
 
 Exit codes (also in ``xlmodel --help``, :data:`EXIT_HELP`): 0 compliant (pass or
 warnings only), 1 a rule fails, an input a rule needs is missing or (check) formulas
-were changed, 2 bad input or usage, 130/143 interrupted. Errors are one clear message
+were changed or the workbook's plan is its own copy (not installed: unverified), 2 bad
+input or usage, 130/143 interrupted. Errors are one clear message
 on stderr, never a traceback; library warnings become short notes (:mod:`xlmodel.libnotes`).
 """
 
@@ -33,7 +34,8 @@ def _codes(*lines: str) -> str:
 EXIT_HELP = {
     None: _codes(
         "  0    compliant: every rule passes or only warns (build, refresh, samples: written)",
-        "  1    a rule fails, an input a rule needs is missing,\n       or (check) the workbook's formulas were changed",
+        "  1    a rule fails, an input a rule needs is missing, or (check) the workbook's\n"
+        "       formulas were changed or its plan is not installed here (unverified)",
         "  2    bad input or usage (the message names the file, field and year)" + _EXISTS,
         _INTERRUPTED),
     "policies": _codes("  0    listed or shown; (check) the file is a valid policy; (install) installed",
@@ -49,8 +51,9 @@ EXIT_HELP = {
         _INTERRUPTED)
     + "\n\n--json prints a list, one object per case (also for one file); --jsonl one object a line.",
     "check": _codes(
-        "  0    compliant, and the workbook's formulas are the ones xlmodel generates",
-        "  1    a rule fails, an input a rule needs is missing, or formulas were changed",
+        "  0    compliant, the workbook's formulas the ones xlmodel generates, its plan installed",
+        "  1    a rule fails, an input a rule needs is missing, formulas were changed, or the\n"
+        "       plan is the workbook's own copy, not installed here (unverified: no compliance)",
         "  2    not a workbook xlmodel can read (the message names sheet!cell and what was expected)",
         _INTERRUPTED)
     + "\n\nSeveral workbooks or a folder: each is checked (a bad one too), then a summary table;\n"

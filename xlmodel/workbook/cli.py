@@ -59,7 +59,8 @@ def _check_one(path, args, several: bool):
     rep = evaluate(read.case, read.policy, params=read.params)  # the workbook's editable parameters, as its formulas use them
     diffs = cached_differences(read, rep)
     integ = integrity(read, diffs)
-    code = max(rep.exit_code, 1 if read.tampered else 0)  # a changed formula is a failure, whatever the rules say
+    # a changed formula, or a plan that is not installed here (the workbook's own copy), is never compliance
+    code = max(rep.exit_code, 1 if read.tampered or not integ["plan_verified"] else 0)
     if not getattr(args, "json", False):
         _print_report(rep, args, verdict_lines(integ))
     where = f"{plain_text(read.path)}: " if several else ""
