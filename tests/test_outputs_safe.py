@@ -636,6 +636,16 @@ def test_a_write_removes_the_temporaries_killed_runs_left_and_nothing_else(tmp_p
     assert set(kept) <= set(left) and f".lnk.xlm{DEAD}-{h}.abcdefgo.tmp.xlsx" in left
 
 
+def test_no_process_is_signalled_on_windows(monkeypatch):
+    """os.kill(pid, 0) ends a process on Windows: there no process is asked, and none taken for dead."""
+    def kill(*a):
+        raise AssertionError("os.kill called")
+
+    monkeypatch.setattr(xio.os, "kill", kill)
+    monkeypatch.setattr(xio.os, "name", "nt")
+    assert xio._running(DEAD) is True
+
+
 def test_stale_temporaries_are_cleaned_through_the_cli_after_a_sigkill(tmp_path):
     """A run killed by SIGKILL mid-write leaves its temporary file; the next write to the folder removes it
     once its process is gone and it is a minute old."""

@@ -180,8 +180,10 @@ MAX_SCAN = 50_000  #: entries of a folder looked at for stale temporary files
 
 
 def _running(pid: int) -> bool:
-    if pid <= 0:
-        return True  # not a process id: never taken for a dead one
+    """Whether process ``pid`` runs on this machine. Not asked on Windows, where ``os.kill`` would end
+    the process: there every process is taken as running (its temporaries go after STALE_ANYWAY)."""
+    if pid <= 0 or os.name == "nt":
+        return True  # not a process id (or Windows): never taken for a dead one
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
