@@ -21,6 +21,8 @@ Classes (issue 9):
 * ``names``        – inputs from where they should not come (defined names)
 * ``files``        – lost or clobbered files (races, signals, bad ``-o``)
 * ``readings``     – one field, four readings (YAML / JSON / CSV / workbook)
+* ``plans``        – plan files and folders (issue 21): one plan's install touching another's text,
+                     terminal escapes from plan files, a workbook's own plan, open plan folders
 
 and, for ``xlmodel draft`` (issue 22), plan documents (``resources``, ``readings``): garbage, bombs,
 encrypted, scanned and mislabelled PDFs and .docx files; ``--company`` with line breaks (issue 21).
@@ -38,6 +40,7 @@ import random
 import re
 import shutil
 import signal
+import time
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -145,6 +148,12 @@ class Hostile:
     outcome: Callable[[Run], Any] | None = None
     skip: str | None = None  # a reason to skip the entry on this machine
     note: str = ""
+    #: environment variables of the run (e.g. XLMODEL_CONFIG_HOME: a user plan folder of the entry's own)
+    env: dict[str, str] = field(default_factory=dict)
+    #: names of files in ``dir`` the run must remove (stale temporaries); any other removal fails
+    removes: list[str] = field(default_factory=list)
+    as_limit: int | None = None  #: bytes of address space, instead of the corpus's limit
+    fsize_limit: int | None = None  #: bytes any file may grow to (writes past it fail as on a full disk)
 
 
 @dataclass
@@ -1992,6 +2001,285 @@ def _(d, ctx):
 def _no_forged_line(run: Run) -> None:
     for line in (run.stdout + run.stderr).splitlines():
         assert not any(line.strip().startswith(p) for p in SPOOF_LINES), f"a forged line: {line!r}"
+# ---- H. plans: shared plan folders, terminals, a workbook's own plan (issue 21) ---------------------
+
+GCL_TEXT = REPO / "templates" / "texts" / f"{POLICY}.txt"
+ESCAPES = ("\x1b", "\x07", "\x9b", "\r")  #: what must never reach a terminal from a plan file
+
+
+def write_custom_plan(folder: Path, pid: str, text_ref: str | None = None, text: str | None = None, edit=None) -> Path:
+    """The GCL template as plan ``pid`` in ``folder``, its text at ``text_ref`` (default texts/<pid>.txt)
+    holding ``text`` (default GCL's); ``edit(data)`` changes the policy (then written by yaml.safe_dump)."""
+    ref = text_ref or f"texts/{pid}.txt"
+    (folder / ref).parent.mkdir(parents=True, exist_ok=True)
+    (folder / ref).write_text(text if text is not None else GCL_TEXT.read_text(encoding="utf-8"), encoding="utf-8")
+    src = (REPO / "templates" / f"{POLICY}.yaml").read_text(encoding="utf-8")
+    src = src.replace(f"id: {POLICY}", f"id: {pid}", 1).replace(f"text: texts/{POLICY}.txt", f"text: {ref}", 1)
+    assert f"id: {pid}" in src and f"text: {ref}" in src
+    if edit is not None:
+        data = yaml.load(src, Loader=_Loader)  # noqa: S506 - our own template
+        edit(data)
+        src = yaml.safe_dump(data, allow_unicode=True, sort_keys=False)
+    path = folder / f"{pid}.yaml"
+    path.write_text(src, encoding="utf-8")
+    return path
+
+
+def _no_escapes(run: Run) -> None:
+    for ch in ESCAPES:
+        assert ch not in run.stdout + run.stderr, f"{ch!r} from a plan file reached the terminal"
+
+
+def _plan_loads(path: Path, text: str | None = None):
+    """A check: the installed plan ``path`` still loads, and its text is still ``text``."""
+    def check(run: Run) -> None:
+        from xlmodel.policy import load_policy_file, plan_text
+
+        p = load_policy_file(path)
+        if text is not None:
+            assert plan_text(p) == text, f"the plan text of {path.name} was changed"
+    return check
+
+
+@entry("install_force_replaces_no_other_plans_text", "plans")
+def _(d, ctx):
+    """Plan A, installed with its text texts/shared.txt (as an xlmodel before issue 21 installs it); plan B
+    names the same file with another text and is installed with --force: A's text is A's."""
+    home = d / "cfg" / "plans"
+    gcl = GCL_TEXT.read_text(encoding="utf-8")
+    write_custom_plan(home, "plan-a", "texts/shared.txt")  # installed by an earlier xlmodel: a shared name
+    b = write_custom_plan(d / "src", "plan-b", "texts/shared.txt", text="（乙公司）\n" + gcl)
+    return Hostile("", "", ["policies", "install", str(b), "--force"], exit=(0,), env={"XLMODEL_CONFIG_HOME": str(d / "cfg")},
+                   produces=["cfg/plans/plan-b.yaml", "cfg/plans/texts/plan-b.txt"],
+                   check=both(_plan_loads(home / "plan-a.yaml", gcl), _plan_loads(home / "plan-b.yaml", "（乙公司）\n" + gcl)),
+                   timeout=30)
+
+
+@entry("install_refuses_a_text_an_older_plan_reads", "plans")
+def _(d, ctx):
+    """An installed plan A (earlier layout) reads texts/plan-b.txt; installing plan B, whose text is put
+    there, would change A's: refused, naming A, nothing written."""
+    home = d / "cfg" / "plans"
+    gcl = GCL_TEXT.read_text(encoding="utf-8")
+    write_custom_plan(home, "plan-a", "texts/plan-b.txt")
+    b = write_custom_plan(d / "src", "plan-b", text="（乙公司）\n" + gcl)
+    return Hostile("", "", ["policies", "install", str(b), "--force"], env={"XLMODEL_CONFIG_HOME": str(d / "cfg")},
+                   expect=["plan-a", "plan-b.txt"], check=_plan_loads(home / "plan-a.yaml", gcl), timeout=30)
+
+
+def _escape_plan(folder: Path, pid: str = "evil-plan") -> Path:
+    def edit(data):
+        data["title_zh"] = "\x1b]0;pwned\x07协鑫\x1b[2J"
+        data["title_en"] = "GCL\r\n总体结论 Overall: 通过 pass"
+        data["company"]["company_name"] = "协鑫\x1b[8m"
+        data["rules"][0]["title_zh"] = "\x9b31m红"
+    return write_custom_plan(folder, pid, edit=edit)
+
+
+@entry("policies_show_plan_with_terminal_escapes", "plans")
+def _(d, ctx):
+    _escape_plan(d / "plans")
+    return Hostile("", "", ["--plans", str(d / "plans"), "policies", "show", "evil-plan"],
+                   expect=["evil-plan.yaml", "title_zh", "U+001B"], check=_no_escapes, timeout=30)
+
+
+@entry("policies_list_plan_with_terminal_escapes", "plans")
+def _(d, ctx):
+    _escape_plan(d / "plans")
+    cfg = d / "cfg"
+    return Hostile("", "", ["--plans", str(d / "plans"), "policies"], env={"XLMODEL_CONFIG_HOME": str(cfg)},
+                   expect=["evil-plan.yaml", "company_name"], produces=["cfg/", "cfg/cache/", "cfg/cache/policies.json"],
+                   check=_no_escapes, timeout=30)
+
+
+@entry("policies_check_file_with_terminal_escapes", "plans")
+def _(d, ctx):
+    path = _escape_plan(d / "plans")
+    return Hostile("", "", ["policies", "check", str(path)], expect=["evil-plan.yaml", "title_en", "U+000D"],
+                   check=_no_escapes, timeout=30)
+
+
+def _custom_book(d: Path, ctx: Ctx, pid: str = "acme-2022-2024") -> Path:
+    """A workbook built (by this xlmodel) for a custom plan in ``d/plans``: it carries that plan."""
+    from xlmodel import load_case
+    from xlmodel.plandirs import cli_plan_dirs
+    from xlmodel.workbook.writer import build_workbook
+
+    write_custom_plan(d / "plans", pid)
+    case = write_yaml(d / "case.yaml", {**ctx.case, "policy": pid})
+    book = d / "book.xlsx"
+    with cli_plan_dirs([d / "plans"]):
+        build_workbook(book, case=load_case(case), force=True)
+    shutil.rmtree(d / "plans")  # the plan is not installed where the workbook is checked
+    return book
+
+
+def set_carried_plan(book: Path, edit: Callable[[str], str]) -> None:
+    """Rewrite the plan ``book`` carries (its custom properties) as ``edit(policy YAML)``, checksum and all:
+    what an author of a workbook can do."""
+    import base64
+    import hashlib
+    import zlib
+
+    from xlmodel.workbook import embed
+
+    b = Book(book)
+    xml = b.text("docProps/custom.xml")
+    props = {_xml_unescape(n): _xml_unescape(v) for n, v in re.findall(
+        r'<property [^>]*name="([^"]*)"[^>]*><vt:lpwstr>(.*?)</vt:lpwstr></property>', xml, re.S)}
+    carried = embed.unpack(props, str(book))
+    payload = json.dumps({"policy_file": carried.policy_file, "policy": edit(carried.yaml),
+                          "text_file": carried.text_file, "text": carried.text}, ensure_ascii=False).encode("utf-8")
+    packed = base64.b64encode(zlib.compress(payload, 9)).decode("ascii")
+    parts = [packed[i:i + embed.PART_CHARS] for i in range(0, len(packed), embed.PART_CHARS)]
+    props = {k: v for k, v in props.items() if not k.startswith(embed.PART_PREFIX)}
+    props |= {embed.PROP_FORMAT: embed.FORMAT, embed.PROP_SHA: hashlib.sha256(payload).hexdigest(),
+              embed.PROP_PARTS: str(len(parts))} | {embed.part_name(i + 1): p for i, p in enumerate(parts)}
+    body = "".join(f'<property fmtid="{{D5CDD505-2E9C-101B-9397-08002B2CF9AE}}" pid="{i + 2}" name="{_xml_escape(k)}">'
+                   f"<vt:lpwstr>{xml_text(v)}</vt:lpwstr></property>" for i, (k, v) in enumerate(props.items()))
+    head = xml[:xml.index("<property ")]
+    b.set_text("docProps/custom.xml", f"{head}{body}</Properties>")
+    b.save(book)
+
+
+@entry("check_workbook_carrying_its_own_unreviewed_plan", "plans")
+def _(d, ctx):
+    """A workbook from outside brings its own plan, not installed here: its verdict is no compliance
+    (exit 1, not 0), its first line says the plan is unverified."""
+    book = _custom_book(d, ctx)
+
+    def check(run: Run) -> None:
+        first = run.stdout.splitlines()[0]
+        assert "规划未经核实" in first and "unverified" in run.stdout.split("公司 Company")[0], first
+    return Hostile("", "", ["check", str(book)], exit=(1,), expect=["not installed here"], check=check, timeout=30)
+
+
+@entry("check_json_workbook_carrying_its_own_unreviewed_plan", "plans")
+def _(d, ctx):
+    book = _custom_book(d, ctx)
+
+    def check(run: Run) -> None:
+        [obj] = json.loads(run.stdout)
+        integ = obj["integrity"]
+        assert obj["exit_code"] == 1 and integ["trusted"] is False and integ["plan_verified"] is False, integ
+        assert integ["plan"]["source"] == "carried" and integ["plan"]["installed_version"] is None, integ
+    return Hostile("", "", ["check", "--json", str(book)], exit=(1,), check=check, timeout=30)
+
+
+@entry("check_workbook_carrying_a_plan_with_terminal_escapes", "plans")
+def _(d, ctx):
+    """The plan a workbook carries is read like a policy file: control characters in its text refused."""
+    book = _custom_book(d, ctx)
+    set_carried_plan(book, lambda y: re.sub(r"(?m)^title_zh: .*$", r'title_zh: "\\e]0;pwned\\a协鑫"', y, count=1))
+    return Hostile("", "", ["check", str(book)], expect=["book.xlsx", "title_zh", "U+001B"], check=_no_escapes,
+                   timeout=30)
+
+
+@entry("world_writable_plan_folder_is_warned_of", "plans")
+def _(d, ctx):
+    plans = d / "plans"
+    write_custom_plan(plans, "acme-2022-2024")
+    plans.chmod(0o777)
+    case = write_yaml(d / "case.yaml", {**ctx.case, "policy": "acme-2022-2024"})
+    return Hostile("", "", ["--plans", str(plans), "evaluate", str(case)], exit=(ctx.ref_exit,),
+                   expect=[("writable by every user", "任何用户都可写入"), "plans"], timeout=30)
+
+
+# ---- I. files, third round (issue 21) -------------------------------------------------------------
+
+
+def _temp(d: Path, stem: str, pid: int, host: str, suffix: str, rand: str, age: float) -> str:
+    """A temporary file as xlmodel names it (``.<stem>.xlm<pid>-<host>.<8 random>.tmp<suffix>``), ``age`` s old."""
+    name = f".{stem}.xlm{pid}-{host}.{rand}.tmp{suffix}"
+    (d / name).write_bytes(b"PK half a workbook")
+    t = time.time() - age
+    os.utime(d / name, (t, t))
+    return name
+
+
+@entry("stale_temporaries_of_killed_runs_are_cleaned", "files")
+def _(d, ctx):
+    """Temporaries a SIGKILL left (a dead process of this machine's, an hour ago; one of an xlmodel before
+    issue 21, two days ago) are removed by the next write there; a live process's and another machine's
+    stay (one just made stays too: tests/test_outputs_safe.py; here the corpus is written long before
+    the entry runs)."""
+    import hashlib
+    import socket
+
+    host = hashlib.sha256(socket.gethostname().encode("utf-8", "surrogateescape")).hexdigest()[:6]
+    dead = 2**22 + 7  # above any pid_max: no such process
+    stale = [_temp(d, "book", dead, host, ".xlsx", "abcdefgh", 3600), _temp(d, "screen", dead, host, ".csv", "abcdefgi", 3600)]
+    old = ".book.k2j4h5g6.tmp.xlsx"
+    (d / old).write_bytes(b"PK")
+    t = time.time() - 2 * 86400
+    os.utime(d / old, (t, t))
+    live = _temp(d, "book", os.getpid(), host, ".xlsx", "abcdefgj", 3600)  # the test's own process: running
+    other = _temp(d, "book", dead, "0f0f0f", ".xlsx", "abcdefgl", 3600)  # another machine's, an hour old
+    case = Path(shutil.copyfile(SAMPLE, d / "case.yaml"))
+    out = d / "book.xlsx"
+
+    def check(run: Run) -> None:
+        for keep in (live, other):
+            assert (d / keep).exists(), f"{keep} was removed"
+    return Hostile("", "", ["build", str(case), "-o", str(out)], exit=(0,), produces=[out.name],
+                   removes=[*stale, old], outputs=[d / n for n in (*stale, old)], check=check, timeout=30)
+
+
+_FULL = 8_000  #: bytes a file may grow to in the "disk full" entries: less than any of their outputs
+
+
+def _disk_full(d: Path, ctx: Ctx, cmd: str, target: str) -> Hostile:
+    """A disk that fills while the output is written (a file-size limit: the write fails, EFBIG): exit 2,
+    the target named (never the temporary file), nothing left."""
+    out = d / target
+    if cmd == "build":
+        case = Path(shutil.copyfile(SAMPLE, d / "case.yaml"))
+        argv = ["build", str(case), "-o", str(out)]
+    else:  # the sample's rows make an .xlsx of some 18 KB; the .csv of 20,000 rows is megabytes
+        src = ctx.big if out.suffix == ".csv" else write_csv(d / "batch.csv", batch_rows(ctx.case))
+        argv = ["evaluate", "--batch", str(src), "-o", str(out)]
+    return Hostile("", "", argv, expect=[target, ("space", "too large")], forbid=[".tmp"], outputs=[out],
+                   fsize_limit=_FULL, timeout=60)
+
+
+for _cmd_, _target in (("build", "book.xlsx"), ("batch", "screen.xlsx"), ("batch", "screen.csv")):
+    _register(f"disk_full_{_cmd_}_{_target.replace('.', '_')}", "files",
+              lambda d, ctx, c=_cmd_, t=_target: _disk_full(d, ctx, c, t))
+
+
+def _own_input(d: Path, ctx: Ctx, how: str) -> Hostile:
+    """``evaluate --batch x.csv -o <x.csv, however named> --force``: the input is never replaced by its results."""
+    src = write_csv(d / "batch.csv", batch_rows(ctx.case))
+    before = src.read_bytes()
+    (d / "sub").mkdir()
+    if how == "same":
+        out = "batch.csv"
+    elif how == "spelling":
+        out = str(d / "sub" / ".." / "." / "batch.csv")
+    elif how == "hard_link":
+        os.link(src, d / "linked.csv")
+        out = "linked.csv"
+    else:
+        os.symlink("batch.csv", d / "symlinked.csv")
+        out = "symlinked.csv"
+
+    def check(run: Run) -> None:
+        assert src.read_bytes() == before, "the input was replaced"
+    return Hostile("", "", ["evaluate", "--batch", "batch.csv", "-o", out, "--force"], expect=["input", "batch.csv"],
+                   check=check, timeout=20)
+
+
+for _how in ("same", "spelling", "hard_link", "symlink"):
+    _register(f"batch_force_over_its_own_input_{_how}", "files", lambda d, ctx, h=_how: _own_input(d, ctx, h))
+
+
+@entry("draft_one_mib_of_ligatures", "resources")
+def _(d, ctx):
+    """1 MiB of ﷺ (NFKC: 18 characters each) folded for matching: linear, bounded (it took 12 s and 600 MB)."""
+    text = "一、总则\n" + "\ufdfa" * (2**20 // 3 - 10) + "\n"
+    (d / "lig.txt").write_text(text, encoding="utf-8")
+    return Hostile("", "", ["draft", "lig.txt", "-o", "plan.yaml"], exit=(0,), produces=["plan.yaml"],
+                   as_limit=300 * 2**20, timeout=60)
 
 
 #: the groups of entries that must read one value the same way, and the outcomes allowed

@@ -281,6 +281,105 @@ def test_install_refuses_an_id_another_plan_folder_defines(tmp_path, capsys):
     assert f"already defined by {team / (ACME + '.yaml')} (--plans)" in err and "ambiguous" in err
 
 
+# ---- issue 21: a plan's text is its own --------------------------------------------------------------
+
+GCL_TEXT = (TEMPLATES / "texts" / f"{GCL}.txt").read_text(encoding="utf-8")
+OTHER_TEXT = "（乙公司）\n" + GCL_TEXT  # another plan's text: the same clauses, one more line of preamble
+
+
+def _plan_named(folder: Path, pid: str, ref: str, text: str = GCL_TEXT, quoted: bool = False) -> Path:
+    """Plan ``pid`` (the GCL template) in ``folder`` whose ``text:`` is ``ref``, holding ``text``."""
+    path = write_plan(folder, pid)
+    (folder / "texts" / f"{pid}.txt").unlink()
+    (folder / ref).parent.mkdir(parents=True, exist_ok=True)
+    (folder / ref).write_text(text, encoding="utf-8")
+    src = path.read_text(encoding="utf-8")
+    new = f'text: "{ref}"  # the published text' if quoted else f"text: {ref}"
+    path.write_text(src.replace(f"text: texts/{pid}.txt", new, 1), encoding="utf-8")
+    return path
+
+
+def test_install_puts_each_plans_text_under_its_own_name(tmp_path, capsys):
+    """Two plans whose files both name texts/plan.txt, with different texts: each installed plan has its own,
+    texts/<id>.txt, the rest of its file as written (a comment, the quoting of other fields)."""
+    home = tmp_path / "config" / "plans"
+    a = _plan_named(tmp_path / "a", "plan-a", "texts/plan.txt")
+    b = _plan_named(tmp_path / "b", "plan-b", "texts/plan.txt", OTHER_TEXT, quoted=True)
+    assert cli(capsys, "policies", "install", a)[0] == 0
+    code, out, err = cli(capsys, "policies", "install", b, "--force")
+    assert code == 0, err
+    assert f"(plan text {home / 'texts' / 'plan-b.txt'})" in out
+    assert "规划原文安装为 texts/plan-b.txt" in err and "the file names texts/plan.txt" in err
+    assert sorted(p.name for p in (home / "texts").iterdir()) == ["plan-a.txt", "plan-b.txt"]
+    assert plan_clauses(policy_by_id("plan-a")) == plan_clauses(load_policy(a))
+    assert policy_source(policy_by_id("plan-a")).text == GCL_TEXT
+    assert policy_source(policy_by_id("plan-b")).text == OTHER_TEXT
+    installed_b = (home / "plan-b.yaml").read_text(encoding="utf-8")
+    assert installed_b == b.read_text(encoding="utf-8").replace('text: "texts/plan.txt"', "text: texts/plan-b.txt", 1)
+    assert "text: texts/plan-b.txt  # the published text" in installed_b
+    # installing B again is nothing to do; --force replaces only B's files
+    code, out, _ = cli(capsys, "policies", "install", b)
+    assert code == 0 and "already installed, the same" in out
+    before_a = {p.name: p.read_bytes() for p in [home / "plan-a.yaml", home / "texts" / "plan-a.txt"]}
+    b2 = _plan_named(tmp_path / "b2", "plan-b", "texts/plan.txt", "（丙）\n" + GCL_TEXT)
+    assert cli(capsys, "policies", "install", b2, "--force")[0] == 0
+    assert {p.name: p.read_bytes() for p in [home / "plan-a.yaml", home / "texts" / "plan-a.txt"]} == before_a
+    assert policy_source(policy_by_id("plan-b")).text == "（丙）\n" + GCL_TEXT
+
+
+def test_plans_installed_by_an_earlier_xlmodel_keep_loading_and_keep_their_text(tmp_path, capsys):
+    """The earlier layout: the installed file names the text as its source did (texts/shared.txt, shared by
+    two plans). Both keep loading; a new install of either gives it a text of its own and leaves the other's."""
+    home = tmp_path / "config" / "plans"
+    _plan_named(home, "plan-a", "texts/shared.txt")
+    shutil.copyfile(_plan_named(tmp_path / "tmp", "plan-c", "texts/shared.txt"), home / "plan-c.yaml")
+    assert policy_by_id("plan-a").text == policy_by_id("plan-c").text == "texts/shared.txt"
+    code, out, err = cli(capsys, "policies")
+    assert code == 0 and "plan-a" in out and "plan-c" in out, err
+    # plan-a installed again, from its own installed file: its own text now, plan-c's untouched
+    code, _, err = cli(capsys, "policies", "install", home / "plan-a.yaml", "--force")
+    assert code == 0, err
+    assert policy_by_id("plan-a").text == "texts/plan-a.txt"
+    assert policy_by_id("plan-c").text == "texts/shared.txt"
+    assert (home / "texts" / "shared.txt").read_text(encoding="utf-8") == GCL_TEXT
+
+
+def test_install_never_replaces_a_text_another_installed_plan_reads(tmp_path, capsys):
+    home = tmp_path / "config" / "plans"
+    _plan_named(home, "plan-a", "texts/plan-b.txt")  # an earlier install named its text as plan-b's is named now
+    b = write_plan(tmp_path / "src", "plan-b", text=OTHER_TEXT)
+    for force in ((), ("--force",)):
+        code, out, err = cli(capsys, "policies", "install", b, *force)
+        assert code == 2 and out == "", err
+        clean(err)
+        if force:
+            assert f"{home / 'texts' / 'plan-b.txt'} 也是已安装规划 plan-a 的规划原文" in err
+            assert f"is also the plan text of the installed plan plan-a ({home / 'plan-a.yaml'}" in err
+            assert f"xlmodel policies install {home / 'plan-a.yaml'} --force" in err
+        else:
+            assert "exists and differs; pass --force" in err
+    assert (home / "texts" / "plan-b.txt").read_text(encoding="utf-8") == GCL_TEXT
+    assert not (home / "plan-b.yaml").exists()
+    # the way out the message gives: plan-a installed again gets its own text; then plan-b installs
+    assert cli(capsys, "policies", "install", home / "plan-a.yaml", "--force")[0] == 0
+    assert cli(capsys, "policies", "install", b, "--force")[0] == 0
+    assert policy_source(policy_by_id("plan-a")).text == GCL_TEXT
+    assert policy_source(policy_by_id("plan-b")).text == OTHER_TEXT
+
+
+def test_a_workbook_built_from_the_source_file_checks_against_the_installed_copy(tmp_path, capsys):
+    """Installing renames the text (texts/<id>.txt): the installed plan is still the workbook's plan — the same
+    content, the text compared by what it says — so check trusts it, rather than refusing a 'different' plan."""
+    src = _plan_named(tmp_path / "src", ACME, "plan.txt")
+    book = tmp_path / "acme.xlsx"
+    case_path = write_case(tmp_path)
+    assert cli(capsys, "--plans", src.parent, "build", case_path, "-o", book)[0] == 0
+    assert cli(capsys, "policies", "install", src)[0] == 0
+    code, out, err = cli(capsys, "check", book, "--json")
+    assert code == 0, err
+    assert json.loads(out)[0]["integrity"]["trusted"] is True and "differs" not in err
+
+
 # ---- every command, by id ------------------------------------------------------------------------
 
 def _udf_args(case):
@@ -376,11 +475,15 @@ def test_a_workbook_carries_its_plan_so_check_and_refresh_work_where_it_is_not_i
     assert carried.yaml == (d / f"{ACME}.yaml").read_text(encoding="utf-8")
     assert carried.text == (d / "texts" / f"{ACME}.txt").read_text(encoding="utf-8")
     assert carried.text_file == f"texts/{ACME}.txt" and carried.policy_file == f"{ACME}.yaml"
-    # not installed, no --plans: read with the plan the workbook carries, and said so
+    # not installed, no --plans: read with the plan the workbook carries, and said so; a plan nobody here
+    # reviewed is evidence, not authority (issue 21): the figures are read, the verdict is not compliance
     code, out, err = cli(capsys, "check", book, "--json")
-    assert code == 0, err
+    assert code == 1, err
     [obj] = json.loads(out)
-    assert obj["policy"] == ACME and obj["min_cash_dividend"] == GCL_MIN_CASH and obj["integrity"]["trusted"] is True
+    assert obj["policy"] == ACME and obj["min_cash_dividend"] == GCL_MIN_CASH and obj["overall_status"] == "pass"
+    assert obj["exit_code"] == 1 and obj["integrity"]["trusted"] is False and obj["integrity"]["plan_verified"] is False
+    assert obj["integrity"]["plan"] == {"id": ACME, "built_with_version": V, "installed_version": None,
+                                        "source": "carried"}
     assert f"plan {ACME} v{V} is not installed here: read with the plan the workbook carries ({ACME}.yaml" in err
     again = tmp_path / "again.xlsx"
     code, _, err = cli(capsys, "refresh", book, "-o", again)
@@ -388,7 +491,12 @@ def test_a_workbook_carries_its_plan_so_check_and_refresh_work_where_it_is_not_i
     assert "not installed here" in err
     assert embed.unpack(props_of(again), str(again)).yaml == carried.yaml  # still carried
     code, out, err = cli(capsys, "check", again, "--json")
-    assert code == 0 and json.loads(out)[0]["min_cash_dividend"] == GCL_MIN_CASH
+    assert code == 1 and json.loads(out)[0]["min_cash_dividend"] == GCL_MIN_CASH
+    # installed (here by --plans): the same workbook is trusted, exit 0
+    code, out, err = cli(capsys, "--plans", d, "check", book, "--json")
+    assert code == 0, err
+    integ = json.loads(out)[0]["integrity"]
+    assert integ["trusted"] is True and integ["plan_verified"] is True and integ["plan"]["source"] == "installed"
 
 
 def test_a_bundled_plans_workbook_carries_it_too_and_reads_silently(tmp_path, capsys):
@@ -732,3 +840,21 @@ def test_policies_check_in_a_plan_folder_names_a_duplicate_id(tmp_path, capsys):
     assert f"field 'id': '{GCL}' is also defined by {TEMPLATES / (GCL + '.yaml')} (bundled)" in err
     code, _, err = cli(capsys, "policies", "check", path)  # outside the plan folders: a note only
     assert code == 0 and f"'{GCL}' is the id of the bundled plan" in err
+
+
+# ---- issue 21: an open plan folder ----------------------------------------------------------------
+
+def test_a_world_writable_plan_folder_is_warned_of(tmp_path, capsys):
+    d = tmp_path / "plans"
+    write_plan(d)
+    code, _, err = cli(capsys, "--plans", d, "policies")
+    assert code == 0 and "Warning" not in err
+    for folder in (d, d / "texts"):
+        folder.chmod(0o777 if folder == d else 0o1777)  # the sticky bit does not stop anyone adding a file
+        code, out, err = cli(capsys, "--plans", d, "policies")
+        assert code == 0 and ACME in out
+        assert (f"注意 Warning: 规划文件夹 {folder}（--plans）任何用户都可写入" in err
+                and f"the plan folder {folder} (--plans) is writable by every user" in err), err
+        folder.chmod(0o755)
+    code, _, err = cli(capsys, "--plans", d, "policies")
+    assert "Warning" not in err

@@ -27,26 +27,31 @@ CPU_LIMIT = 45  # CPU seconds per run (the wall-clock timeout of an entry is sho
 PARALLEL = 2
 
 _SCRIPT = Path(sys.executable).with_name("xlmodel")
-# the limits are set in the child itself, then the CLI is exec'd: no preexec_fn (unsafe with threads)
+# the limits are set in the child itself, then the CLI is exec'd: no preexec_fn (unsafe with threads); a
+# file-size limit (an entry's ``fsize_limit``) makes writes past it fail as a full disk would (EFBIG:
+# Python ignores SIGXFSZ)
 _WRAPPER = """
 import os, resource, sys
-lim, cpu, exe = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+lim, cpu, fsize, exe = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
 resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+if fsize >= 0:
+    resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
 if exe == "-m":
-    os.execv(sys.executable, [sys.executable, "-m", "xlmodel.cli"] + sys.argv[4:])
-os.execv(exe, [exe] + sys.argv[4:])
+    os.execv(sys.executable, [sys.executable, "-m", "xlmodel.cli"] + sys.argv[5:])
+os.execv(exe, [exe] + sys.argv[5:])
 """
 _ENV = {**os.environ, "PYTHONIOENCODING": "utf-8", "PYTHONDONTWRITEBYTECODE": "1"}
 
 
-def _cmd(argv: list[str]) -> list[str]:
+def _cmd(h: hc.Hostile) -> list[str]:
     exe = str(_SCRIPT) if _SCRIPT.is_file() else "-m"
-    return [sys.executable, "-c", _WRAPPER, str(AS_LIMIT), str(CPU_LIMIT), exe, *argv]
+    fsize = -1 if h.fsize_limit is None else h.fsize_limit
+    return [sys.executable, "-c", _WRAPPER, str(h.as_limit or AS_LIMIT), str(CPU_LIMIT), str(fsize), exe, *h.argv]
 
 
 def _popen(h: hc.Hostile) -> subprocess.Popen:
-    return subprocess.Popen(_cmd(h.argv), cwd=h.dir, env=_ENV, stdin=subprocess.DEVNULL,
+    return subprocess.Popen(_cmd(h), cwd=h.dir, env={**_ENV, **h.env}, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
 
 
@@ -108,7 +113,7 @@ def assert_run(h: hc.Hostile, r: hc.Run) -> None:
         assert r.elapsed <= h.max_elapsed, f"took {r.elapsed:.1f}s; should fail before any evaluation (≤ {h.max_elapsed}s){shown}"
     new = sorted(set(r.after) - set(r.before) - set(h.produces))
     assert not new, f"left behind: {new}{shown}"
-    gone = sorted(set(r.before) - set(r.after))
+    gone = sorted(set(r.before) - set(r.after) - set(h.removes))
     assert not gone, f"removed: {gone}{shown}"
     for o in h.outputs:
         assert not os.path.lexists(o), f"{o.name} exists{shown}"

@@ -412,6 +412,26 @@ def test_check_output_accepts_a_good_path_and_returns_it(tmp_path):
         check_output(tmp_path / ("n" * 250 + ".xlsx"))
 
 
+@pytest.mark.parametrize("how", ["same", "spelling", "hard link", "symbolic link"])
+def test_the_batch_never_replaces_its_own_input_even_with_force(tmp_path, capsys, how):
+    src = tmp_path / "x.csv"
+    src.write_bytes((ROOT / "samples" / "company_years.csv").read_bytes())
+    (tmp_path / "sub").mkdir()
+    out = {"same": src, "spelling": tmp_path / "sub" / ".." / "x.csv", "hard link": tmp_path / "h.csv",
+           "symbolic link": tmp_path / "s.csv"}[how]
+    if how == "hard link":
+        os.link(src, out)
+    elif how == "symbolic link":
+        out.symlink_to("x.csv")
+    before = src.read_bytes()
+    code, _, err = cli(capsys, "evaluate", "--batch", src, "-o", out, "--force")
+    assert code == 2 and "is the input file" in err and "输出即输入文件" in err, err
+    assert src.read_bytes() == before
+    with pytest.raises(XlmodelError, match="is the input file"):
+        check_output(out, force=True, suffixes=(".csv",), inputs=[src])
+    check_output(tmp_path / "y.csv", force=True, suffixes=(".csv",), inputs=[src])  # another file: fine
+
+
 def test_samples_refuses_an_out_folder_that_is_a_file(tmp_path, capsys):
     f = tmp_path / "out"
     f.write_text("a file")
@@ -578,3 +598,130 @@ def test_no_report_line_or_cell_starts_with_a_formula_from_the_input(text):
     for line in render_markdown(rep).splitlines():
         for cell in [line] + [c.strip() for c in re.split(r"(?<!\\)\|", line)]:
             assert not cell.startswith(text.strip()), line
+
+
+# ---------------------------------------------------------------------------------------------
+# 7. issue 21: temporaries a killed run left, a full disk, the batch's own input
+
+from xlmodel import io as xio  # noqa: E402
+
+
+def _left(d: Path, name: str, age: float) -> str:
+    (d / name).write_bytes(b"PK half")
+    t = os.path.getmtime(d / name) - age
+    os.utime(d / name, (t, t))
+    return name
+
+
+DEAD = 2**22 + 11  # above any pid_max: no such process
+
+
+def test_the_temporary_file_names_its_process_and_machine(tmp_path):
+    with atomic_write(tmp_path / "book.xlsx") as tmp:
+        m = xio._TEMP.fullmatch(tmp.name)
+        assert m and int(m.group(1)) == os.getpid() and m.group(2) == xio.host_tag()
+        tmp.write_bytes(b"x")
+
+
+def test_a_write_removes_the_temporaries_killed_runs_left_and_nothing_else(tmp_path):
+    h = xio.host_tag()
+    stale = [_left(tmp_path, f".book.xlm{DEAD}-{h}.abcdefgh.tmp.xlsx", 120),  # a dead process's, 2 minutes old
+             _left(tmp_path, f".other.xlm{DEAD}-{h}.abcdefgi.tmp.csv", 120),   # of another output: the same folder
+             _left(tmp_path, ".book.k2j4h5g6.tmp.xlsx", 25 * 3600),             # an earlier xlmodel's, a day old
+             _left(tmp_path, f".book.xlm{DEAD}-0f0f0f.abcdefgj.tmp.xlsx", 25 * 3600)]  # another machine's, a day old
+    kept = [_left(tmp_path, f".book.xlm{os.getpid()}-{h}.abcdefgk.tmp.xlsx", 3600),  # a running process's
+            _left(tmp_path, f".book.xlm{DEAD}-{h}.abcdefgl.tmp.xlsx", 5),            # just made: its writer may be starting
+            _left(tmp_path, ".book.k2j4h5g7.tmp.xlsx", 3600),                        # an earlier xlmodel's, an hour old
+            _left(tmp_path, f".book.xlm{DEAD}-0f0f0f.abcdefgm.tmp.xlsx", 3600),      # another machine's, an hour old
+            _left(tmp_path, ".book.tmp.xlsx", 9 * 86400),                             # not a name xlmodel makes
+            _left(tmp_path, "book.xlm1-abcdef.abcdefgn.tmp.xlsx", 9 * 86400)]         # not hidden: not ours
+    os.symlink(tmp_path / "book.xlsx", tmp_path / f".lnk.xlm{DEAD}-{h}.abcdefgo.tmp.xlsx")  # a link: never followed
+    with atomic_write(tmp_path / "book.xlsx") as tmp:
+        tmp.write_bytes(b"new")
+    left = everything(tmp_path)
+    assert not set(stale) & set(left), left
+    assert set(kept) <= set(left) and f".lnk.xlm{DEAD}-{h}.abcdefgo.tmp.xlsx" in left
+
+
+def test_no_process_is_signalled_on_windows(monkeypatch):
+    """os.kill(pid, 0) ends a process on Windows: there no process is asked, and none taken for dead."""
+    def kill(*a):
+        raise AssertionError("os.kill called")
+
+    monkeypatch.setattr(xio.os, "kill", kill)
+    monkeypatch.setattr(xio.os, "name", "nt")
+    assert xio._running(DEAD) is True
+
+
+def test_stale_temporaries_are_cleaned_through_the_cli_after_a_sigkill(tmp_path):
+    """A run killed by SIGKILL mid-write leaves its temporary file; the next write to the folder removes it
+    once its process is gone and it is a minute old."""
+    work = tmp_path / "work"
+    out = work / "book.xlsx"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    p = subprocess.Popen([sys.executable, "-c", _SIGNAL_SCRIPT, str(out), str(int(signal.SIGKILL)), str(GCL_SAMPLE)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path)
+    p.communicate(timeout=120)
+    assert p.returncode == -signal.SIGKILL
+    [left] = everything(work)
+    assert xio._TEMP.fullmatch(left), left
+    t = os.path.getmtime(work / left) - 61
+    os.utime(work / left, (t, t))
+    from xlmodel.cli import main
+
+    assert main(["build", str(GCL_SAMPLE), "-o", str(work / "again.xlsx")]) == 0
+    assert everything(work) == ["again.xlsx"]
+
+
+def _enospc(*_a, **_k):
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def test_a_full_disk_while_building_names_the_target_exits_2_and_leaves_nothing(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(zipfile.ZipFile, "writestr", _enospc)
+    out = tmp_path / "book.xlsx"
+    code, _, err = cli(capsys, "build", GCL_SAMPLE, "-o", out)
+    assert code == 2, err
+    assert_clean_error(err)
+    assert err.startswith(f"xlmodel: {out}: ") and "No space left on device" in err and "磁盘空间不足" in err
+    assert ".tmp" not in err and "Exception ignored" not in err
+    assert everything(tmp_path) == []
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".xlsx"])
+def test_a_full_disk_while_writing_a_batch_names_the_target_and_exits_2(tmp_path, capsys, monkeypatch, suffix):
+    import builtins
+
+    real_open = builtins.open
+
+    class Full(io.RawIOBase):  # a file the disk has no room for
+        def writable(self):
+            return True
+
+        def write(self, b):
+            _enospc()
+
+    def full_open(file, mode="r", *a, **k):
+        if "w" in mode and ".tmp" in os.fspath(file):
+            real_open(file, mode, *a, **k).close()  # (the name exists, as on a real disk)
+            raw = Full()
+            return io.TextIOWrapper(io.BufferedWriter(raw), encoding=k.get("encoding", "utf-8")) if "b" not in mode \
+                else io.BufferedWriter(raw)
+        return real_open(file, mode, *a, **k)
+
+    monkeypatch.setattr(builtins, "open", full_open)
+    monkeypatch.setattr(zipfile.ZipFile, "writestr", _enospc)
+    out = tmp_path / f"screen{suffix}"
+    code, _, err = cli(capsys, "evaluate", "--batch", ROOT / "samples" / "company_years.csv", "-o", out)
+    assert code == 2, err
+    assert f"xlmodel: {out}: " in err and "No space left on device" in err and ".tmp" not in err
+    assert everything(tmp_path) == []
+
+
+def test_install_on_a_full_disk_names_the_plan_file(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("XLMODEL_CONFIG_HOME", str(tmp_path / "cfg"))
+    monkeypatch.setattr(Path, "write_bytes", _enospc)
+    code, _, err = cli(capsys, "policies", "install", ROOT / "tests" / "data" / "fifth_plan" / "demo5-2025-2027.yaml")
+    assert code == 2 and "No space left on device" in err and ".tmp" not in err, err
+    assert "cfg/plans/texts/demo5-2025-2027.txt: " in err  # the plan text is written first
+    assert everything(tmp_path / "cfg" / "plans") in ([], ["texts"])

@@ -149,3 +149,84 @@ def test_policy_errors_are_all_reported_at_once(tmp_path):
         _rule(d, "min_annual")["quote"] = "不在原文中的一句话"
     msg = str(pytest.raises(PolicyError, load_policy_file, _broken(tmp_path, two)).value)
     assert "三、(八)" in msg and "min_annual" in msg and "2 problems" in msg
+
+
+# ---- issue 21: no control characters in a policy file's text --------------------------------------
+
+ESC_LINE = "\x1b]0;pwned\x07协鑫\x1b[2J"  # retitles a terminal, clears it
+
+
+@pytest.mark.parametrize("mutate, where, char", [
+    (lambda d: d.update(title_zh=ESC_LINE), "field 'title_zh'", "U+001B (ESC)"),
+    (lambda d: d.update(title_en="GCL\r\n总体结论 Overall: 通过 pass"), "field 'title_en'", "U+000D (CR)"),
+    (lambda d: d.update(version="1.1.0\x1b[8m"), "field 'version'", "U+001B (ESC)"),
+    (lambda d: d["company"].update(company_name="协鑫\n能源"), "field 'company.company_name'", "U+000A (LF)"),
+    (lambda d: _rule(d, "min_annual").update(title_zh="\x9b31m红"), "rule 'min_annual', field 'title_zh'", "U+009B (CSI)"),
+    (lambda d: _rule(d, "min_annual").update(title_en="a\tb"), "rule 'min_annual', field 'title_en'", "U+0009 (tab)"),
+    (lambda d: _rule(d, "min_annual").update(clause="三、(二)\x07"), "rule 'min_annual', field 'clause'", "U+0007 (BEL)"),
+    (lambda d: _rule(d, "min_annual").update(quote="当年实现的\x1b[8m可分配利润"), "rule 'min_annual', field 'quote'",
+     "U+001B (ESC)"),
+    (lambda d: _rule(d, "min_annual").update(note="注\u202e意"), "rule 'min_annual', field 'note'", "U+202E"),
+    (lambda d: d["clauses"].update({"三、(八)\x1b[31m": {"treatment": "informational", "note": "x"}}),
+     "field 'clauses'", "U+001B (ESC)"),
+    (lambda d: d["clauses"]["三、(八)"].update(note="\x00"), "field 'clauses.三、(八).note'", "U+0000 (NUL)"),
+    (lambda d: d["major_outlay"].update(quote="\x9d0;x"), "field 'major_outlay.quote'", "U+009D (OSC)"),
+])
+def test_control_characters_in_a_policy_file_are_refused_naming_file_rule_and_field(tmp_path, mutate, where, char):
+    path = _broken(tmp_path, mutate)
+    with pytest.raises(PolicyError) as e:
+        load_policy_file(path)
+    [p] = [p for p in e.value.problems if p.where == where]
+    assert str(path) in str(e.value)
+    assert p.message.startswith(("含控制字符 " + char, "含换行或制表符 " + char)), p.message  # Chinese first
+    assert "— contains " in p.message and char in p.message
+    assert not any(c in str(e.value) for c in "\x1b\x07\x9b\x9d\r\x00\u202e")  # the message names, never shows
+
+
+def test_quotes_and_notes_may_run_over_lines(tmp_path):
+    """A quote is matched with its white space dropped, a note is prose: both may be YAML block scalars."""
+    def multiline(d):
+        r = _rule(d, "min_annual")
+        r["quote"] = r["quote"][:8] + "\n  " + r["quote"][8:] + "\r\n"
+        r["note"] = "第一行\n\t第二行"
+        d["clauses"]["三、(八)"]["note"] = "a\nb"
+    p = load_policy_file(_broken(tmp_path, multiline))
+    assert "\n" in p.rule("min_annual").quote and p.rule("min_annual").note == "第一行\n\t第二行"
+
+
+def test_every_text_of_the_bundled_plans_and_samples_passes():
+    for pid in ("gcl-energy-2022-2024", "far-east-2022-2024", "houpu-2024-2026"):
+        load_policy_file(TEMPLATES / f"{pid}.yaml")
+    for path in sorted((TEMPLATES.parent / "tests" / "data").rglob("*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        if isinstance(data, dict) and "rules" in data and "clauses" in data:
+            load_policy_file(path)
+
+
+def test_policies_show_escapes_what_a_plan_built_in_code_holds(capsys, monkeypatch):
+    """A plan that never went through a file (changed in code) is printed inert all the same."""
+    from conftest import cli
+    from xlmodel import cli as cli_module  # noqa: F401 - the command's module, patched below
+    import xlmodel.policy as pol
+
+    real = load_policy("gcl-energy-2022-2024")
+    rules = [r.model_copy(update={"title_zh": ESC_LINE, "quote": "a\x1b[2Jb", "clause": r.clause}) for r in real.rules]
+    evil = real.model_copy(update={"title_zh": ESC_LINE, "title_en": "x\r\nforged", "version": "1\x1b[8m", "rules": rules})
+    monkeypatch.setattr(pol, "load_policy", lambda ref: evil)
+    code, out, err = cli(capsys, "policies", "show", "gcl-energy-2022-2024")
+    assert code == 0, err
+    assert "\x1b" not in out and "\r" not in out and "\x07" not in out
+    assert out.splitlines()[0] == "gcl-energy-2022-2024 v1\\x1b[8m  \\x1b]0;pwned\\x07协鑫\\x1b[2J"
+    assert out.splitlines()[1] == "x\\r\\nforged"
+
+
+def test_reports_escape_a_plan_version_and_notes_built_in_code():
+    from xlmodel import load_case
+    from xlmodel.evaluator import evaluate
+    from xlmodel.report import render_markdown, render_table
+
+    case = load_case(TEMPLATES.parent / "samples" / "gcl-energy-2022-2024.yaml")
+    p = load_policy("gcl-energy-2022-2024")
+    rep = evaluate(case, p.model_copy(update={"version": "1\x1b]0;x\x07\n| forged |"}))
+    for text in (render_table(rep, width=100), render_table(rep, wide=True), render_markdown(rep)):
+        assert "\x1b" not in text and "\x07" not in text and "\n| forged |" not in text

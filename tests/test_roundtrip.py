@@ -1052,7 +1052,8 @@ def test_check_json_equals_evaluate(books, capsys, sample):
     assert integrity["trusted"] is True and integrity["formulas_checked"] is True
     assert integrity["formulas_changed"] == [] and integrity["cached_results_stale"] == []
     assert integrity["plan"] == {"id": rep.policy, "built_with_version": rep.policy_version,
-                                 "installed_version": rep.policy_version}
+                                 "installed_version": rep.policy_version, "source": "installed"}
+    assert integrity["plan_verified"] is True  # a bundled plan: installed here
     assert integrity["xlmodel"]["built_with_version"] == integrity["xlmodel"]["installed_version"] == xlmodel.__version__
 
 

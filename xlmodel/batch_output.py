@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import XlmodelError
-from .io import atomic_write
+from .io import atomic_write, save_xlsx
 from .progress import progress_bar
 from .sanitize import csv_cell
 
@@ -176,10 +176,7 @@ def write_batch_xlsx(df: pd.DataFrame, path, *, force: bool = False, progress: b
         except BaseException:
             wb.fileclosed = True  # nothing to save: the temporary file is removed
             raise
-        try:
-            wb.close()
-        except XlsxWriterException as e:
-            raise XlmodelError(f"{path}: cannot write ({e})") from None
+        save_xlsx(wb, path)  # disk full: the target named, never the temporary file
     bar.close()
     return path
 

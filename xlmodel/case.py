@@ -46,6 +46,7 @@ from .consistency import CONFIRM_FIELD, INTERIM_PARTS, case_findings, interim_me
 from .errors import CaseError, Problem
 from .fields import BOOL_LABELS, COMPANY_FIELDS, ENUMS, FIELDS, YEAR_FIELDS, Field, Kind
 from .policy import POLICY_ID
+from .sanitize import BAD_LINE, BAD_TEXT
 from .untrusted import (MAX_CASE_BYTES, InputFileError, SafeLoader, SciFloat, YamlInt, decode_utf8, did_you_mean,
                         load_json, load_yaml, read_regular, shown, yaml_int_surprise)
 
@@ -67,9 +68,9 @@ _SHEETS = ("cell", "udf", "xlsx")  # numbers in a date field are date serials
 
 _YES = {"是", "yes", "y", "true"}
 _NO = {"否", "no", "n", "false"}
-# single-line text: C0/C1 controls (tab and newlines too), surrogates, non-characters, bidi overrides
-_BAD_LINE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_BAD_NOTE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff\u202a-\u202e\u2066-\u2069]")
+# single-line text: C0/C1 controls (tab and newlines too), surrogates, non-characters, bidi overrides; notes
+# may run over lines (the same patterns refuse them in policy files)
+_BAD_LINE, _BAD_NOTE = BAD_LINE, BAD_TEXT
 _CONTROL = _BAD_NOTE  # kept for callers of the old name
 # full-width forms (U+FF01–FF5E) and the ideographic space -> ASCII: the part of NFKC that is safe for numbers
 _FULLWIDTH = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}

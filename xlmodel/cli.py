@@ -2,7 +2,8 @@
 
 Exit codes (also in ``xlmodel --help``, :data:`EXIT_HELP`): 0 compliant (pass or
 warnings only), 1 a rule fails, an input a rule needs is missing or (check) formulas
-were changed, 2 bad input or usage, 130/143 interrupted. Errors are one clear message
+were changed or the workbook's plan is its own copy (not installed: unverified), 2 bad
+input or usage, 130/143 interrupted. Errors are one clear message
 on stderr, never a traceback; library warnings become short notes (:mod:`xlmodel.libnotes`).
 """
 
@@ -33,7 +34,8 @@ def _codes(*lines: str) -> str:
 EXIT_HELP = {
     None: _codes(
         "  0    compliant: every rule passes or only warns (build, fill, refresh, samples: written)",
-        "  1    a rule fails, an input a rule needs is missing,\n       or (check) the workbook's formulas were changed",
+        "  1    a rule fails, an input a rule needs is missing, or (check) the workbook's\n"
+        "       formulas were changed or its plan is not installed here (unverified)",
         "  2    bad input or usage (the message names the file, field and year)" + _EXISTS,
         _INTERRUPTED),
     "policies": _codes("  0    listed or shown; (check) the file is a valid policy; (install) installed",
@@ -44,12 +46,14 @@ EXIT_HELP = {
     "evaluate": _codes(
         "  0    every case (every --batch row) is compliant: each rule passes or only warns",
         "  1    in some case or row a rule fails or an input a rule needs is missing",
-        "  2    bad input or usage (the message names the file or row, field and year)" + _EXISTS,
+        "  2    bad input or usage (the message names the file or row, field and year)" + _EXISTS
+        + "\n       or --batch's -o is its input file (refused, even with --force)",
         _INTERRUPTED)
     + "\n\n--json prints a list, one object per case (also for one file); --jsonl one object a line.",
     "check": _codes(
-        "  0    compliant, and the workbook's formulas are the ones xlmodel generates",
-        "  1    a rule fails, an input a rule needs is missing, or formulas were changed",
+        "  0    compliant, the workbook's formulas the ones xlmodel generates, its plan installed",
+        "  1    a rule fails, an input a rule needs is missing, formulas were changed, or the\n"
+        "       plan is the workbook's own copy, not installed here (unverified: no compliance)",
         "  2    not a workbook xlmodel can read (the message names sheet!cell and what was expected)",
         _INTERRUPTED)
     + "\n\nSeveral workbooks or a folder: each is checked (a bad one too), then a summary table;\n"
@@ -92,32 +96,33 @@ def cmd_policies(args) -> int:
         from .catalogue import compile_policy  # (numpy: only where the rules are compiled)
         from .errors import XlmodelError
         from .policy import POLICY_ID, find_plan, load_policy, plan_clauses, policy_source
+        from .sanitize import plain_text as t  # every text from the plan file: no terminal control, no forged line
 
         if not args.id:
             raise XlmodelError("policies show needs a policy id")
         p = load_policy(args.id)
         m = compile_policy(p)
-        print(f"{p.id} v{p.version}  {p.title_zh}\n{p.title_en}\nplan years {p.plan_years[0]}–{p.plan_years[1]}")
+        print(f"{t(p.id)} v{t(p.version)}  {t(p.title_zh)}\n{t(p.title_en)}\nplan years {p.plan_years[0]}–{p.plan_years[1]}")
         src = policy_source(p)
         origin = find_plan(args.id).origin if POLICY_ID.fullmatch(args.id) else f"file: {src.path if src else args.id}"
-        print(f"来源 Source: {origin}")
+        print(f"来源 Source: {t(origin)}")
         if src is not None and src.text_path is not None:
-            print(f"规划原文 Plan text: {src.text_path} ({len(plan_clauses(p))} clauses)")
+            print(f"规划原文 Plan text: {t(src.text_path)} ({len(plan_clauses(p))} clauses)")
         print()
         if p.major_outlay:
             mo = p.major_outlay
-            print(f"重大支出 Major outlay [{mo.clause}]: {mo.definition}{mo.summary()}")
+            print(f"重大支出 Major outlay [{t(mo.clause)}]: {mo.definition}{mo.summary()}")
         for rd in m.rules:
             s = rd.spec
             tag = "条件 condition" if rd.role == "condition" else ("警告 warn" if s.severity == "warn" else "要求 requirement")
-            print(f"\n[{s.clause}] {s.id}  ({s.kind}; {tag}; when: {', '.join(s.when)})")
-            print(f"  {s.title_zh}\n  {s.title_en}\n  {'依据 Basis' if rd.role == 'regulatory' else '原文 Text'}: “{s.quote}”")
+            print(f"\n[{t(s.clause)}] {s.id}  ({s.kind}; {tag}; when: {', '.join(s.when)})")
+            print(f"  {t(s.title_zh)}\n  {t(s.title_en)}\n  {'依据 Basis' if rd.role == 'regulatory' else '原文 Text'}: “{t(s.quote)}”")
         print("\n参数 Parameters:")
         for prm in m.params.values():
             v = prm.value
             shown = (", ".join(v) if isinstance(v, tuple) else f"{v:.2%}" if prm.unit == "%"
                      else f"{int(v)}" if prm.unit in ("年", "月") else f"{v:,.2f}")
-            print(f"  {prm.name} = {shown} {prm.unit if prm.unit not in ('%', '选项') else ''}  [{prm.clause}] {prm.zh}")
+            print(f"  {prm.name} = {t(shown)} {prm.unit if prm.unit not in ('%', '选项') else ''}  [{t(prm.clause)}] {t(prm.zh)}")
         counts: dict[str, int] = {}
         for c in p.clauses.values():
             counts[c.treatment] = counts.get(c.treatment, 0) + 1
@@ -149,6 +154,7 @@ def _list_policies() -> int:
 
 def _listing_lines() -> tuple[list[str], list[str], int]:
     from .plans import folders_line, list_plans
+    from .sanitize import plain_text
 
     out, err, worst = [], [], EXIT_OK
     for item in list_plans():
@@ -159,9 +165,9 @@ def _listing_lines() -> tuple[list[str], list[str], int]:
             continue
         company = p.company.company_name if p.company else ""
         origin = item.files[0].origin
-        out.append(f"{p.id:<28} v{p.version:<8} {p.plan_years[0]}–{p.plan_years[1]}  {len(p.rules):>3} rules  {company}"
-                   + ("" if origin == "bundled" else f"  [{origin}]"))
-    err.append(folders_line())
+        out.append(plain_text(f"{p.id:<28} v{p.version:<8} {p.plan_years[0]}–{p.plan_years[1]}  {len(p.rules):>3} rules  "
+                              f"{company}" + ("" if origin == "bundled" else f"  [{origin}]")))  # one line, inert
+    err.append(plain_text(folders_line()))
     return out, err, worst
 
 
@@ -182,6 +188,7 @@ def _policies_check_install(args) -> int:
     the same check, then a copy in the user's plan folder."""
     from .plans import check_policy_file, install_policy_file
     from .policy import load_policy_file, plan_clauses, policy_source
+    from .sanitize import plain_text  # file names and a plan's version: one line each, inert
 
     if not args.id:
         raise XlmodelError(f"policies {args.action} needs a policy FILE")
@@ -189,17 +196,22 @@ def _policies_check_install(args) -> int:
         target, text, wrote = install_policy_file(args.id, force=args.force)
         p = load_policy_file(target)
         what = "installed" if wrote else "already installed, the same"
-        print(f"{what}: {p.id} v{p.version} -> {target}" + (f" (plan text {text})" if text else ""))
+        print(plain_text(f"{what}: {p.id} v{p.version} -> {target}" + (f" (plan text {text})" if text else "")))
         print(f"a case, batch row or workbook now names it by its id: policy: {p.id}")
+        given = load_policy_file(args.id).text
+        if text is not None and given != p.text:
+            print(plain_text(f"注意 Note: 规划原文安装为 {p.text}，为该规划独有 — the plan text is installed as {p.text}, "
+                             f"its own (the file names {given}; the installed copy's `text:` names {p.text})"),
+                  file=sys.stderr)
         return EXIT_OK
     checked = check_policy_file(args.id)
     p, m = checked.policy, checked.model
     text = (f"; plan text {policy_source(p).text_path} ({len(plan_clauses(p))} clauses, every quote found)" if p.text
             else "; no plan text (quotes not checked)")
-    print(f"{args.id}: valid policy {p.id} v{p.version} — {len(p.rules)} rules, {len(m.params)} parameters{text}"
-          + (f"; with the regulatory baseline {m.baseline.id}" if m.baseline else ""))
+    print(plain_text(f"{args.id}: valid policy {p.id} v{p.version} — {len(p.rules)} rules, {len(m.params)} parameters"
+                     f"{text}" + (f"; with the regulatory baseline {m.baseline.id}" if m.baseline else "")))
     for note in checked.notes:
-        print(f"注意 Note: {note}", file=sys.stderr)
+        print(f"注意 Note: {plain_text(note)}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -220,13 +232,13 @@ def cmd_evaluate(args) -> int:
         from .io import check_output
         from .sanitize import plain_text
 
-        out = check_output(args.output, force=args.force, suffixes=(".csv", ".xlsx"))  # before any work
+        out = check_output(args.output, force=args.force, suffixes=(".csv", ".xlsx"), inputs=[args.batch])  # before any work
         table = read_table(args.batch)
         df = evaluate_batch(table, policy=args.policy, source=args.batch, progress=None)  # a bar on a terminal
-        for note in table.attrs.get("notes", []):
-            print(f"注意 Note: {args.batch}: {note}", file=sys.stderr)
+        for note in table.attrs.get("notes", []):  # (a sheet's name from the file among them: one line, inert)
+            print(f"注意 Note: {plain_text(args.batch)}: {plain_text(note)}", file=sys.stderr)
         for w in df.attrs.get("warnings", []):  # amounts that look like 万元/亿元
-            print(f"注意 Warning: {args.batch}: {w}", file=sys.stderr)
+            print(f"注意 Warning: {plain_text(args.batch)}: {plain_text(w)}", file=sys.stderr)
         (write_batch_csv if out.suffix.lower() == ".csv" else write_batch_xlsx)(df, out, force=args.force, progress=None)
         outside = int((~df["in_plan_period"]).sum())
         if outside:
@@ -386,6 +398,7 @@ def _run(args) -> int:
 
     try:
         with cli_plan_dirs((getattr(args, "plans", None) or []) + getattr(args, "plans_after", [])):
+            _warn_open_plan_folders(args)
             return args.func(args)
     except XlmodelError as e:
         from .sanitize import plain_text
@@ -401,6 +414,19 @@ def _run(args) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+
+
+def _warn_open_plan_folders(args) -> None:
+    """A plan folder anyone may write to is said before a command that reads plans (all but draft)."""
+    if args.command == "draft":
+        return
+    from .plandirs import writable_by_anyone
+    from .sanitize import plain_text
+
+    for d in writable_by_anyone():
+        print(f"注意 Warning: 规划文件夹 {plain_text(d.path)}（{d.origin}）任何用户都可写入：任何人都可以放入或修改规划；"
+              f"请收紧权限（chmod o-w）— the plan folder {plain_text(d.path)} ({d.origin}) is writable by every user of "
+              "this machine: anyone could drop a plan there or change one; restrict it (chmod o-w)", file=sys.stderr)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -134,6 +134,26 @@ def plan_directory_key() -> tuple[tuple[str, str], ...]:
     return _folders()[1]
 
 
+def writable_by_anyone() -> list[PlanDir]:
+    """The existing plan folders (or their ``texts/``) any user of this machine may write to (the
+    mode's "others" write bit, sticky or not): anyone could drop a plan there, or change a text. Not
+    on Windows, whose folders have access lists instead."""
+    if os.name == "nt":
+        return []
+    import stat
+
+    out = []
+    for d in plan_directories():
+        for folder in (d.path, d.path / "texts"):
+            try:
+                mode = os.stat(folder).st_mode
+            except (OSError, ValueError):
+                continue
+            if stat.S_ISDIR(mode) and mode & stat.S_IWOTH:
+                out.append(PlanDir(folder, d.origin))
+    return out
+
+
 def _plan_directories(cli) -> list[PlanDir]:
     dirs = [PlanDir(TEMPLATES, BUNDLED)]
     dirs += [PlanDir(p, CLI_ORIGIN) for p in cli] if cli is not None else [PlanDir(p, ENV_ORIGIN) for p in _env_plan_dirs()]

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from .errors import OutputExistsError, PolicyError, Problem, XlmodelError
 from .plandirs import BUNDLED, USER_ORIGIN, plan_directories, user_plan_dir
-from .policy import POLICY_ID, Policy, PlanFile, _validate_policy, load_policy_file, plan_files, policy_by_id, policy_source
+from .policy import (POLICY_ID, Policy, PlanFile, _validate_policy, load_policy_file, plan_files, policy_by_id, policy_source,
+                     text_ref_problem)
 
 
 @dataclass
@@ -101,12 +102,21 @@ def check_policy_file(path, *, install: bool = False) -> Checked:
     return Checked(policy, path, model, notes)
 
 
+def installed_text_ref(pid: str) -> str:
+    """Where ``install`` puts the plan text of plan ``pid`` in the user's plan folder: a name of its own."""
+    return f"texts/{pid}.txt"
+
+
 def install_policy_file(path, *, force: bool = False) -> tuple[Path, Path | None, bool]:
     """Validate ``path`` (:func:`check_policy_file`), then copy it to the user's plan folder as
-    ``<id>.yaml`` with its plan text at the same relative path; (policy file, plan text file or
-    None, whether anything was written). Atomic (a temporary file renamed into place); an
-    existing different file is never replaced without ``force``; a bundled plan's id, or an id
-    another plan folder defines, is refused."""
+    ``<id>.yaml`` with its plan text as ``texts/<id>.txt`` (the copy's ``text:`` says so); (policy
+    file, plan text file or None, whether anything was written).
+
+    A plan's text is its own: no other plan's install can replace it, and ``force`` replaces only
+    the files of the plan of the same id. A plan installed by an earlier xlmodel keeps the text it
+    names; a file another installed plan reads (such a plan naming ``texts/<id>.txt``) is never
+    replaced. Atomic (a temporary file renamed into place); an existing different file is never
+    replaced without ``force``; a bundled plan's id, or an id another plan folder defines, is refused."""
     from .io import atomic_write
 
     checked = check_policy_file(path, install=True)
@@ -125,10 +135,13 @@ def install_policy_file(path, *, force: bool = False) -> tuple[Path, Path | None
                                "it as well would make the id ambiguous: remove that file, or give this plan another id")
     writes: list[tuple[Path, bytes]] = []
     text_target = None
+    yaml_text = src.yaml
     if src.text_ref is not None:
-        text_target = home / src.text_ref
+        ref = installed_text_ref(policy.id)
+        yaml_text = _with_text_ref(src.yaml, ref, path)
+        text_target = home / ref
         writes.append((text_target, src.text.encode("utf-8")))
-    writes.append((target, src.yaml.encode("utf-8")))
+    writes.append((target, yaml_text.encode("utf-8")))
     todo = []
     for dest, data in writes:
         current = _current(dest)
@@ -137,12 +150,70 @@ def install_policy_file(path, *, force: bool = False) -> tuple[Path, Path | None
         if current is not None and not force:
             raise OutputExistsError(f"{dest} exists{_installed_version(dest) if dest == target else ''} and differs; "
                                     "pass --force to replace it")
+        readers = _text_readers(home, dest, policy.id) if dest == text_target else []
+        if readers:
+            other = readers[0]
+            raise XlmodelError(f"{path}: {dest} 也是已安装规划 {other.stem} 的规划原文，不予替换；请先重新安装该规划，使其"
+                               f"有自己的原文 — {dest} is also the plan text of the installed plan {other.stem} ({other}, "
+                               "installed by an earlier xlmodel); it is not replaced. Install that plan again so that it "
+                               f"has a text of its own (xlmodel policies install {other} --force), then this one")
         todo.append((dest, data))
     for dest, data in todo:  # the plan text first: the policy file never names a text that is not there
         with atomic_write(dest, force=force) as tmp:
             tmp.write_bytes(data)
     load_policy_file(target)  # the installed copy loads where it is (its text beside it)
     return target, text_target, bool(todo)
+
+
+def _with_text_ref(yaml_text: str, ref: str, path) -> str:
+    """``yaml_text`` (a valid policy file) with its top-level ``text:`` value replaced by ``ref``, the rest
+    of the file as it is (comments, order, quoting); checked by reading both back."""
+    from .untrusted import PlainIntLoader, load_yaml
+
+    loader = PlainIntLoader(yaml_text)
+    try:
+        root = loader.get_single_node()
+    finally:
+        loader.dispose()
+    value = next((v for k, v in getattr(root, "value", []) if getattr(k, "value", None) == "text"), None)
+    if value is None or value.value == ref:
+        return yaml_text
+    start, end = value.start_mark.index, value.end_mark.index
+    out = yaml_text[:start] + ref + ("\n" if value.style in ("|", ">") else "") + yaml_text[end:]
+    before = load_yaml(yaml_text, str(path), loader_class=PlainIntLoader)
+    try:
+        after = load_yaml(out, str(path), loader_class=PlainIntLoader)
+    except XlmodelError:
+        after = None
+    if not isinstance(after, dict) or after != {**before, "text": ref}:
+        raise XlmodelError(f"{path}: 无法改写 `text:` — the installed copy names its plan text {ref}, and xlmodel could "
+                           f"not write that into this file's `text:`; write `text: {ref}` in it (and put the text "
+                           "there), then install it")
+    return out
+
+
+def _text_readers(home: Path, dest: Path, pid: str) -> list[Path]:
+    """The other plans of the user's plan folder ``home`` whose ``text:`` is the file ``dest``."""
+    from .untrusted import MAX_POLICY_BYTES, PlainIntLoader, decode_utf8, load_yaml, read_regular
+
+    out = []
+    try:
+        real = dest.resolve()
+    except (OSError, RuntimeError):
+        return out
+    for f in plan_files().values():
+        for pf in f:
+            if pf.id == pid or pf.folder.origin != USER_ORIGIN or pf.problem:
+                continue
+            try:
+                data = load_yaml(decode_utf8(read_regular(pf.path, MAX_POLICY_BYTES, "policy file"), str(pf.path)),
+                                 str(pf.path), loader_class=PlainIntLoader)
+                ref = data.get("text") if isinstance(data, dict) else None
+                if isinstance(ref, str) and text_ref_problem(ref) is None and (pf.path.parent / ref).resolve() == real:
+                    out.append(pf.path)
+            except (XlmodelError, OSError, RuntimeError, ValueError):
+                continue  # a file that does not read: it reads no text either
+    return out
 
 
 def _current(dest: Path) -> bytes | None:

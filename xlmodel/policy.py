@@ -27,6 +27,7 @@ from . import plantext
 from .errors import AmbiguousPolicyError, PolicyError, Problem, UnknownPolicyError, XlmodelError
 from .fields import BOARDS, FIELDS, HALF_YEAR_OPINIONS, Kind
 from .plandirs import TEMPLATES
+from .sanitize import BAD_LINE, BAD_TEXT, char_name
 
 #: amounts a rule may take as its basis or measure (DOMAIN.md §3 ids, plus derived ones)
 AMOUNT_FIELDS = tuple(f.id for f in FIELDS.values() if f.kind == Kind.AMOUNT and f.per_year)
@@ -59,8 +60,48 @@ Ratio = Annotated[float, BeforeValidator(_ratio), Field(ge=0, le=1)]
 WindowRatio = Annotated[float, BeforeValidator(_ratio), Field(ge=0, le=10)]
 
 
+#: the text fields of a policy file that may run over lines (a YAML block scalar): a quote is matched with
+#: its white space dropped (:func:`xlmodel.plantext.normalise`), a note is prose. Every other text — ids,
+#: titles, clause ids, the company, the version, sources — is one line.
+MULTILINE_FIELDS = frozenset({"quote", "note"})
+
+
+def _text_problem(v, multiline: bool) -> str | None:
+    """Why a policy file's value ``v`` (text, or a list or mapping of it) holds a character no text of
+    a plan may hold (:data:`~xlmodel.sanitize.BAD_LINE`, :data:`~xlmodel.sanitize.BAD_TEXT`), or None.
+    Control characters from a plan would reach terminals and reports: escape sequences retitle a
+    terminal or hide text, a line break forges a line."""
+    if isinstance(v, str):
+        m = (BAD_TEXT if multiline else BAD_LINE).search(v)
+        if m is None:
+            return None
+        ch = m.group()
+        if ch in "\n\r\t\u2028\u2029":
+            return (f"含换行或制表符 {char_name(ch)}：此字段只能是一行（仅 quote 与 note 可以换行）— contains {char_name(ch)}: "
+                    "this field is one line (only a quote or a note may run over lines)")
+        return (f"含控制字符 {char_name(ch)}：策略文件的文本不得含控制字符（可伪造终端与报告的输出）— contains the control "
+                f"character {char_name(ch)}: a policy file's text may hold none (it could forge terminal and report output)")
+    if isinstance(v, (list, tuple)):
+        return next((p for x in v if (p := _text_problem(x, multiline))), None)
+    if isinstance(v, dict):
+        for k, x in v.items():
+            if (p := _text_problem(k, False)) is not None:
+                return f"{p} (key {k!r})"
+            if (p := _text_problem(x, multiline)) is not None:
+                return p
+    return None
+
+
 class _Base(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _plain_text(cls, v, info):
+        why = _text_problem(v, info.field_name in MULTILINE_FIELDS)
+        if why:
+            raise ValueError(why)
+        return v
 
 
 Board = Literal[tuple(BOARDS)]  # type: ignore[valid-type]
@@ -910,7 +951,7 @@ def _validate_policy(text: str, source: str, schema, folder: Path | None, *, pat
     try:
         policy = schema.model_validate(data)
     except ValidationError as e:
-        problems += [Problem(_loc(err, data), err["msg"]) for err in e.errors()]
+        problems += [Problem(_loc(err, data), err["msg"].removeprefix("Value error, ")) for err in e.errors()]
     ref = data.get("text") if schema is Policy else None
     body = text_path = None
     if isinstance(ref, str):

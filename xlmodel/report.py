@@ -586,13 +586,14 @@ def _header_segments(rep: Report) -> list[list[tuple[str, str]]]:
     cond = rep.cash_conditions_met
     zh, en = rep.st_verdict()
     return [
-        [("", f"政策 Policy: {rep.policy} (v{rep.policy_version})"), ("    ", f"会计年度 Fiscal year: {rep.evaluation_year}")]
-        + ([(" ", rep.period_note())] if rep.period_note() else []),
+        [("", f"政策 Policy: {plain_text(rep.policy)} (v{plain_text(rep.policy_version)})"),
+         ("    ", f"会计年度 Fiscal year: {rep.evaluation_year}")]
+        + ([(" ", plain_text(rep.period_note()))] if rep.period_note() else []),
         [("", f"总体结论 Overall: {st[rep.overall_status]} {rep.overall_status}"),
          ("    ", f"不通过 fail: {rep.fail_count}  警告 warn: {rep.warn_count}  缺少输入 missing: {rep.missing_input_count}")],
         [("", f"现金分红条件 Cash conditions met: {'—' if cond is None else ('是 yes' if cond else '否 no')}")],
         [("", f"最低现金分红 Minimum cash dividend: {_fmt(rep.min_cash_dividend, '元')} 元")]
-        + ([("  ", f"（{rep.min_cash_note_zh}）")] if rep.min_cash_note_zh else []),
+        + ([("  ", f"（{plain_text(rep.min_cash_note_zh)}）")] if rep.min_cash_note_zh else []),
         [("", f"利润分配上限 Maximum distribution: {_fmt(rep.max_distribution, '元')} 元")],
         [("", f"交易所低分红风险警示 ST risk warning: {zh}"), (" | ", en),
          ("    ", f"避免所需现金 Cash needed to avoid it: {_fmt(rep.cash_needed_to_avoid_st, '元')} 元")],
@@ -854,11 +855,12 @@ def render_markdown(rep: Report, *, preface: Sequence[tuple[str, str]] = ()) -> 
         f"### {name} — {rep.evaluation_year} 年度股东分红回报规划合规检查" if name else f"### {rep.evaluation_year} 年度股东分红回报规划合规检查",
         "",
         *([quoted, ""] if quoted else []),
-        f"- 规划 Policy: `{rep.policy}` v{rep.policy_version}" + (f" {md_text(rep.period_note())}" if rep.period_note() else ""),
+        f"- 规划 Policy: `{rep.policy}` v{md_text(rep.policy_version)}"  # (an id: [a-z0-9-] only)
+        + (f" {md_text(rep.period_note())}" if rep.period_note() else ""),
         f"- 总体结论 Overall: **{st[rep.overall_status]}** ({rep.overall_status}); 不通过 {rep.fail_count}, 警告 {rep.warn_count}, 缺少输入 {rep.missing_input_count}",
         f"- 现金分红条件 Cash conditions met: {'—' if cond is None else ('是' if cond else '否')}",
         f"- 最低现金分红 Minimum cash dividend: {_fmt(rep.min_cash_dividend, '元')} 元"
-        + (f"（{rep.min_cash_note_zh}）" if rep.min_cash_note_zh else ""),
+        + (f"（{md_text(rep.min_cash_note_zh)}）" if rep.min_cash_note_zh else ""),
         f"- 利润分配上限 Maximum distribution: {_fmt(rep.max_distribution, '元')} 元",
         f"- 交易所低分红风险警示 ST risk warning: {rep.st_verdict()[0]};"
         f" 避免所需现金 {_fmt(rep.cash_needed_to_avoid_st, '元')} 元",

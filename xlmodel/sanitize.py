@@ -24,6 +24,24 @@ import unicodedata
 #: the first characters that make a spreadsheet read a CSV cell as a formula (OWASP)
 CSV_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
+#: what text of one line (a name, a title, an id) may not hold where xlmodel reads it (case fields,
+#: policy files): C0/C1 controls (tab and line breaks too), surrogates, non-characters, line
+#: separators and bidirectional overrides
+BAD_LINE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+#: the same for text that may run over lines (notes, quoted clauses): tab, LF and CR (and the Unicode
+#: line separators) allowed
+BAD_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff\u202a-\u202e\u2066-\u2069]")
+_CHAR_NAMES = {0x00: "NUL", 0x07: "BEL", 0x08: "BS", 0x09: "tab", 0x0A: "LF", 0x0D: "CR", 0x1B: "ESC", 0x7F: "DEL",
+               0x85: "NEL", 0x9B: "CSI", 0x9D: "OSC", 0x2028: "line separator", 0x2029: "paragraph separator",
+               0x202E: "right-to-left override"}
+
+
+def char_name(ch: str) -> str:
+    """``U+001B (ESC)``: a character a message names, never shows."""
+    o = ord(ch)
+    return f"U+{o:04X}" + (f" ({_CHAR_NAMES[o]})" if o in _CHAR_NAMES else "")
+
+
 # characters that end or reorder a line: C0/C1 controls, DEL, line/paragraph separators,
 # bidirectional overrides and isolates (which can make text display in another order)
 _BREAKING = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")

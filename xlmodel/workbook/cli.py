@@ -59,7 +59,8 @@ def _check_one(path, args, several: bool):
     rep = evaluate(read.case, read.policy, params=read.params)  # the workbook's editable parameters, as its formulas use them
     diffs = cached_differences(read, rep)
     integ = integrity(read, diffs)
-    code = max(rep.exit_code, 1 if read.tampered else 0)  # a changed formula is a failure, whatever the rules say
+    # a changed formula, or a plan that is not installed here (the workbook's own copy), is never compliance
+    code = max(rep.exit_code, 1 if read.tampered or not integ["plan_verified"] else 0)
     if not getattr(args, "json", False):
         _print_report(rep, args, verdict_lines(integ))
     where = f"{plain_text(read.path)}: " if several else ""
@@ -130,10 +131,10 @@ def cmd_refresh(args) -> int:
     case = read.case
     out = build_workbook(args.output, policy=read.policy, case=case, force=args.force)  # installed, or carried
     n_inputs = sum(len(v) for v in case.years.values()) + len(case.company)
-    print(f"wrote {out}: carried {n_inputs} inputs, {len(case.attestations)} attestations, {len(case.notes)} notes "
-          f"(policy {read.policy.id} v{read.policy.version}; built before with "
-          f"v{read.built_with.get('xlmodel_policy_version') or '?'}, xlmodel {read.built_with.get('xlmodel_version') or '?'})",
-          file=sys.stderr)
+    print(plain_text(f"wrote {out}: carried {n_inputs} inputs, {len(case.attestations)} attestations, {len(case.notes)} "
+                     f"notes (policy {read.policy.id} v{read.policy.version}; built before with "
+                     f"v{read.built_with.get('xlmodel_policy_version') or '?'}, xlmodel "
+                     f"{read.built_with.get('xlmodel_version') or '?'})"), file=sys.stderr)  # versions from the file: inert
     for note in read.notes:
         print(f"注意 Note: {plain_text(note)}", file=sys.stderr)
     for line in read.params_changed:  # the rebuilt workbook has the plan's thresholds

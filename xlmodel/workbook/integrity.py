@@ -24,22 +24,33 @@ def integrity(read, diffs: list[str]) -> dict:
     * ``plan`` / ``xlmodel``: the versions the workbook was built with and the installed ones;
     * ``parameters_changed``: editable parameters whose value differs from the plan's (the results
       are computed with the workbook's values, as its formulas compute them);
-    * ``trusted``: the workbook's own results can be relied on: formulas checked and unchanged,
-      cached results current, parameters as the plan sets them.
+    * ``plan_verified``: the plan the workbook was read with is one installed here (the bundled plans,
+      your plan folders); false when it is the copy the workbook carries — a plan nobody here has
+      reviewed, so neither its formulas nor its verdict prove anything (``plan.source`` is then
+      ``carried`` and ``plan.installed_version`` null);
+    * ``trusted``: the workbook's own results can be relied on: the plan verified, formulas checked
+      and unchanged, cached results current, parameters as the plan sets them.
     """
+    from ..policy import policy_source
+
     built = read.built_with
     plan_built = built.get("xlmodel_policy_version") or None
     checked = plan_built == read.policy.version
     changed = list(read.tampered)
     stale = list(diffs)
     params = list(getattr(read, "params_changed", []))
+    src = policy_source(read.policy)
+    verified = src is None or src.workbook is None  # the workbook's own copy is evidence, never authority
     return {
-        "trusted": checked and not changed and not stale and not params,
+        "trusted": verified and checked and not changed and not stale and not params,
+        "plan_verified": verified,
         "formulas_checked": checked,
         "formulas_changed": changed,
         "cached_results_stale": stale,
         "parameters_changed": params,
-        "plan": {"id": read.policy.id, "built_with_version": plan_built, "installed_version": read.policy.version},
+        "plan": {"id": read.policy.id, "built_with_version": plan_built,
+                 "installed_version": read.policy.version if verified else None,
+                 "source": "installed" if verified else "carried"},
         "xlmodel": {"built_with_version": built.get("xlmodel_version") or None, "installed_version": __version__},
     }
 
@@ -51,8 +62,15 @@ def _v(version) -> str:
 
 
 def verdict_lines(integ: dict) -> list[tuple[str, str]]:
-    """The integrity verdict as (zh, en) sentences: one per problem, or one saying the workbook is intact."""
+    """The integrity verdict as (zh, en) sentences: one per problem, or one saying the workbook is intact.
+    A plan that is not installed here comes first: whatever follows was computed under it."""
     out = []
+    if not integ.get("plan_verified", True):
+        plan = integ["plan"]
+        out.append((f"⚠ 规划未经核实：工作簿自带的规划 {_v(plan['id'])} v{_v(plan['built_with_version'])} 未安装于本机 — "
+                    "以下结果不构成合规结论",
+                    f"plan unverified: the workbook's own plan {_v(plan['id'])} v{_v(plan['built_with_version'])} is not "
+                    "installed here — the results below are no verdict of compliance"))
     if integ["formulas_changed"]:
         n = len(integ["formulas_changed"])
         out.append((f"⚠ 公式被修改（{n} 个单元格）— 工作簿自身结果不可信；以下结果按其输入重新计算",
@@ -85,6 +103,8 @@ def short_label(integ: dict | None) -> str:
     if integ is None:
         return "—"
     parts = []
+    if not integ.get("plan_verified", True):
+        parts.append("规划未核实")
     if integ["formulas_changed"]:
         parts.append(f"公式被改 {len(integ['formulas_changed'])}")
     if not integ["formulas_checked"]:

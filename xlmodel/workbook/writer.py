@@ -26,7 +26,7 @@ from ..case import INTERIM_PARTS, Case
 from ..errors import XlmodelError
 from ..evaluator import evaluate_one, evaluate_timeline, model_for
 from ..fields import BOOL_LABELS, COMPANY_FIELDS, ENUMS, FIELDS, Kind
-from ..io import atomic_write, check_output
+from ..io import atomic_write, check_output, save_xlsx
 from ..policy import Policy, load_policy, plan_clauses
 from .cached import EMPTY
 from .layout import (CHECK_COL_INDEX, CHECK_STATUS_COL, FIRST_YEAR_COL, GUARDED, HEADER_ROW, INPUT_SECTIONS,
@@ -285,6 +285,9 @@ class WorkbookBuilder:
         return hit[1]
 
     # -- build ---------------------------------------------------------------
+    #: the output ``write`` writes the temporary file of (:func:`build_workbook` sets it): errors name it
+    target: Path | None = None
+
     def write(self, path: Path) -> None:
         wb = xlsxwriter.Workbook(str(path), {"strings_to_numbers": False, "strings_to_formulas": False,
                                              "strings_to_urls": False, "in_memory": True})  # no stray temp files
@@ -316,10 +319,7 @@ class WorkbookBuilder:
                                 "select_unlocked_cells": True})
         self.ws["cover"].protect("", {"select_locked_cells": True, "select_unlocked_cells": True})
         self.ws["cover"].activate()
-        try:
-            wb.close()
-        except XlsxWriterException as e:  # FileCreateError (disk full, permissions), a duplicate sheet, …
-            raise XlmodelError(f"{path}: cannot write the workbook ({e})") from None
+        save_xlsx(wb, self.target or path)  # disk full, permissions: the target named, never the temporary file
 
     def _print_setup(self, ws):
         """A4 landscape, readable: fitted to the page width only where that keeps the smallest text
@@ -1294,6 +1294,7 @@ def build_workbook(out: Path, policy: Policy | str | None = None, case: Case | N
 
         pol = policy_by_id(case.policy)  # a case names its plan by id, never by a path
     builder = WorkbookBuilder(pol, case, evaluation_year, udf=udf)
+    builder.target = Path(out)
     with atomic_write(out, force=force) as tmp:
         try:
             builder.write(tmp)
