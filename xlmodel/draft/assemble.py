@@ -153,8 +153,13 @@ def _refs(note: str, refs: dict[str, str]) -> str:
 def clause_entries(d: Draft) -> dict[str, dict]:
     """Every clause of the text with its treatment; a clause nothing read says why (or is marked for review)."""
     out = {}
+    under: dict[str, list[Rule]] = {}  # clause -> the rules citing it or one of its sub-clauses (by ancestors: linear)
+    for r in d.rules:
+        parts = r.clause.split("、")
+        for k in range(1, len(parts) + 1):
+            under.setdefault("、".join(parts[:k]), []).append(r)
     for cid, c in d.clauses.items():
-        cited = [r for r in d.rules if r.clause == cid or r.clause.startswith(cid + "、")]
+        cited = under.get(cid, [])
         listed = [r for r in d.extra.get(cid, []) if r in d.rules and r.clause != cid]
         kinds = {r.kind for r in cited + listed}
         entry: dict = {}

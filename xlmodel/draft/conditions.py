@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from . import numbers as nb
 from .model import Draft, Rule
-from .text import ClauseText
+from .text import ClauseText, descendants
 from .words import DIST, NPA, OP_WORDS, PAREN, POSITIVE, RATIO
 
 HEADER = re.compile(
@@ -98,7 +98,7 @@ def find_condition_lists(d: Draft) -> None:
 
 
 def _has_header_below(d: Draft, c: ClauseText) -> bool:
-    return any(HEADER.search(x.text) for x in d.clauses.values() if x.id.startswith(c.id + "、"))
+    return any(HEADER.search(d.clauses[x].text) for x in descendants(d.clauses, c.id))
 
 
 def _in_list(d: Draft, c: ClauseText) -> bool:
@@ -119,17 +119,14 @@ def read_conditions(d: Draft, c: ClauseText, start: int, end: int) -> None:
 def _atoms(d: Draft, c: ClauseText, start: int, end: int, dry: bool = False) -> int:
     """The conditions worded in ``c.text[start:end]``; with ``dry`` only count them."""
     s, found = c.text, 0
-    taken: list[tuple[int, int]] = []
-
-    def free(m) -> bool:
-        return not any(x < m.end() and m.start() < y for x, y in taken)
+    taken = bytearray(max(0, end - start) + 1)  # 1 where an earlier condition was read (linear, not a list scan)
 
     for fn in (_retained, _distributable, _npa, _net, _profitable, _cash_flow, _ocf, _ocf_capital, _going, _audit, _no_major,
                _debt):
         for m in fn.pattern.finditer(s, start, end):
-            if not free(m):
+            if taken.find(1, m.start() - start, m.end() - start) >= 0:
                 continue
-            taken.append(m.span())
+            taken[m.start() - start: m.end() - start] = b"\x01" * (m.end() - m.start())
             found += 1
             if not dry:
                 fn(d, c, m)
@@ -326,7 +323,7 @@ def _definition(d: Draft, c: ClauseText, start: int, end: int) -> None:
         branches.append(m)
         pos = m.end()
         f = _FLOOR.match(s, pos + (1 if s[pos:pos + 1] == "," else 0), end)
-        if f and f.group("a"):
+        if f and f.group("a") and nb.amount(f.group("a")) is not None:
             floors.append(f)
             pos = f.end()
         else:
@@ -347,7 +344,7 @@ def _listed_definition(d: Draft, c: ClauseText, start: int, end: int) -> None:
         for m in _BRANCH.finditer(x.text):
             pos = m.end()
             f = _FLOOR.match(x.text, pos + (1 if x.text[pos:pos + 1] == "," else 0))
-            f = f if f and f.group("a") else None
+            f = f if f and f.group("a") and nb.amount(f.group("a")) is not None else None
             branches.append(m)
             floors.append(f)
             a = x.piece_at(m.start(), m.end())[0]

@@ -51,9 +51,20 @@ def excerpt(c: ClauseText, a: int, b: int) -> str:
 def settle(d: Draft) -> None:
     """Numbers nothing read, then every sentence nothing read: boilerplate, neutral, or review."""
     for c in d.clauses.values():
+        _long_numbers(d, c)
         _numbers(d, c)
     for c in d.clauses.values():
         _sentences(d, c)
+
+
+def _long_numbers(d: Draft, c: ClauseText) -> None:
+    """A run of digits no number reads (issue 21): said, never converted."""
+    for m in nb.LONG_NUMBER.finditer(c.text, c.body):
+        a, b = c.piece_at(*m.span())
+        n = sum(ch.isdigit() for ch in m.group(0))
+        d.review(c.id, f"数值过长（{n} 位数字），未读取：请核对原文 a number of {n} digits is not read (no plan term has "
+                       f"one): “{excerpt(c, a, min(b, a + 40))}”")
+        d.cover(c.id, a, b)
 
 
 def _numbers(d: Draft, c: ClauseText) -> None:

@@ -78,17 +78,19 @@ def _shares(c: ClauseText, a: int, b: int) -> list[Share]:
 
 
 def _sentence(d: Draft, c: ClauseText, a: int, b: int) -> None:
+    before = len(d.rules)
     for sh in _shares(c, a, b):
         if d.is_covered(c.id, *sh.m.span()):
             continue
         tail = sh.left[-40:]
         # the cash word stands with the share, or opens the sentence part of a later 三年累计 term (…10%或三年累计不少于年均30%)
-        cash = _CASH.search(sh.left) or _CASH.search(sh.right) or ("累计" in sh.left and _CASH.search(c.text, a, sh.m.start()))
+        cash = _CASH.search(sh.left) or _CASH.search(sh.right) or ("累计" in sh.left
+                                                                   and _CASH.search(c.text, max(a, sh.m.start() - 120), sh.m.start()))
         if _NOT_MINIMUM.search(tail) or not cash:
             continue
         basis = _last(_BASIS, sh.left[-48:])
-        piece = c.text[c.piece_at(*sh.m.span())[0]: sh.m.start()]  # the comparison stands with the share
-        op = _last(_OP, piece[-56:])
+        piece = c.text[max(c.piece_at(*sh.m.span())[0], sh.m.start() - 56): sh.m.start()]  # the comparison stands with it
+        op = _last(_OP, piece)
         if op is not None and not re.search(nb.AMOUNT, piece[op.end():]) and nb.op_of(op.group(0)) == "<=" \
                 and basis is not None and not _is_rolling(sh, basis):
             _ceiling(d, c, sh, basis, op)  # 现金分红总额不超过当年归母净利润的90%: a payout ceiling
@@ -107,7 +109,7 @@ def _sentence(d: Draft, c: ClauseText, a: int, b: int) -> None:
             _rolling(d, c, sh, basis, b)
         else:
             _annual(d, c, sh, basis, b)
-    _either_of(d, c, a, b)
+    _either_of(d, c, a, b, d.rules[before:])
 
 
 def _is_rolling(sh: Share, basis) -> bool:
@@ -274,10 +276,10 @@ def _floors(c: ClauseText, pos: int, end: int, comps: list[dict]) -> tuple[str, 
         m = _FLOOR_ITEM.match(s, pos, end)
         if not m or re.search(r"表决|个月|%", m.group("join")):
             break
-        if m.group("ps"):
-            items.append((m, {"type": "per_share", "amount": nb.fmt_amount(nb.number(m.group("ps")))}))
-        else:
-            items.append((m, {"type": "fixed", "amount": nb.fmt_amount(nb.amount(m.group("a")))}))
+        value = nb.number(m.group("ps")) if m.group("ps") else nb.amount(m.group("a"))
+        if value is None:  # beyond any amount a rule takes: left for the number check (a review item)
+            break
+        items.append((m, {"type": "per_share" if m.group("ps") else "fixed", "amount": nb.fmt_amount(value)}))
         joins += m.group("join") + (m.group("hl") or "")
         pos = m.end()
     either = "孰低" in joins or ("或" in joins and "孰高" not in joins)
@@ -324,6 +326,8 @@ def _rolling(d: Draft, c: ClauseText, sh: Share, basis, end: int) -> None:
     pos = sh.m.end()
     amount, combine = None, None
     alt = re.match(rf"[^。;]{{0,2}}(?P<join>或|且不(?:少|低)于)(?P<a>{nb.AMOUNT})", c.text[pos:end])
+    if alt and nb.amount(alt.group("a")) is None:
+        alt = None  # an absurd amount: left for the number check
     if alt:  # 年均净利润30%或5000万元: a fixed amount for the window beside the ratio
         amount = nb.fmt_amount(nb.amount(alt.group("a")))
         pos += alt.end()
@@ -382,10 +386,11 @@ def _rolling(d: Draft, c: ClauseText, sh: Share, basis, end: int) -> None:
     d.add(rule, (start, pos))
 
 
-def _either_of(d: Draft, c: ClauseText, a: int, b: int) -> None:
+def _either_of(d: Draft, c: ClauseText, a: int, b: int, new: list[Rule]) -> None:
     """``每年……不少于当年可分配利润10%，或三年累计不少于年均30%``: an annual and a rolling minimum of one
-    sentence joined by 或 are one requirement (any_of); each stays a rule, its alternative."""
-    mine = sorted([r for r in d.rules if r.clause == c.id and r.kind in ("min_cash", "min_cash_rolling")
+    sentence joined by 或 are one requirement (any_of); each stays a rule, its alternative (``new``: the rules
+    the sentence gave)."""
+    mine = sorted([r for r in new if r.clause == c.id and r.kind in ("min_cash", "min_cash_rolling")
                    and a <= r.params.get("_span", (-1, -1))[0] < b and r.params.get("raises_minimum", True)],
                   key=lambda r: r.params["_span"])
     if len(mine) != 2 or {r.kind for r in mine} != {"min_cash", "min_cash_rolling"}:

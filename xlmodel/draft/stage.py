@@ -13,7 +13,7 @@ import re
 
 from . import numbers as nb
 from .model import Draft, Rule
-from .text import ClauseText, ancestors, common_ancestor
+from .text import ClauseText, ancestors, common_ancestor, descendants
 from .words import IF_CONDITIONS, RATIO
 
 _STAGE = r"成熟期|成长期|不易区分|难以区分|阶段难分|难分"
@@ -123,7 +123,7 @@ def _table(d: Draft, rows, declared: Rule | None) -> None:
     ids = [c.id for c, _, _ in rows]
     top = common_ancestor(ids)
     near = {c.id: c for c, _, _ in rows}
-    near.update({x.id: x for x in d.clauses.values() if x.id == top or x.id.startswith(top + "、")})
+    near.update({x: d.clauses[x] for x in [top, *descendants(d.clauses, top)] if x in d.clauses})
     for c in near.values():
         for m in _LIKE_PREVIOUS.finditer(c.text):
             d.cover(c.id, *m.span())
@@ -148,13 +148,9 @@ def _table(d: Draft, rows, declared: Rule | None) -> None:
         rule.review = f"差异化政策表不完整（缺 {', '.join(missing)}） the stage table lacks {', '.join(missing)}"
     _add_share(d, rule, "".join(m.group(0) for _, m, _ in rows))
     twins = [rule] + [r for r in d.rules if r.params.get("share_from") is rule]
-    for cid in set(ids):
+    for cid in dict.fromkeys(ids + descendants(d.clauses, home)):
         for r in twins:
             d.implements(cid, r)
-        for x in d.clauses.values():
-            if x.id.startswith(home + "、"):
-                for r in twins:
-                    d.implements(x.id, r)
 
 
 def _check_declared(d: Draft, declared: Rule, table: dict, home: str) -> None:

@@ -148,6 +148,16 @@ def ancestors(clauses: dict[str, ClauseText], cid: str) -> list[ClauseText]:
     return out
 
 
+def descendants(clauses: dict[str, ClauseText], cid: str) -> list[str]:
+    """The sub-clauses of ``cid``, at every depth, in the text's order (each visited once: linear)."""
+    out, todo = [], list(reversed(clauses[cid].children)) if cid in clauses else []
+    while todo:
+        x = todo.pop()
+        out.append(x)
+        todo.extend(reversed(clauses[x].children))
+    return out
+
+
 def common_ancestor(ids: list[str]) -> str:
     """The lowest clause containing all of ``ids`` (one of them, or their common parent)."""
     parts = [i.split("、") for i in ids]
