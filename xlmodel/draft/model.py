@@ -53,9 +53,14 @@ class Draft:
     covered: dict[str, bytearray] = field(default_factory=dict)  # clause -> 1 where a recogniser (or a note) read it
     facts: dict = field(default_factory=dict)  # plan-wide facts: interim allowed, conditions found, …
     extra: dict[str, list[Rule]] = field(default_factory=dict)  # clause -> rules cited elsewhere that implement it
-    snippets: dict[tuple[str, str], str] = field(default_factory=dict)  # (where, reason) -> YAML of what to write
+    snippets: dict[tuple[str, str], dict] = field(default_factory=dict)  # (where, reason) -> the rule to write
     _seen: dict[str, set] = field(default_factory=dict, repr=False)
     _more: dict[str, int] = field(default_factory=dict, repr=False)
+
+    @property
+    def full(self) -> bool:
+        """As many rules as a plan can have: recognisers stop looking for more (the rest is reviewed)."""
+        return len(self.rules) >= MAX_RULES
 
     # -- recording -----------------------------------------------------------
     def add(self, rule: Rule, span: tuple[int, int] | None = None) -> Rule:
@@ -77,7 +82,11 @@ class Draft:
         if end > start:
             marks[start:end] = b"\x01" * (end - start)
 
-    def review(self, where: str, reason: str, snippet: str | None = None) -> None:
+    def room(self, where: str) -> bool:
+        """Whether another review item for ``where`` is listed one by one (else only counted)."""
+        return len(self.reviews.get(where, ())) < MAX_REVIEWS
+
+    def review(self, where: str, reason: str, snippet: dict | None = None) -> None:
         """A review item for a clause (or a top-level field), with the YAML of what to write where one can be
         suggested (:mod:`.suggest`). At most :data:`MAX_REVIEWS` a clause: the rest are counted in one more."""
         items = self.reviews.setdefault(where, [])
