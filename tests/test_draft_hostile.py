@@ -49,8 +49,8 @@ FAMILIES = {
     "digit_run": lambda: _fill("1", "一、公司每年以现金方式分配的利润不少于当年实现的可分配利润的", "%。\n"),
     "digit_runs_with_units": lambda: _fill("现金分红不低于" + "9" * 3000 + "万元，"),
     "repeated_markers": lambda: _fill("1、公司每年以现金方式分配的利润不少于当年实现的可分配利润的10%。\n（1）", "一、", ""),
-    "unique_markers": lambda: "".join(f"{'一二三四五六七八九十'[i % 10] * (1 + i // 10 % 7)}、现金分红条件\n1、公司当年盈利。\n"
-                                      for i in range(MIB // 60)),
+    "unique_markers": lambda: "".join(f"{''.join('一二三四五六七八九十'[int(k)] for k in str(i))}、现金分红的具体条件\n"
+                                      "1、公司当年盈利；\n（1）资产负债率高于70%的，可以不进行现金分红。\n" for i in range(MIB // 140)),
     "one_long_line": lambda: _fill("公司每年以现金方式分配的利润不少于当年实现的可分配利润的10%，且每股派息不低于0.1元，"),
     "nested_brackets": lambda: _fill("((((（（（（现金分红不低于30%", "一、", "))))）））））\n"),
     "comparison_words": lambda: _fill("以上不低于超过以下不少于达到或超过"),

@@ -64,7 +64,7 @@ def draft_text(text: str, *, source: str = "plan.txt", policy_id: str | None = N
                text_ref=None) -> Drafted:
     """Draft a policy from a plan's text. ``text_ref`` is the policy's ``text:`` (relative to the output's
     folder), or a function of the policy id giving it, or None (no ``text:``: quotes are not checked)."""
-    d = Draft(source, load_clauses(text))
+    d = Draft(source, load_clauses(text, source))
     years = _plan_years(d, text, years)  # before the recognisers: a ratio promised for named years reads them
     _repeated_numbers(d, text)
     conditions.find_condition_lists(d)

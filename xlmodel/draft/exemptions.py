@@ -77,7 +77,7 @@ def find_exemption_lists(d: Draft) -> None:
             if c.children and not (rest and re.search(r"[\u4e00-\u9fff]", c.text[m.end(): b])):
                 _items(d, c)
             else:  # the cases follow in the sentence, cut at semicolons
-                for x, y in _parts(c, m.end(), b):
+                for x, y in c.parts(m.end(), b):
                     read_cases(d, c, x, y, in_list=True)
             break
 
@@ -101,26 +101,15 @@ def find_exemption_sentences(d: Draft) -> None:
         if c.id in d.facts.get("exemption_items", ()):
             continue
         for a, b in c.sentences():
-            for x, y in _parts(c, a, b):
+            if TAIL.search(c.text, a, b) is None:  # (most sentences: not split at all)
+                continue
+            for x, y in c.parts(a, b):
                 t = TAIL.search(c.text, x, y)
                 if t is None or d.is_covered(c.id, *t.span()):
                     continue
                 start = x + len(re.match(r"(?:但|但是|如|若|如果|当|倘若)?(?:公司)?", c.text[x:t.start()]).group(0))
                 if read_cases(d, c, start, t.start()):
                     d.cover(c.id, t.start(), t.end())
-
-
-def _parts(c: ClauseText, a: int, b: int) -> list[tuple[int, int]]:
-    """A span's parts between semicolons (outside brackets)."""
-    out, x, depth = [], a, 0
-    for i in range(a, b):
-        ch = c.text[i]
-        depth += ch == "("
-        depth -= ch == ")" and depth > 0
-        if ch in ";。" and depth == 0:
-            out.append((x, i))
-            x = i + 1
-    return [p for p in out + [(x, b)] if p[1] > p[0]]
 
 
 def read_cases(d: Draft, c: ClauseText, start: int, end: int, in_list: bool = False) -> int:
@@ -135,7 +124,8 @@ def read_cases(d: Draft, c: ClauseText, start: int, end: int, in_list: bool = Fa
             if rule is None:
                 continue
             taken[m.start() - start: m.end() - start] = b"\x01" * (m.end() - m.start())
-            d.add(rule, m.span())
+            x, y = c.piece_at(m.start(), m.end(), "、")  # the case's item, its 未来十二个月内 too
+            d.add(rule, (max(start, x), min(end, y)))
             found += 1
     if in_list or found:
         _unread(d, c, start, end)

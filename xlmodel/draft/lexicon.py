@@ -89,26 +89,13 @@ def _looks_like_condition(d: Draft, c: ClauseText, a: int, b: int) -> bool:
     return "条件" not in c.text[a:b] and _atoms(d, c, a, b, dry=True) > 0
 
 
-def _parts(c: ClauseText, a: int, b: int) -> list[tuple[int, int]]:
-    """A sentence's parts between semicolons (outside brackets): each states its own duty."""
-    out, x, depth = [], a, 0
-    for i in range(a, b):
-        ch = c.text[i]
-        depth += ch == "("
-        depth -= ch == ")" and depth > 0
-        if ch == ";" and depth == 0:
-            out.append((x, i + 1))
-            x = i + 1
-    return out + ([(x, b)] if b > x else [])
-
-
 def _sentences(d: Draft, c: ClauseText) -> None:
     if c.heading_only:
         if c.id not in d.infos:  # (a recogniser's own note says more: 现金分红条件清单……)
             d.info(c.id, _heading_note(d, c))
         return
     neutral = False
-    parts = [p for a, b in c.sentences() for p in _parts(c, a, b)]
+    parts = [p for a, b in c.sentences() for p in c.parts(a, b)]
     for a, b in parts:
         if d.is_covered(c.id, a, b) or c.is_heading(a, b):
             continue

@@ -237,8 +237,8 @@ def _annual(d: Draft, c: ClauseText, sh: Share, basis, end: int) -> None:
     start = _part_start(c, sh)
     if only_named:  # the years the ratio is promised for open the quote
         start = min(start, c.sentence_at(sh.m.start())[0])
-    quote_end = per_share[0][1][0] if per_share and len(comps) == 1 else pos  # 且每股派息……: the per-share rule's own
-    rule = Rule("min_annual", "min_cash", c.id, c.quote(start, max(share_end, quote_end)), {"components": comps},
+    quote_end = share_end if per_share and len(comps) == 1 else pos  # 且每股派息……: the per-share rule's own words
+    rule = Rule("min_annual", "min_cash", c.id, c.quote(start, quote_end), {"components": comps},
                 when=["conditions_met"])
     if only_named:
         rule.note = "规划只对所列年度承诺该比例：规划期间的其他年度比例为 0（不设此下限）。"
