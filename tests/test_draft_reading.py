@@ -85,6 +85,9 @@ def test_conditions_under_other_headings(head):
     ("分红条件为公司当期归属于上市公司股东的净利润为正，且累计未分配利润亦为正数；及公司的现金流能够满足正常经营活动及持续发展的资金需求。",
      [{"kind": "positive", "measure": "net_profit_attributable"}, {"kind": "positive", "measure": "retained"},
       {"kind": "judgment", "field": "cash_flow_sufficient"}]),
+    # 如无重大投资计划或重大现金支出计划等事项，公司应采取现金方式分配股利 (plans.yaml): opened by 如, closed by the comma
+    ("如无重大投资计划或重大现金支出计划等事项，公司应采取现金方式分配股利。",
+     [{"kind": "no_major_outlay"}, {"kind": "cash_paid", "when": "conditions_met"}]),
     # 采取现金方式分配股利 without 应当 states the frame, not a duty of its own (as tests/test_draft.py reads it)
     ("在公司当年盈利且累计未分配利润为正值的前提下，公司采取现金方式分配股利。",
      [{"kind": "positive", "measure": "net_profit_attributable"}, {"kind": "positive", "measure": "retained"}]),

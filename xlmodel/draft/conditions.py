@@ -33,6 +33,9 @@ CASH_ACT = r"现金(?:方式|形式)?(?:分配(?:的)?(?:股利|利润)|分红|�
 #: ``……的情况下（前提下、时），公司（应当）采取现金方式分配股利`` / ``……为正的，应当进行现金分红``
 INLINE_FRAME = re.compile(rf"(?:(?:的情况下|的前提下|的条件下|情况下|前提下|时)[,]?|的,)(?:则)?(?:公司)?(?P<gap>[^。;,]{{0,12}}?)"
                           rf"(?:进行|实施|采取|采用|以)?{CASH_ACT}")
+#: ``如（若）……，公司应采取现金方式分配股利``: the same, opened by 如 / 若 and closed by the comma
+IF_OPEN = re.compile(r"(?:如|若|如果|倘若|假如)")
+IF_FRAME = re.compile(rf",(?:则)?(?:公司)?(?P<gap>[^。;,]{{0,12}}?)(?:进行|实施|采取|采用|以)?{CASH_ACT}")
 _DUTY = re.compile(r"应当|应|须|必须")
 
 _RETAINED = re.compile(rf"(?:(?:在)?弥补(?:以前年度)?亏损[^。;]{{0,24}}?后[,]?)?(?P<pre>累计|期末)(?P<mid>(?:(?!为正|余额|大于)[^。;,]){{0,24}}?)(?:{DIST}|未分配利润){PAREN}(?P<post>[^。;,]{{0,6}}?){POSITIVE}")
@@ -107,8 +110,11 @@ def _inline(d: Draft) -> None:
         for a, b in c.sentences():
             if re.search(r"成熟期|成长期|发展阶段|表决权", c.text[a:b]) or d.is_covered(c.id, a, b):
                 continue  # a row of the stage table, a vote
-            m = next((f for f in INLINE_FRAME.finditer(c.text, a, b) if not re.search(r"不|未|无", f.group("gap"))
-                      and _atoms(d, c, a, f.start(), dry=True)), None)
+            frames = INLINE_FRAME.finditer(c.text, a, b)
+            if IF_OPEN.match(c.text, a):
+                frames = [*IF_FRAME.finditer(c.text, a, b), *frames]
+            m = next((f for f in frames if not re.search(r"不|未|无", f.group("gap")) and _atoms(d, c, a, f.start(), dry=True)),
+                     None)
             n = INLINE_NEEDS.search(c.text, a, b)
             if m:
                 d.facts.setdefault("inline_conditions", []).append(c.id)
