@@ -99,6 +99,18 @@ def test_conditions_in_a_sentence(sentence, expect):
     assert reviewed(text) == {}
 
 
+def test_an_inline_list_ends_with_its_sentence():
+    """``……下列条件：A；B。`` then the minimum in the same clause: the list is the sentence, the minimum is read."""
+    text = plan("公司实施现金分红应同时满足下列条件：公司当年盈利；公司累计未分配利润为正值。在满足上述条件的情况下，"
+                "公司每年以现金方式分配的利润不少于当年实现的可分配利润的30%。")
+    got = [g for _, g in readings(text)]
+    assert sorted(got, key=repr) == sorted([
+        {"kind": "positive", "measure": "net_profit_attributable"}, {"kind": "positive", "measure": "retained"},
+        {"kind": "min_cash", "components": [{"type": "pct", "ratio": 0.3, "basis": "distributable_profit"}],
+         "when": "conditions_met"}], key=repr)
+    assert reviewed(text) == {}
+
+
 def test_conditions_in_plain_numbered_items():
     """Items that state nothing but conditions, under a heading that does not say 条件, are the conditions; the
     same words under 股票股利的条件 are not read as the cash dividend's (they are reviewed)."""
@@ -189,6 +201,9 @@ def test_each_case_waives_the_minimum(tmp_path, year, met):
      [{"measure": "operating_cash_flow", "op": ">=", "amount": 0}]),
     ("公司年末资产负债率高于70%的，当年可以不进行现金分红。",
      [{"measure": "total_liabilities", "op": "<=", "ratio": 0.7, "of": "total_assets"}]),
+    # no share: all of it (≥ 1 × the year's distributable profit)
+    ("公司当年经营活动产生的现金流量净额低于当年实现的可分配利润的，可以不进行现金分红。",
+     [{"measure": "operating_cash_flow", "op": ">=", "ratio": 1, "of": "distributable_profit"}]),
     # 002301 齐心集团: 或 between two cases is neither of them
     ("资产负债率高于80%或经营现金流净额低于注册资本20%，可不分利润。",
      [{"measure": "total_liabilities", "op": "<=", "ratio": 0.8, "of": "total_assets"},
@@ -323,10 +338,14 @@ def test_the_cap_in_other_words(sentence):
     assert reviewed(plan(sentence)) == {}
 
 
-def test_a_cap_on_the_years_distributable_profit():
-    rule = only(rules_of(plan("公司每年利润分配不得超过当年实现的可分配利润。")), "compare")
-    assert reading(rule) == {"kind": "compare", "measure": "distribution", "op": "<=", "ratio": 1, "of": "distributable_profit",
-                             "role": "requirement", "when": "distribution_made"}
+@pytest.mark.parametrize("sentence, measure, when", [
+    ("公司每年利润分配不得超过当年实现的可分配利润。", "distribution", "distribution_made"),  # cash and stock
+    ("公司每年现金分红总额不得超过当年实现的可分配利润。", "cash", "cash_paid"),  # the cash alone
+])
+def test_a_cap_on_the_years_distributable_profit(sentence, measure, when):
+    rule = only(rules_of(plan(sentence)), "compare")
+    assert reading(rule) == {"kind": "compare", "measure": measure, "op": "<=", "ratio": 1, "of": "distributable_profit",
+                             "role": "requirement", "when": when}
 
 
 # ---- traditional characters ----------------------------------------------------------------------------------

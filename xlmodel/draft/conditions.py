@@ -93,12 +93,27 @@ def find_condition_lists(d: Draft) -> None:
             if items:
                 for child in items:
                     read_conditions(d, d.clauses[child], d.clauses[child].body, len(d.clauses[child].text))
-            else:  # the conditions follow in the same clause
-                read_conditions(d, c, m.end(), len(c.text))
+            else:  # the conditions follow in the sentence (and in the next ones while they state nothing else)
+                read_conditions(d, c, m.end(), b)
+                _conditions_after(d, c, b)
             break
     exemptions.find_exemption_sentences(d)  # before the frames: ``……的，可以不进行现金分红`` is a case, not a condition
     _inline(d)
     _bare_items(d)
+
+
+def _conditions_after(d: Draft, c: ClauseText, start: int) -> None:
+    """The sentences after an inline list's head that state nothing but conditions (``……下列条件：A。B。``); the
+    first that states anything else (在满足上述条件的情况下，……不少于……) ends the list."""
+    for a, b in c.sentences():
+        if a < start:
+            continue
+        pieces = [(x, y) for x, y in c.pieces(a, b, "、")
+                  if len(re.findall(r"[\u4e00-\u9fff]", re.sub(r"\([^()]*\)", "", c.text[x:y]))) >= 4]
+        if not pieces or not all(_atoms(d, c, x, y, dry=True) for x, y in pieces):
+            return
+        read_conditions(d, c, a, b)
+        d.cover(c.id, a, b)
 
 
 def _inline(d: Draft) -> None:

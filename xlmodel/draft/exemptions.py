@@ -43,7 +43,7 @@ _CASES: list[tuple[str, re.Pattern]] = [
     ("debt", re.compile(rf"资产负债率(?:\([^()]{{0,20}}\))?(?P<op>{OP_WORDS})?(?P<r>{RATIO})(?P<suf>及以上|以上|以下)?")),
     ("ocf_negative", re.compile(rf"{_OCF}{_NEGATIVE}")),
     ("ocf_share", re.compile(rf"{_OCF}(?P<op>{OP_WORDS}|不足)(?:公司)?(?:当年|当期|同期|期末)?(?:实现的)?(?:的)?"
-                             rf"(?P<of>注册资本|{DIST}|{NPA}|(?:税后)?净利润)(?:的)?(?P<r>{RATIO})")),
+                             rf"(?P<of>注册资本|{DIST}|{NPA}|(?:税后)?净利润)(?:(?:的)?(?P<r>{RATIO}))?")),  # (none: all of it)
     ("ocf_amount", re.compile(rf"{_OCF}(?P<op>{OP_WORDS}|不足)(?P<a>{AMOUNT})")),
     ("loss", re.compile(r"(?:当年度|当年|当期|本年度|该年度|公司)(?:发生|出现|经营)?亏损")),
     ("npa_negative", re.compile(rf"(?P<w>{NPA}|(?:税后)?净利润){_NEGATIVE}")),
@@ -172,13 +172,14 @@ def _case(d: Draft, c: ClauseText, name: str, m, start: int, end: int) -> Rule |
                 return None
             return Rule("cond_ocf_amount", "compare", c.id, q, {"measure": "operating_cash_flow", "op": neg,
                                                                  "amount": nb.fmt_amount(a)}, note=said + f"经营活动现金流量净额{neg}该金额）。")
-        r = nb.ratio(m.group("r"))
+        r = nb.ratio(m.group("r")) if m.group("r") else 1
         if r is None or r > 1:
             return None
         of, why = _of(m.group("of"))
         return Rule("cond_ocf_share", "compare", c.id, q,
                     {"measure": "operating_cash_flow", "op": neg, "ratio": nb.fmt_ratio(r), "of": of},
-                    note=said + f"经营活动现金流量净额{neg}{_ZH[of]}的{m.group('r')}）。", review=why)
+                    note=said + f"经营活动现金流量净额{neg}{_ZH[of]}" + (f"的{m.group('r')}）。" if m.group("r") else "）。"),
+                    review=why)
     if name in ("loss", "npa_negative"):
         why = None
         if name == "npa_negative" and not re.fullmatch(NPA, m.group("w")):
