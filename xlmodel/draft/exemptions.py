@@ -146,67 +146,80 @@ def _item_quote(c: ClauseText, m) -> str:
     return c.quote(*c.piece_at(m.start(), m.end(), "、"))
 
 
+#: cases that are an amount below zero: (duty, measure, what the condition says)
+_NOT_NEGATIVE = {"ocf_negative": ("cond_ocf_not_negative", "operating_cash_flow", "经营活动现金流量净额不为负"),
+                 "loss": ("cond_npa_not_negative", "net_profit_attributable", "归属于上市公司股东的净利润不为负"),
+                 "npa_negative": ("cond_npa_not_negative", "net_profit_attributable", "归属于上市公司股东的净利润不为负"),
+                 "distributable_negative": ("cond_distributable_not_negative", "distributable_profit", "当年可分配利润不为负"),
+                 "retained_negative": ("cond_retained_not_negative", "retained", "累计可分配利润不为负")}
+#: cases the board judges: (duty, field, what the condition says)
+_JUDGED = {"cash_short": ("cond_cash_flow", "cash_flow_sufficient", "现金流充裕"),
+           "going": ("cond_going_concern", "going_concern_unaffected", "不影响持续经营")}
+_NET = "“净利润”未说明口径：按归属于上市公司股东的净利润起草 net profit unspecified: drafted as attributable"
+
+
 def _case(d: Draft, c: ClauseText, name: str, m, start: int, end: int) -> Rule | None:
+    """The condition a case waives the dividend without, or None when the words do not settle it."""
     q = _item_quote(c, m)
     said = f"“{q}”时可以不进行现金分红：起草为现金分红条件（"
-    if name == "debt":
-        op = nb.op_of(m.group("op") or "", m.group("suf") or "")
-        r = nb.ratio(m.group("r"))
-        if op is None or r is None or r > 1:
-            return None
-        neg = _NEG_OP[op]
-        return Rule("cond_debt_ratio", "compare", c.id, q,
-                    {"measure": "total_liabilities", "op": neg, "ratio": nb.fmt_ratio(r), "of": "total_assets"},
-                    note=said + f"资产负债率{neg}{m.group('r')}，即 总负债 {neg} 比例×总资产）。")
-    if name == "ocf_negative":
-        return Rule("cond_ocf_not_negative", "compare", c.id, q, {"measure": "operating_cash_flow", "op": ">=", "amount": 0},
-                    note=said + "经营活动现金流量净额不为负）。")
-    if name in ("ocf_share", "ocf_amount"):
-        op = nb.op_of(m.group("op")) if m.group("op") != "不足" else "<"
-        if op is None:
-            return None
-        neg = _NEG_OP[op]
-        if name == "ocf_amount":
-            a = nb.amount(m.group("a"))
-            if a is None:
-                return None
-            return Rule("cond_ocf_amount", "compare", c.id, q, {"measure": "operating_cash_flow", "op": neg,
-                                                                 "amount": nb.fmt_amount(a)}, note=said + f"经营活动现金流量净额{neg}该金额）。")
-        r = nb.ratio(m.group("r")) if m.group("r") else 1
-        if r is None or r > 1:
-            return None
-        of, why = _of(m.group("of"))
-        return Rule("cond_ocf_share", "compare", c.id, q,
-                    {"measure": "operating_cash_flow", "op": neg, "ratio": nb.fmt_ratio(r), "of": of},
-                    note=said + f"经营活动现金流量净额{neg}{_ZH[of]}" + (f"的{m.group('r')}）。" if m.group("r") else "）。"),
+    if name in _NOT_NEGATIVE:
+        duty, measure, zh = _NOT_NEGATIVE[name]
+        why = _NET if name == "npa_negative" and not re.fullmatch(NPA, m.group("w")) else None
+        return Rule(duty, "compare", c.id, q, {"measure": measure, "op": ">=", "amount": 0}, note=said + zh + "）。",
                     review=why)
-    if name in ("loss", "npa_negative"):
-        why = None
-        if name == "npa_negative" and not re.fullmatch(NPA, m.group("w")):
-            why = "“净利润”未说明口径：按归属于上市公司股东的净利润起草 net profit unspecified: drafted as attributable"
-        return Rule("cond_npa_not_negative", "compare", c.id, q, {"measure": "net_profit_attributable", "op": ">=", "amount": 0},
-                    note=said + "归属于上市公司股东的净利润不为负）。", review=why)
-    if name == "distributable_negative":
-        return Rule("cond_distributable_not_negative", "compare", c.id, q,
-                    {"measure": "distributable_profit", "op": ">=", "amount": 0}, note=said + "当年可分配利润不为负）。")
-    if name == "retained_negative":
-        return Rule("cond_retained_not_negative", "compare", c.id, q, {"measure": "retained", "op": ">=", "amount": 0},
-                    note=said + "累计可分配利润不为负）。")
-    if name == "audit":
-        w = c.text[max(start, m.start() - 20): min(end, m.end() + 20)]
-        accepted = ["standard_unqualified"] if re.search(r"非标准|强调事项", w) else ["standard_unqualified",
-                                                                                    "unqualified_with_emphasis"]
-        return Rule("cond_audit_opinion", "audit_opinion", c.id, q, {"accepted": accepted},
-                    note=said + ("标准无保留意见）。" if len(accepted) == 1 else "无保留意见，含带强调事项段的）。"))
-    if name == "major":
-        if re.search(r"无|没有|不存在|未(?:发生|有)|不(?:会)?(?:发生|有)", c.text[max(start, m.start() - 20): m.start()]):
-            return None
-        d.facts.setdefault("no_major_quote", (c.id, q))
-        return Rule("cond_no_major_outlay", "no_major_outlay", c.id, q, note=said + "无重大投资计划或重大现金支出）。")
-    if name == "cash_short":
-        return Rule("cond_cash_flow", "judgment", c.id, q, {"field": "cash_flow_sufficient"}, note=said + "现金流充裕）。")
-    return Rule("cond_going_concern", "judgment", c.id, q, {"field": "going_concern_unaffected"},
-                note=said + "不影响持续经营）。")
+    if name in _JUDGED:
+        duty, fld, zh = _JUDGED[name]
+        return Rule(duty, "judgment", c.id, q, {"field": fld}, note=said + zh + "）。")
+    return _BUILD[name](d, c, m, q, said, start, end)
+
+
+def _debt(d: Draft, c: ClauseText, m, q: str, said: str, start: int, end: int) -> Rule | None:
+    op = nb.op_of(m.group("op") or "", m.group("suf") or "")
+    r = nb.ratio(m.group("r"))
+    if op is None or r is None or r > 1:
+        return None
+    neg = _NEG_OP[op]
+    return Rule("cond_debt_ratio", "compare", c.id, q,
+                {"measure": "total_liabilities", "op": neg, "ratio": nb.fmt_ratio(r), "of": "total_assets"},
+                note=said + f"资产负债率{neg}{m.group('r')}，即 总负债 {neg} 比例×总资产）。")
+
+
+def _ocf_bound(d: Draft, c: ClauseText, m, q: str, said: str, start: int, end: int) -> Rule | None:
+    """低于注册资本的10% / 低于当年……净利润（的30%） / 低于5,000万元: operating cash flow at least that."""
+    op = nb.op_of(m.group("op")) if m.group("op") != "不足" else "<"
+    if op is None:
+        return None
+    neg = _NEG_OP[op]
+    if "a" in m.groupdict():
+        a = nb.amount(m.group("a"))
+        return None if a is None else Rule("cond_ocf_amount", "compare", c.id, q, {
+            "measure": "operating_cash_flow", "op": neg, "amount": nb.fmt_amount(a)}, note=said + f"经营活动现金流量净额{neg}该金额）。")
+    r = nb.ratio(m.group("r")) if m.group("r") else 1  # no share: all of it
+    if r is None or r > 1:
+        return None
+    of, why = _of(m.group("of"))
+    share = f"的{m.group('r')}" if m.group("r") else ""
+    return Rule("cond_ocf_share", "compare", c.id, q, {"measure": "operating_cash_flow", "op": neg, "ratio": nb.fmt_ratio(r),
+                                                        "of": of}, note=said + f"经营活动现金流量净额{neg}{_ZH[of]}{share}）。", review=why)
+
+
+def _audit(d: Draft, c: ClauseText, m, q: str, said: str, start: int, end: int) -> Rule:
+    """非标准无保留 / 带强调事项段 → only the standard opinion; 保留、否定或无法表示意见 → an unqualified one."""
+    w = c.text[max(start, m.start() - 20): min(end, m.end() + 20)]
+    accepted = ["standard_unqualified"] if re.search(r"非标准|强调事项", w) else ["standard_unqualified",
+                                                                                "unqualified_with_emphasis"]
+    return Rule("cond_audit_opinion", "audit_opinion", c.id, q, {"accepted": accepted},
+                note=said + ("标准无保留意见）。" if len(accepted) == 1 else "无保留意见，含带强调事项段的）。"))
+
+
+def _major(d: Draft, c: ClauseText, m, q: str, said: str, start: int, end: int) -> Rule | None:
+    if re.search(r"无|没有|不存在|未(?:发生|有)|不(?:会)?(?:发生|有)", c.text[max(start, m.start() - 20): m.start()]):
+        return None  # 无重大投资计划: a condition's wording, not a case
+    d.facts.setdefault("no_major_quote", (c.id, q))
+    return Rule("cond_no_major_outlay", "no_major_outlay", c.id, q, note=said + "无重大投资计划或重大现金支出）。")
+
+
+_BUILD = {"debt": _debt, "ocf_share": _ocf_bound, "ocf_amount": _ocf_bound, "audit": _audit, "major": _major}
 
 
 def _of(word: str) -> tuple[str, str | None]:

@@ -191,39 +191,20 @@ def _basis_field(d: Draft, c: ClauseText, basis, sentence: str) -> tuple[str, st
 # ---- the year's minimum ---------------------------------------------------------------------
 
 def _annual(d: Draft, c: ClauseText, sh: Share, basis, end: int) -> None:
-    s = c.text
     field, why = _basis_field(d, c, basis, sh.left)
     r = nb.ratio(sh.m.group(0))
     if r is None or r > 1:
         d.review(c.id, f"比例未能读出 share not read: “{sh.m.group(0)}”")
         return
-    comps: list[dict] = [{"type": "pct", "ratio": nb.fmt_ratio(r), "basis": field}]
-    reviews = [why] if why else []
-    pos = sh.m.end()
-    by_year, pos, more = _by_year(c, sh, pos, end)
-    reviews += more
-    only_named = False
-    if by_year:
-        comps[0] = {"type": "pct", "by_year": by_year, "basis": field}
-    else:
-        named, more = _named_years(d, c, sh)
-        reviews += more
-        if named is not None:  # 公司承诺2025年度、2026年度……不低于……70%: those years only (0 in the plan's others)
-            comps[0] = {"type": "pct", "by_year": {y: nb.fmt_ratio(r) if y in named else 0 for y in named | _plan_years(d)},
-                        "basis": field}
-            only_named = True
-    band = _BAND.match(s, pos, end)
+    comp, pos, reviews, only_named = _ratio_by_year(d, c, sh, r, field, end)
+    comps: list[dict] = [comp]
+    reviews = ([why] if why else []) + reviews
+    band = _BAND.match(c.text, pos, end)
     ceiling = None
     if band:  # 应占……净利润的30%-50%: a minimum and a ceiling
         ceiling = nb.ratio(band.group(1))
         pos = band.end()
-    measure = "cash"
     part = c.text[_part_start(c, sh): sh.m.start()]
-    rest = c.text[sh.m.end(): end]
-    if re.search(r"主要|为主", sh.right) or (re.search(r"分配的利润|利润分配", part) and "现金" not in part
-                                             and re.search(r"股票股利|股票", rest[:40])):
-        # 每年累计分配的利润不低于……55%，主要采取现金分红 / 可以采取现金分红或股票股利: on the whole distribution
-        measure = "distribution"
     target = bool(re.search(r"约|左右", sh.left[-8:] + sh.right[:3]) or re.search(r"力争|争取|目标", part))
     share_end = pos
     combine, pos, more, per_share = _floors(c, pos, end, comps)
@@ -231,9 +212,6 @@ def _annual(d: Draft, c: ClauseText, sh: Share, basis, end: int) -> None:
     if only_named and (len(comps) > 1 or per_share):
         reviews.append("固定金额或每股下限与比例同列于所列年度：比例只在所列年度适用，固定金额或每股下限按每年起草，请核对 "
                        "a floor beside a ratio promised for named years is drafted for every year: check it")
-    if not by_year and re.search(r"逐步", sh.left):
-        reviews.append("逐步提高而未列出各年比例：按最终比例起草 a rising ratio without the years' values: drafted at the "
-                       "final ratio")
     start = _part_start(c, sh)
     if only_named:  # the years the ratio is promised for open the quote
         start = min(start, c.sentence_at(sh.m.start())[0])
@@ -244,18 +222,7 @@ def _annual(d: Draft, c: ClauseText, sh: Share, basis, end: int) -> None:
         rule.note = "规划只对所列年度承诺该比例：规划期间的其他年度比例为 0（不设此下限）。"
     if len(comps) > 1:
         rule.params["combine"] = combine
-    if measure != "cash":
-        rule.params["measure"] = measure
-        rule.note = "“每年累计分配的利润……主要采取现金分红”：下限针对利润分配总额（现金+股票股利）。"
-    if target:
-        rule.params["raises_minimum"] = False
-        rule.severity = "warn"
-        rule.duty = "target_payout"
-        rule.note = "目标比例（“约”“力争”）：低于时警告，不提高最低现金分红。"
-    if "原则上" in sh.left and not target:
-        rule.severity = "warn"
-        reviews.append("“原则上”：起草为警告（不是不通过） “in principle”: drafted as a warning, not a failure")
-    rule.review = "；".join(reviews) or None
+    _qualify(rule, _measure(c, sh, part, end), target, "原则上" in sh.left, reviews)
     rule.params["_span"] = (start, pos)
     d.add(rule, (start, pos))
     for ps, (x, y) in per_share:  # 且每股派息不低于0.1元: a floor on dividends alone (the ratio counts buybacks)
@@ -266,6 +233,50 @@ def _annual(d: Draft, c: ClauseText, sh: Share, basis, end: int) -> None:
         d.add(Rule("payout_ceiling", "compare", c.id, c.quote(start, pos),
                    {"measure": "cash", "op": "<=", "ratio": nb.fmt_ratio(ceiling), "of": field}, role="requirement",
                    when=["cash_paid"], note=f"比例区间的上限：现金分红不超过{band.group(1)}。"))
+
+
+def _ratio_by_year(d: Draft, c: ClauseText, sh: Share, r: Fraction, field: str, end: int) -> tuple[dict, int, list[str], bool]:
+    """The share's component: one ratio; ratios listed year by year (65%、70%、75%); or one ratio promised for some of
+    the plan's years only (0 in the others). (component, position after it, review reasons, for named years only)."""
+    by_year, pos, reviews = _by_year(c, sh, sh.m.end(), end)
+    if by_year:
+        return {"type": "pct", "by_year": by_year, "basis": field}, pos, reviews, False
+    if re.search(r"逐步", sh.left):
+        reviews.append("逐步提高而未列出各年比例：按最终比例起草 a rising ratio without the years' values: drafted at the "
+                       "final ratio")
+    named, more = _named_years(d, c, sh)
+    reviews += more
+    if named is None:
+        return {"type": "pct", "ratio": nb.fmt_ratio(r), "basis": field}, pos, reviews, False
+    # 公司承诺2025年度、2026年度……不低于……70%: those years only (0 in the plan's others)
+    ratios = {y: nb.fmt_ratio(r) if y in named else 0 for y in sorted(named | _plan_years(d))}
+    return {"type": "pct", "by_year": ratios, "basis": field}, pos, reviews, True
+
+
+def _measure(c: ClauseText, sh: Share, part: str, end: int) -> str:
+    """What the minimum counts: the cash, or the whole distribution (每年累计分配的利润不低于……55%，主要采取现金分红 /
+    分配的利润……可以采取现金分红或股票股利)."""
+    rest = c.text[sh.m.end(): min(end, sh.m.end() + 40)]
+    if re.search(r"主要|为主", sh.right) or (re.search(r"分配的利润|利润分配", part) and "现金" not in part
+                                             and re.search(r"股票股利|股票", rest)):
+        return "distribution"
+    return "cash"
+
+
+def _qualify(rule: Rule, measure: str, target: bool, principle: bool, reviews: list[str]) -> None:
+    """A minimum on the whole distribution, a target (约, 力争: informs), in principle (原则上: a warning)."""
+    if measure != "cash":
+        rule.params["measure"] = measure
+        rule.note = "“每年累计分配的利润……主要采取现金分红”：下限针对利润分配总额（现金+股票股利）。"
+    if target:
+        rule.params["raises_minimum"] = False
+        rule.severity = "warn"
+        rule.duty = "target_payout"
+        rule.note = "目标比例（“约”“力争”）：低于时警告，不提高最低现金分红。"
+    if principle and not target:
+        rule.severity = "warn"
+        reviews.append("“原则上”：起草为警告（不是不通过） “in principle”: drafted as a warning, not a failure")
+    rule.review = "；".join(reviews) or None
 
 
 _BAND = re.compile(rf"\s{{0,3}}(?:-|~|至)\s{{0,3}}({nb.RATIO})")
