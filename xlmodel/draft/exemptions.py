@@ -83,12 +83,10 @@ def find_exemption_lists(d: Draft) -> None:
 
 
 def _items(d: Draft, c: ClauseText) -> None:
-    from .conditions import find_major_outlay_definition
-
+    """Each sub-clause's case (a definition of the major outlay after it is read with the definitions)."""
     for child in c.children:
         x = d.clauses[child]
         d.facts.setdefault("exemption_items", set()).add(child)
-        find_major_outlay_definition(d, x)
         for a, b in x.sentences():
             if not d.is_covered(child, a, b):
                 read_cases(d, x, a, b, in_list=True)
