@@ -457,5 +457,6 @@ def _set_outlay(d: Draft, c: ClauseText, quote: str, branches, floors, body: str
             why.append("标准之间既有“且”又有“或”：起草为任一满足，请核对 tests joined by both 且 and 或: drafted as "
                        "any of them; check the grouping")
     d.major_outlay = mo
+    d.info(c.id, "重大投资计划或重大现金支出的认定标准（major_outlay）。")
     for w in why:
         d.review(c.id, w)

@@ -44,7 +44,8 @@ _OBLIGATION = re.compile(OBLIGATION)
 #: numbers that state a term: shares, amounts, months, counts, per-share amounts, days
 QUANTITY = re.compile(rf"{nb.RATIO}|{nb.AMOUNT}|{nb.NUM}个月|{nb.NUM}(?:个)?(?:次|倍|个交易日|交易日|个工作日|工作日|天)|每{nb.NUM}股")
 #: words that compare or make something conditional: a sentence with one that nothing read needs a reader
-_TERM_WORDS = re.compile(rf"{nb.OP_WORDS}|可以不|可不|不进行|不实施|情形之一|下列情形|以下情形|资产负债率|现金流量净额"
+_COMPARING = "|".join(re.escape(w) for w, _ in nb.OPS if len(w) >= 2)  # (not 达, 超: 表达, 超额 …)
+_TERM_WORDS = re.compile(rf"{_COMPARING}|可以不|可不|不进行|不实施|情形之一|下列情形|以下情形|资产负债率|现金流量净额"
                          r"|(?<!弥补)(?<!以前年度)亏损|为正|为负|审计意见")
 _SHOWN = 70
 
@@ -90,14 +91,17 @@ def _looks_like_condition(d: Draft, c: ClauseText, a: int, b: int) -> bool:
 
 
 def _sentences(d: Draft, c: ClauseText) -> None:
-    if c.heading_only:
+    own = c.text[c.body:]
+    if c.heading_only and (c.children or not (_OBLIGATION.search(own) or _TERM_WORDS.search(own) or QUANTITY.search(own)
+                                               or re.search(r"条件|前提", own))):
+        # a heading (a short line without punctuation that says nothing to do: 实施现金分红需满足……条件 is no heading)
         if c.id not in d.infos:  # (a recogniser's own note says more: 现金分红条件清单……)
             d.info(c.id, _heading_note(d, c))
         return
     neutral = False
     parts = [p for a, b in c.sentences() for p in c.parts(a, b)]
     for a, b in parts:
-        if d.is_covered(c.id, a, b) or c.is_heading(a, b):
+        if d.is_covered(c.id, a, b) or (c.is_heading(a, b) and b < len(c.text)):  # a heading line above its text
             continue
         s = c.text[a:b]
         hit = next((note for pat, note in _BOILER if pat.search(s)), None)
