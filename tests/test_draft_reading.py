@@ -379,6 +379,7 @@ def test_a_plan_in_traditional_characters(tmp_path):
     ("公司流动比率低于1.2时，董事会可以调减分红比例。", "流动比率"),  # a comparison
     ("如公司当年亏损，董事会可以提议不派发股利。", "亏损"),  # a condition word
     ("利润分配总额原则上不超过当年经营活动产生的现金流量净额。", "现金流量净额"),
+    ("实施现金分红需满足可分配利润等为正等条件", "为正等条件"),  # (plans.yaml) one short line: no heading, a duty
 ])
 def test_what_nothing_reads_is_said(sentence, words):
     text = plan("公司每年以现金方式分配的利润不少于当年实现的可分配利润的10%。", sentence)
