@@ -673,10 +673,10 @@ def test_hostile_sizes_are_bounded(tmp_path):
     texts = ["一、" + "现金分红不低于30%，" * 40_000,
              "一、" + "(" * 100_000 + ")" * 100_000,
              "一、" + "成熟期且无重大资金支出安排的" * 30_000]
-    for text in texts:
-        t = time.perf_counter()
+    for text in texts:  # CPU seconds (the machine is shared: wall time says more of the others than of this)
+        t = time.process_time()
         draft_text(text)
-        assert time.perf_counter() - t < 20
+        assert time.process_time() - t < 20
 
 
 def test_repeated_clause_numbers_are_said():

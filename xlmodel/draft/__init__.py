@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from ..errors import XlmodelError
 from . import conditions, lexicon, minimums, procedure, stage
-from .assemble import clause_entries, finish, review_items
+from .assemble import clause_entries, finish, review_items, suggestions
 from .emit import check_round_trip, render
 from .model import REVIEW, Draft, Rule
 from .numbers import cn_int, fold
@@ -31,8 +31,10 @@ VERSION = "0.1.0"
 class Drafted:
     policy: dict  # the policy file's data, in file order
     yaml: str  # the file's text (data + comments)
-    reviews: list[tuple[str, str]]  # (clause or field, reason)
+    reviews: list[tuple[str, str]]  # (clause or field, reason): every review item, as listed
     draft: Draft = field(repr=False)
+    #: (where, reason, rule): the review items that suggest a rule, the rule with its id (``todo_1`` …)
+    suggestions: list[tuple[str, str, dict]] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
@@ -48,11 +50,18 @@ class Drafted:
         return list(dict.fromkeys(w for w, _ in self.reviews if w in self.draft.clauses))
 
     def summary(self) -> str:
-        n, m = self.rule_count, len(self.review_clauses)
+        """One line, Chinese then English, whose counts are those of the items listed after it."""
+        n, m, k = self.rule_count, len(self.review_clauses), len(self.reviews)
         top = len([w for w, _ in self.reviews if w not in self.draft.clauses])
-        return (f"recognised {n} rule{'s' if n != 1 else ''}, {m} clause{'s' if m != 1 else ''} need review"
-                + (f" (and {top} other item{'s' if top != 1 else ''})" if top else "")
-                + f" — {len(self.policy['clauses'])} clauses listed")
+        s = len(self.suggestions)
+        clauses = len(self.policy["clauses"])
+        zh = (f"识别 {n} 条规则，{k} 项待复核（{m} 个条款" + (f"，另 {top} 项" if top else "") + "）"
+              + (f"，其中 {s} 项附建议写法" if s else "") + f"；列出 {clauses} 个条款")
+        en = (f"recognised {n} rule{'s' if n != 1 else ''}, {m} clause{'s need' if m != 1 else ' needs'} review"
+              + (f" ({k} item{'s' if k != 1 else ''}" + (f", {top} of them not a clause's" if top else "")
+                 + (f", {s} with a suggested rule" if s else "") + ")" if k else "")
+              + f" — {clauses} clauses listed")
+        return f"{zh} — {en}"
 
 
 def draft_text(text: str, *, source: str = "plan.txt", policy_id: str | None = None, company_name: str | None = None,
@@ -62,11 +71,11 @@ def draft_text(text: str, *, source: str = "plan.txt", policy_id: str | None = N
     folder), or a function of the policy id giving it, or None (no ``text:``: quotes are not checked);
     ``notes`` go into the file's header (how the text was read). A text in which nothing is recognised
     gives a placeholder attestation (:attr:`Drafted.empty`): ``xlmodel draft`` refuses to write it."""
-    d = Draft(source, load_clauses(text))
+    d = Draft(source, load_clauses(text, source))
+    years = _plan_years(d, text, years)  # before the recognisers: a ratio promised for named years reads them
     _repeated_numbers(d, text)
     conditions.find_condition_lists(d)
     conditions.find_definitions(d)
-    conditions.find_gates(d)
     stage.find_stage_policy(d)
     minimums.find_minimums(d)
     procedure.find_procedures(d)
@@ -79,11 +88,13 @@ def draft_text(text: str, *, source: str = "plan.txt", policy_id: str | None = N
     if d.major_outlay is not None:
         policy["major_outlay"] = d.major_outlay
     policy["rules"] = [_rule_data(r) for r in d.rules]
+    suggested = suggestions(d, {r["id"] for r in policy["rules"]})  # names each in its review item
     policy["clauses"] = clause_entries(d)
     reviews = review_items(d)
-    yaml_text = render(policy, _header(d, source, reviews, notes), _rule_comments(d), _clause_comments(d))
+    yaml_text = render(policy, _header(d, source, reviews, notes, suggested), _rule_comments(d), _clause_comments(d),
+                       suggested)
     _check_size(d, yaml_text, policy)
-    return Drafted(policy, yaml_text, reviews, d)
+    return Drafted(policy, yaml_text, reviews, d, suggested)
 
 
 def _check_size(d: Draft, yaml_text: str, policy: dict) -> None:
@@ -151,14 +162,22 @@ def _title(d: Draft, text: str) -> str:
     return title if "规划" in title or "计划" in title else (title + "股东分红回报规划（草稿）")[:100]
 
 
-def _head(d, text, policy_id, company_name, stock_code, board, years, text_ref) -> dict:
-    title = _title(d, text)
-    found = _YEARS.search(fold(title).text) or _YEARS.search(fold(text[:4000]).text)
+def _plan_years(d: Draft, text: str, years: tuple[int, int] | None) -> tuple[int, int]:
+    """The plan's years: as given, else as the title (or the text's opening) states them, else from this year
+    (a review item). ``d.facts['plan_years']`` holds them when they were given or found."""
+    found = _YEARS.search(fold(_title(d, text)).text) or _YEARS.search(fold(text[:4000]).text)
     if years is None and found and 0 <= int(found.group(2)) - int(found.group(1)) <= 10:
         years = (int(found.group(1)), int(found.group(2)))
     if years is None:
         years = (dt.date.today().year, dt.date.today().year + 2)
         d.review("plan_years", f"规划期间未能读出：按 {years[0]}–{years[1]} 起草（--years） the plan years were not found")
+    else:
+        d.facts["plan_years"] = years
+    return years
+
+
+def _head(d, text, policy_id, company_name, stock_code, board, years, text_ref) -> dict:
+    title = _title(d, text)
     m = _COMPANY.match(title)
     if company_name is None and m and _one_line(m.group(1)):
         company_name = m.group(1)  # (a name a case file would refuse is not taken from the text: --company gives it)
@@ -227,17 +246,22 @@ def _rule_data(r: Rule) -> dict:
 
 # ---- comments ------------------------------------------------------------------------------------
 
-def _header(d: Draft, source: str, reviews, notes=()) -> list[str]:
-    n, m = len(d.rules), len({w for w, _ in reviews})
+def _header(d: Draft, source: str, reviews, notes=(), suggested=()) -> list[str]:
+    n, k = len(d.rules), len(reviews)
+    m = len({w for w, _ in reviews if w in d.clauses})
     lines = [f"草稿 DRAFT — drafted by `xlmodel draft` from {source}; check every rule against the text before use.",
              *notes,
-             f"Recognised {n} rules; {m} item{'s' if m != 1 else ''} need review (待复核 REVIEW below and in the clauses' notes).",
+             f"识别 {n} 条规则，{k} 项待复核（{m} 个条款）。Recognised {n} rules; {k} item{'s' if k != 1 else ''} need review, "
+             f"in {m} clause{'s' if m != 1 else ''} (待复核 REVIEW below and in the clauses' notes).",
              "Every clause of the text is listed under `clauses`; every rule quotes the clause it implements."]
     if not d.facts.get("company_written"):
         lines.append("company: not written (give --company, --stock-code and --board); the text names "
                      + (d.facts.get("company_name") or "no company") + ".")
     for where, reason in reviews:
         lines.append(f"  {REVIEW} {where}: {reason}")
+    if suggested:
+        lines.append(f"{len(suggested)} 项附建议写法：见 rules 末尾的注释 — {len(suggested)} suggested rule"
+                     f"{'s' if len(suggested) != 1 else ''} at the end of rules: uncomment, edit, `xlmodel policies check`.")
     for note in d.setting_notes:
         lines.append(f"  setting {note}")
     return lines

@@ -6,6 +6,7 @@ import re
 
 from .. import plantext
 from .model import REVIEW, Draft, Rule
+from .text import descendants
 from .titles import titles
 
 _PRIVATE = re.compile(r"^_")
@@ -59,14 +60,21 @@ def _going_concern(d: Draft) -> None:
             d.implements(r.clause, cond[0])
 
 
+_OUTLAY_WORDS = re.compile(r"(?<!是否)(?:有|存在)重大(?:投资计划|现金支出|资金支出)(?:安排)?")
+_BOARD_DECIDES = re.compile(r"重大(?:投资计划|现金支出|资金支出)[^。]{0,40}?董事会[^。]{0,20}?(?:确定|认定|判断|决定)")
+
+
 def _board_outlay(d: Draft) -> None:
+    """No definition of a major outlay where a rule needs one: the board determines it. The determination quotes
+    the plan's own words for it — a sentence saying the board decides, else the condition's item, else the
+    words 有重大资金支出安排 in the stage table (not the table's row with its share)."""
     needs = any(r.kind == "no_major_outlay" or (r.kind == "cash_share" and "table" in r.params) for r in d.rules)
     if not needs or d.major_outlay is not None:
         return
-    where = d.facts.get("no_major_quote")
+    where = _own_words(d, _BOARD_DECIDES) or d.facts.get("no_major_quote")
     if where is None:
         table = next(r for r in d.rules if r.kind == "cash_share")
-        where = (table.clause, table.quote)
+        where = _own_words(d, _OUTLAY_WORDS, [*descendants(d.clauses, table.clause), table.clause]) or (table.clause, table.quote)
     d.major_outlay = {"clause": where[0], "quote": where[1], "definition": "board"}
     d.info(where[0], "规划未给出重大投资计划或重大现金支出的计算标准：由董事会认定（输入 major_outlay_planned）。")
 
@@ -78,6 +86,16 @@ def _outlay_clauses(d: Draft) -> None:
         [r for r in d.rules if r.kind == "cash_share" and "table" in r.params]
     for cid in dict.fromkeys(d.facts.get("outlay_clauses", [])) if readers else ():
         d.implements(cid, readers[0])
+def _own_words(d: Draft, pattern: re.Pattern, ids: list[str] | None = None) -> tuple[str, str] | None:
+    """(clause, the piece of it) where ``pattern`` first stands, among ``ids`` (else every clause)."""
+    for cid in ids if ids is not None else list(d.clauses):
+        c = d.clauses.get(cid)
+        m = c and pattern.search(c.text, c.body)
+        if m:
+            q = c.quote(*(m.span() if pattern is _OUTLAY_WORDS else c.piece_at(*m.span())))
+            if len(q) >= 4:
+                return cid, q
+    return None
 
 
 def _merge_attestations(d: Draft) -> None:
@@ -163,8 +181,13 @@ def _refs(note: str, refs: dict[str, str]) -> str:
 def clause_entries(d: Draft) -> dict[str, dict]:
     """Every clause of the text with its treatment; a clause nothing read says why (or is marked for review)."""
     out = {}
+    under: dict[str, list[Rule]] = {}  # clause -> the rules citing it or one of its sub-clauses (by ancestors: linear)
+    for r in d.rules:
+        parts = r.clause.split("、")
+        for k in range(1, len(parts) + 1):
+            under.setdefault("、".join(parts[:k]), []).append(r)
     for cid, c in d.clauses.items():
-        cited = [r for r in d.rules if r.clause == cid or r.clause.startswith(cid + "、")]
+        cited = under.get(cid, [])
         listed = [r for r in d.extra.get(cid, []) if r in d.rules and r.clause != cid]
         kinds = {r.kind for r in cited + listed}
         entry: dict = {}
@@ -185,6 +208,26 @@ def clause_entries(d: Draft) -> dict[str, dict]:
         if listed:
             entry["rules"] = [r.id for r in listed]
         out[cid] = entry
+    return out
+
+
+def suggestions(d: Draft, taken: set[str]) -> list[tuple[str, str, dict]]:
+    """(where, reason, rule) for each review item that suggests a rule (:mod:`.suggest`), in the items' order; each
+    rule gets an id of its own (``todo_1`` …) and the item's reason names it."""
+    out = []
+    for where, reason in review_items(d):
+        rule = d.snippets.get((where, reason))
+        if rule is None:
+            continue
+        n = len(out) + 1
+        while f"todo_{n}" in taken:
+            n += 1
+        rid = f"todo_{n}"
+        taken.add(rid)
+        named = f"{reason}（建议写法见 rules 末尾注释中的 {rid} suggested rule: {rid}, commented out at the end of rules）"
+        items = d.reviews[where]
+        items[items.index(reason)] = named
+        out.append((where, named, {"id": rid, **rule}))
     return out
 
 

@@ -10,22 +10,33 @@ is marked for review.
 from __future__ import annotations
 
 import re
+from . import exemptions
 from . import numbers as nb
 from .model import Draft, Rule
-from .text import ClauseText
+from .suggest import rule_snippet
+from .text import ClauseText, ancestors, descendants
 from .words import DIST, NPA, OP_WORDS, PAREN, POSITIVE, RATIO
 
 HEADER = re.compile(
     r"(?:现金分红|分配现金股利|现金方式分配(?:股利|利润)?)[^。:]{0,16}?(?:满足|具备|符合)(?:下列|以下|如下|下述)?(?:的)?"
-    r"(?:全部|所有)?(?:[一二三四五六七八九十\d]{1,2}个)?(?:具体)?(?:条件|情形)"
-    r"|(?:满足|具备|符合)(?:下列|以下|如下|下述)(?:全部)?(?:具体)?条件[^。:]{0,16}?(?:现金分红|现金方式分配)"
-    r"|现金分红(?:的)?(?:具体)?条件(?:包括|为|如下|是|有)?:|现金分红(?:的)?(?:具体)?条件包括")
-#: a heading that is the list: ``（二）现金分红的具体条件`` (not ``……条件和比例``: that heads more than the list)
-HEADING = re.compile(r"(?:实施|进行)?现金分红(?:的)?(?:具体)?条件[:]?$")
+    r"(?:全部|所有)?(?:[一二三四五六七八九十\d]{1,2}个)?(?:具体|基本)?(?:条件|情形|前提条件|前提)"
+    r"|(?:满足|具备|符合)(?:下列|以下|如下|下述)(?:全部)?(?:具体|基本)?(?:条件|前提)[^。:]{0,16}?(?:现金分红|现金方式分配)"
+    r"|现金分红(?:的)?(?:具体|基本)?(?:前提)?条件(?:包括|为|如下|是|有)?:|(?:现金)?分红(?:的)?(?:具体|基本)?(?:前提)?条件(?:包括|为|是)")
+#: a heading that is the list: ``（二）现金分红的具体条件``, ``现金分红的前提条件``, ``公司实施现金分红应满足的条件``
+#: (not ``……条件和比例``: that heads more than the list)
+HEADING = re.compile(r"(?:实施|进行)?现金分红(?:应当|应|须|需)?(?:同时)?(?:满足|具备|符合)?(?:的)?(?:具体|基本)?(?:前提)?条件[:]?$"
+                     r"|(?:实施|进行)?现金分红(?:的)?前提[:]?$")
 #: ``现金分红需该年度可分配利润为正且审计报告为标准无保留意见``: conditions stated after 现金分红需 (two at least)
 INLINE_NEEDS = re.compile(r"现金分红(?:需|须|应当|应)(?:同时)?(?:满足)?")
-INLINE_FRAME = re.compile(r"(?:的情况下|的前提下|时)[,]?(?:公司)?[^。;,]{0,10}?(?:采取|采用|进行|实施|以)?现金(?:方式)?"
-                          r"(?:分配股利|分红|分配利润)")
+#: what the company does when the conditions before it hold (a cash dividend, a cash distribution)
+CASH_ACT = r"现金(?:方式|形式)?(?:分配(?:的)?(?:股利|利润)|分红|股利)"
+#: ``……的情况下（前提下、时），公司（应当）采取现金方式分配股利`` / ``……为正的，应当进行现金分红``
+INLINE_FRAME = re.compile(rf"(?:(?:的情况下|的前提下|的条件下|情况下|前提下|时)[,]?|的,)(?:则)?(?:公司)?(?P<gap>[^。;,]{{0,12}}?)"
+                          rf"(?:进行|实施|采取|采用|以)?{CASH_ACT}")
+#: ``如（若）……，公司应采取现金方式分配股利``: the same, opened by 如 / 若 and closed by the comma
+IF_OPEN = re.compile(r"(?:如|若|如果|倘若|假如)")
+IF_FRAME = re.compile(rf",(?:则)?(?:公司)?(?P<gap>[^。;,]{{0,12}}?)(?:进行|实施|采取|采用|以)?{CASH_ACT}")
+_DUTY = re.compile(r"应当|应|须|必须")
 
 _RETAINED = re.compile(rf"(?:(?:在)?弥补(?:以前年度)?亏损[^。;]{{0,24}}?后[,]?)?(?P<pre>累计|期末)(?P<mid>(?:(?!为正|余额|大于)[^。;,]){{0,24}}?)(?:{DIST}|未分配利润){PAREN}(?P<post>[^。;,]{{0,6}}?){POSITIVE}")
 _DIST_POS = re.compile(rf"(?P<period>该年度或半年度|年度或半年度|该年度、半年度|当年度|该年度|本年度|当年|当期|年度|每年)?"
@@ -79,17 +90,23 @@ def _deal(s: str, lo: int, m: re.Match) -> str:
 # ---- the lists ---------------------------------------------------------------------------
 
 def find_condition_lists(d: Draft) -> None:
-    """Every conditions list (header clause + items, or inline) → condition rules."""
+    """Every conditions list (a heading or a header sentence with its items, or inline), the cases that waive
+    the cash dividend (:mod:`.exemptions`), conditions stated in a sentence and bare condition items."""
+    exemptions.find_exemption_lists(d)
+    skip = d.facts.get("exemption_items", set())
     for c in d.clauses.values():
+        if c.id in skip:
+            continue
         if c.heading_only and c.children and HEADING.search(c.text[c.body:]) and not _has_header_below(d, c):
             d.facts.setdefault("condition_headers", []).append(c.id)
+            d.info(c.id, f"现金分红条件清单“{c.quote(c.body, len(c.text))}”：各项条件见下级条款。")
             for child in c.children:
                 x = d.clauses[child]
                 read_conditions(d, x, x.body, len(x.text))
             continue
         for a, b in c.sentences():
             m = HEADER.search(c.text, a, b)
-            if not m:
+            if not m or d.is_covered(c.id, *m.span()):
                 continue
             d.cover(c.id, a, b if c.children else m.end())  # an inline list: each item is checked below
             d.facts.setdefault("condition_headers", []).append(c.id)
@@ -97,29 +114,93 @@ def find_condition_lists(d: Draft) -> None:
             if items:
                 for child in items:
                     read_conditions(d, d.clauses[child], d.clauses[child].body, len(d.clauses[child].text))
-            else:  # the conditions follow in the same clause
-                read_conditions(d, c, m.end(), len(c.text))
+            else:  # the conditions follow in the sentence (and in the next ones while they state nothing else)
+                read_conditions(d, c, m.end(), b)
+                _conditions_after(d, c, b)
             break
+    exemptions.find_exemption_sentences(d)  # before the frames: ``……的，可以不进行现金分红`` is a case, not a condition
+    _inline(d)
+    _bare_items(d)
+
+
+def _conditions_after(d: Draft, c: ClauseText, start: int) -> None:
+    """The sentences after an inline list's head that state nothing but conditions (``……下列条件：A。B。``); the
+    first that states anything else (在满足上述条件的情况下，……不少于……) ends the list."""
+    for a, b in c.sentences():
+        if a < start:
+            continue
+        pieces = [(x, y) for x, y in c.pieces(a, b, "、")
+                  if len(re.findall(r"[\u4e00-\u9fff]", re.sub(r"\([^()]*\)", "", c.text[x:y]))) >= 4]
+        if not pieces or not all(_atoms(d, c, x, y, dry=True) for x, y in pieces):
+            return
+        read_conditions(d, c, a, b)
+        d.cover(c.id, a, b)
+
+
+def _inline(d: Draft) -> None:
+    """``公司在当年盈利……的情况下，采取现金方式分配股利`` / ``公司当年盈利的，应当进行现金分红``: the conditions before
+    the frame; with 应当 (应, 须) and no share or amount after it, also the duty to pay cash when they hold."""
     for c in d.clauses.values():
-        if c.id in d.facts.get("condition_headers", []) or _in_list(d, c):
+        if c.id in d.facts.get("condition_headers", []) or _in_list(d, c) or c.id in d.facts.get("exemption_items", ()):
             continue
         for a, b in c.sentences():
             if re.search(r"成熟期|成长期|发展阶段|表决权", c.text[a:b]) or d.is_covered(c.id, a, b):
                 continue  # a row of the stage table, a vote
-            m = INLINE_FRAME.search(c.text, a, b)
+            frames = INLINE_FRAME.finditer(c.text, a, b)
+            if IF_OPEN.match(c.text, a):
+                frames = [*IF_FRAME.finditer(c.text, a, b), *frames]
+            m = next((f for f in frames if not re.search(r"不|未|无", f.group("gap")) and _atoms(d, c, a, f.start(), dry=True)),
+                     None)
             n = INLINE_NEEDS.search(c.text, a, b)
-            if m and _atoms(d, c, a, m.start(), dry=True):
+            if m:
                 d.facts.setdefault("inline_conditions", []).append(c.id)
                 _atoms(d, c, a, m.start())
                 d.cover(c.id, a, m.end())
+                _cash_duty(d, c, m, b)
             elif n and _atoms(d, c, n.end(), b, dry=True) >= 2:
                 d.facts.setdefault("inline_conditions", []).append(c.id)
                 read_conditions(d, c, n.end(), b)
                 d.cover(c.id, a, n.end())
 
 
+def _cash_duty(d: Draft, c: ClauseText, m, end: int) -> None:
+    """``……的，应当进行现金分红`` (no share after it in the sentence): a cash dividend when the conditions hold."""
+    frame = c.text[m.start(): m.end()]
+    if not _DUTY.search(frame) or re.search(rf"{RATIO}|{nb.AMOUNT}", c.text[m.end(): end]):
+        return
+    x, y = c.piece_at(m.end() - 2, m.end())
+    d.add(Rule("cash_when_conditions", "cash_paid", c.id, c.quote(x, y), when=["conditions_met"],
+               severity="warn" if "原则上" in frame else "fail",
+               note="“……的，应当进行现金分红”：条件满足时须有现金分红（金额由最低比例规则检查）。"), (x, y))
+
+
+_NOT_CONDITION_CONTEXT = re.compile(r"股票股利|中期|半年度|转增|回购")
+
+
+def _bare_items(d: Draft) -> None:
+    """A numbered item that states nothing but conditions (``3、审计机构对公司该年度财务报告出具标准无保留意见``),
+    outside a list headed 条件: its conditions. Only wording that reads the same either way (为正值, 标准无保留,
+    无重大投资, 低于 a debt ratio): a case that waives the cash dividend (资产负债率高于70%) is never read as one."""
+    listed = set(d.facts.get("condition_headers", [])) | d.facts.get("exemption_items", set())
+    for c in d.clauses.values():
+        if c.children or c.id in listed or _in_list(d, c) or c.id == "序言" or d.is_covered(c.id, c.body, len(c.text)):
+            continue
+        own = c.text[c.body:]
+        if len(own) > 300:  # an item of a list is a line or two
+            continue
+        if re.search(r"资产负债率(?:高于|超过|大于|达到|不低于|超)|" + _NOT_CONDITION_CONTEXT.pattern, own) or \
+                any(_NOT_CONDITION_CONTEXT.search(x.text[x.body: x.body + 30]) for x in ancestors(d.clauses, c.id)):
+            continue
+        pieces = [(a, b) for a, b in c.pieces(c.body, len(c.text), "、")
+                  if len(re.findall(r"[\u4e00-\u9fff]", re.sub(r"\([^()]*\)", "", c.text[a:b]))) >= 4]
+        if pieces and all(_atoms(d, c, a, b, dry=True) for a, b in pieces):
+            d.facts.setdefault("condition_items", []).append(c.id)
+            read_conditions(d, c, c.body, len(c.text))
+            d.info(c.id, "现金分红条件（列于编号条目，未在“条件”标题下）：按现金分红条件起草。")
+
+
 def _has_header_below(d: Draft, c: ClauseText) -> bool:
-    return any(HEADER.search(x.text) for x in d.clauses.values() if x.id.startswith(c.id + "、"))
+    return any(HEADER.search(d.clauses[x].text) for x in descendants(d.clauses, c.id))
 
 
 def _in_list(d: Draft, c: ClauseText) -> bool:
@@ -133,24 +214,23 @@ def read_conditions(d: Draft, c: ClauseText, start: int, end: int) -> None:
     for a, b in c.pieces(start, end, "、"):
         piece = re.sub(r"\([^()]*\)", "", c.text[a:b]).strip(",;:。、")
         if len(re.findall(r"[\u4e00-\u9fff]", piece)) >= 4 and not d.is_covered(c.id, a, b):
-            d.review(c.id, f"条件未识别 condition not recognised: “{c.quote(a, b)}”")
+            d.review(c.id, f"条件未识别 condition not recognised: “{c.quote(a, b)}”", rule_snippet(c.id, c.quote(a, b), "condition"))
             d.cover(c.id, a, b)
 
 
 def _atoms(d: Draft, c: ClauseText, start: int, end: int, dry: bool = False) -> int:
     """The conditions worded in ``c.text[start:end]``; with ``dry`` only count them."""
     s, found = c.text, 0
-    taken: list[tuple[int, int]] = []
-
-    def free(m) -> bool:
-        return not any(x < m.end() and m.start() < y for x, y in taken)
+    taken = bytearray(max(0, end - start) + 1)  # 1 where an earlier condition was read (linear, not a list scan)
 
     for fn in (_retained, _distributable, _npa, _net, _profitable, _cash_flow, _ocf, _ocf_capital, _going, _audit, _no_major,
                _debt):
         for m in fn.pattern.finditer(s, start, end):
-            if not free(m):
+            if d.full and not dry:
+                return found
+            if taken.find(1, m.start() - start, m.end() - start) >= 0:
                 continue
-            taken.append(m.span())
+            taken[m.start() - start: m.end() - start] = b"\x01" * (m.end() - m.start())
             found += 1
             if not dry:
                 fn(d, c, m)
@@ -281,38 +361,6 @@ def _debt(d: Draft, c: ClauseText, m) -> None:
                note="资产负债率 = 总负债 ÷ 总资产：按 总负债 与 比例×总资产 比较。"))
 
 
-# ---- gates outside the list ----------------------------------------------------------------
-
-_DEBT_GATE = re.compile(rf"资产负债率(?P<op>高于|超过|超|大于)(?P<r>{RATIO})(?P<alt>或[^。;]{{0,40}}?)?[,]?(?:的)?[,]?(?:公司)?"
-                        r"(?:可以?不|不进行|不实施|可不)")
-
-
-_REG_CAPITAL_GATE = re.compile(rf"经营(?:活动产生的|活动|性)?现金流(?:量)?(?:净额)?(?:低于|少于|小于)(?:公司)?注册资本(?:的)?(?P<r>{RATIO})")
-
-
-def find_gates(d: Draft) -> None:
-    """``资产负债率高于70%的，可以不进行利润分配``: a condition of the cash dividend (debt ratio ≤ 70%)."""
-    for c in d.clauses.values():
-        for m in _DEBT_GATE.finditer(c.text):
-            if d.is_covered(c.id, *m.span()):
-                continue
-            r = nb.ratio(m.group("r"))
-            d.add(Rule("cond_debt_ratio", "compare", c.id, _quote(c, m),
-                       {"measure": "total_liabilities", "op": "<=", "ratio": nb.fmt_ratio(r), "of": "total_assets"},
-                       note="“高于…可不进行利润分配”：起草为现金分红条件（资产负债率不高于该比例）。"), (m.start(), m.end("r")))
-            alt = m.group("alt") or ""
-            reg = _REG_CAPITAL_GATE.search(alt)
-            if reg:  # 或经营现金流净额低于注册资本20%，可不分利润: a second condition, ≥ 20% of registered capital
-                d.add(Rule("cond_ocf_registered_capital", "compare", c.id, _quote(c, m),
-                           {"measure": "operating_cash_flow", "op": ">=", "ratio": nb.fmt_ratio(nb.ratio(reg.group("r"))),
-                            "of": "registered_capital"},
-                           note="“经营现金流净额低于注册资本…可不分配”：起草为现金分红条件（不低于该比例）。"))
-                d.cover(c.id, *m.span())
-            elif alt:  # its numbers stay unread: the number check names them
-                d.review(c.id, f"“{alt}”：另一替代条件未起草 an OR alternative of the gate is not drafted")
-            d.cover(c.id, m.end("alt") if m.group("alt") else m.end("r"), m.end())
-
-
 # ---- the major-outlay definition ------------------------------------------------------------
 
 def find_major_outlay_definition(d: Draft, c: ClauseText) -> None:
@@ -349,7 +397,7 @@ def _definition(d: Draft, c: ClauseText, start: int, end: int) -> None:
         branches.append(m)
         pos = m.end()
         f = _FLOOR.match(s, pos + (1 if s[pos:pos + 1] == "," else 0), end)
-        if f and f.group("a"):
+        if f and f.group("a") and nb.amount(f.group("a")) is not None:
             floors.append(f)
             pos = f.end()
         else:
@@ -372,7 +420,7 @@ def _listed_definition(d: Draft, c: ClauseText, start: int, end: int) -> None:
             measures.append(_deal(x.text, lo, m))
             pos = m.end()
             f = _FLOOR.match(x.text, pos + (1 if x.text[pos:pos + 1] == "," else 0))
-            f = f if f and f.group("a") else None
+            f = f if f and f.group("a") and nb.amount(f.group("a")) is not None else None
             lo = f.end() if f else pos
             branches.append(m)
             floors.append(f)
@@ -448,5 +496,6 @@ def _set_outlay(d: Draft, c: ClauseText, quote: str, branches, floors, measures:
             why.append("标准之间既有“且”又有“或”：起草为任一满足，请核对 tests joined by both 且 and 或: drafted as "
                        "any of them; check the grouping")
     d.major_outlay = mo
+    d.info(c.id, "重大投资计划或重大现金支出的认定标准（major_outlay）。")
     for w in why:
         d.review(c.id, w)

@@ -30,7 +30,15 @@ def _flow_line(key: str, value: dict) -> str:
     return text[1:-1]
 
 
-def render(policy: dict, header: list[str], rule_comments: dict[str, str], clause_comments: dict[str, list[str]]) -> str:
+_SUGGESTED = ("---- 待复核的建议写法 SUGGESTED RULES for the review items above. Each is valid as it stands: to use one, delete "
+              "the \"# \" before its lines (keep the two spaces), edit the values to what the text says, then run "
+              "`xlmodel policies check` on this file ----")
+
+
+def render(policy: dict, header: list[str], rule_comments: dict[str, str], clause_comments: dict[str, list[str]],
+           suggested=()) -> str:
+    """The file: header comments, then the data by the safe dumper, and under ``rules:`` the suggested rules
+    of the review items, commented out so that deleting ``# `` makes each a rule of the list."""
     out = [comment(h) for h in header]
     for key, value in policy.items():
         if key == "rules":
@@ -44,6 +52,11 @@ def render(policy: dict, header: list[str], rule_comments: dict[str, str], claus
                 for line in rule_comments.get(rule["id"], "").splitlines():
                     out.append("  " + comment(line))
                 out.extend("  " + line for line in _dump([rule]).splitlines())
+            if suggested:
+                out.append("  " + comment(_SUGGESTED))
+            for where, reason, rule in suggested:
+                out.append("  " + comment(f"{where}: {reason}"))
+                out.extend("  " + comment(line) for line in _dump([rule]).splitlines())
         elif key == "clauses":
             out.append("")
             out.append("clauses:")

@@ -14,6 +14,7 @@ import re
 from .. import plantext
 from . import numbers as nb
 from .model import Draft
+from .suggest import number_snippet, rule_snippet
 from .text import ClauseText
 from .words import OBLIGATION
 
@@ -33,13 +34,19 @@ BOILERPLATE: tuple[tuple[str, str], ...] = (
     (r"保障[^。]{0,24}?权利|征集[^。]{0,24}?投票权|征集中小股东的意见|提出分红提案", "股东与独立董事的权利，不是公司义务。"),
     (r"严格执行[^。]{0,30}?(?:利润分配政策|现金分红政策|分红政策|章程)", "执行既定政策（原则）。"),
     (r"留待以后年度", "允许性条款：未分配利润可留待以后年度分配。"),
+    (r"董事会(?:\s*(?:19|20)\d\d|[二〇○零一二三四五六七八九]{4})\s*年", "落款（董事会及日期）。"),
     (r"(?:提出|拟定|制定|形成)[^。]{0,24}?(?:利润分配|分红)(?:预案|方案|建议)|(?:提交|报)股东(?:大)?会审议", "利润分配预案的提出与审议程序。"),
     (r"连续性(?:和|与|及)稳定性|持续、稳定|重视对(?:投资者|股东)的(?:合理)?(?:投资)?回报|兼顾", "利润分配的原则，无可检查的义务。"),
     (r"符合[^。]{0,12}?(?:法律|法规|规定)|遵守[^。]{0,12}?(?:法律|法规|规定)", "合规原则。"),
 )
 _BOILER = [(re.compile(p), note) for p, note in BOILERPLATE]
 _OBLIGATION = re.compile(OBLIGATION)
-QUANTITY = re.compile(rf"{nb.RATIO}|{nb.AMOUNT}|{nb.NUM}个月")
+#: numbers that state a term: shares, amounts, months, counts, per-share amounts, days
+QUANTITY = re.compile(rf"{nb.RATIO}|{nb.AMOUNT}|{nb.NUM}个月|{nb.NUM}(?:个)?(?:次|倍|个交易日|交易日|个工作日|工作日|天)|每{nb.NUM}股")
+#: words that compare or make something conditional: a sentence with one that nothing read needs a reader
+_COMPARING = "|".join(re.escape(w) for w, _ in nb.OPS if len(w) >= 2)  # (not 达, 超: 表达, 超额 …)
+_TERM_WORDS = re.compile(rf"{_COMPARING}|可以不|可不|不进行|不实施|情形之一|下列情形|以下情形|资产负债率|现金流量净额"
+                         r"|(?<!弥补)(?<!以前年度)亏损|为正|为负|审计意见")
 _SHOWN = 70
 
 
@@ -51,9 +58,20 @@ def excerpt(c: ClauseText, a: int, b: int) -> str:
 def settle(d: Draft) -> None:
     """Numbers nothing read, then every sentence nothing read: boilerplate, neutral, or review."""
     for c in d.clauses.values():
+        _long_numbers(d, c)
         _numbers(d, c)
     for c in d.clauses.values():
         _sentences(d, c)
+
+
+def _long_numbers(d: Draft, c: ClauseText) -> None:
+    """A run of digits no number reads (issue 21): said, never converted."""
+    for m in nb.LONG_NUMBER.finditer(c.text, c.body):
+        a, b = c.piece_at(*m.span())
+        n = sum(ch.isdigit() for ch in m.group(0))
+        d.review(c.id, f"数值过长（{n} 位数字），未读取：请核对原文 a number of {n} digits is not read (no plan term has "
+                       f"one): “{excerpt(c, a, min(b, a + 40))}”")
+        d.cover(c.id, a, b)
 
 
 def _numbers(d: Draft, c: ClauseText) -> None:
@@ -61,7 +79,8 @@ def _numbers(d: Draft, c: ClauseText) -> None:
         if d.inside(c.id, *m.span()):
             continue
         a, b = c.piece_at(*m.span())
-        d.review(c.id, f"数值未识别 a number nothing read: “{excerpt(c, a, b)}”")
+        d.review(c.id, f"数值未识别 a number nothing read: “{excerpt(c, a, b)}”",
+                 number_snippet(c.id, c.quote(a, b), c.text[max(c.sentence_at(a)[0], a - 40): b]) if d.room(c.id) else None)
         d.cover(c.id, a, b)
 
 
@@ -71,42 +90,51 @@ def _looks_like_condition(d: Draft, c: ClauseText, a: int, b: int) -> bool:
     return "条件" not in c.text[a:b] and _atoms(d, c, a, b, dry=True) > 0
 
 
-def _parts(c: ClauseText, a: int, b: int) -> list[tuple[int, int]]:
-    """A sentence's parts between semicolons (outside brackets): each states its own duty."""
-    out, x, depth = [], a, 0
-    for i in range(a, b):
-        ch = c.text[i]
-        depth += ch == "("
-        depth -= ch == ")" and depth > 0
-        if ch == ";" and depth == 0:
-            out.append((x, i + 1))
-            x = i + 1
-    return out + ([(x, b)] if b > x else [])
-
-
 def _sentences(d: Draft, c: ClauseText) -> None:
-    if c.heading_only:
-        d.info(c.id, "章节标题。")
+    own = c.text[c.body:]
+    if c.heading_only and (c.children or not (_OBLIGATION.search(own) or _TERM_WORDS.search(own) or QUANTITY.search(own)
+                                               or re.search(r"条件|前提", own))):
+        # a heading (a short line without punctuation that says nothing to do: 实施现金分红需满足……条件 is no heading)
+        if c.id not in d.infos:  # (a recogniser's own note says more: 现金分红条件清单……)
+            d.info(c.id, _heading_note(d, c))
         return
     neutral = False
-    parts = [p for a, b in c.sentences() for p in _parts(c, a, b)]
+    parts = [p for a, b in c.sentences() for p in c.parts(a, b)]
     for a, b in parts:
-        if d.is_covered(c.id, a, b):
+        if d.is_covered(c.id, a, b) or (c.is_heading(a, b) and b < len(c.text)):  # a heading line above its text
             continue
         s = c.text[a:b]
         hit = next((note for pat, note in _BOILER if pat.search(s)), None)
+        plain = re.sub(r"\([^()]*\)", "", s)
         if _looks_like_condition(d, c, a, b):
             d.review(c.id, f"像现金分红条件，但不在条件清单中 reads like a cash-dividend condition outside a conditions list: "
-                           f"“{excerpt(c, a, b)}”")
+                           f"“{excerpt(c, a, b)}”", rule_snippet(c.id, c.quote(a, b), "condition") if d.room(c.id) else None)
             d.cover(c.id, a, b)
         elif hit:
             d.info(c.id, hit, (a, b))
-        elif _OBLIGATION.search(re.sub(r"\([^()]*\)", "", s)):
-            d.review(c.id, f"未识别 not recognised: “{excerpt(c, a, b)}”")
+        elif _OBLIGATION.search(plain):
+            d.review(c.id, f"未识别 not recognised: “{excerpt(c, a, b)}”",
+                     rule_snippet(c.id, c.quote(a, b), "duty") if d.room(c.id) else None)
+            d.cover(c.id, a, b)
+        elif _TERM_WORDS.search(plain):
+            d.review(c.id, f"含数值、比较或条件措辞而未起草 a number, a comparison or a condition nothing read: “{excerpt(c, a, b)}”",
+                     number_snippet(c.id, c.quote(a, b), s) if d.room(c.id) else None)
             d.cover(c.id, a, b)
         else:
             neutral = True
     if c.id == plantext.PREAMBLE and c.id not in d.reviews and not any(r.clause == c.id for r in d.rules):
         d.infos[c.id] = ["制定依据与目的。"]
-    elif neutral and c.id not in d.infos and not any(r.clause == c.id for r in d.rules):
-        d.info(c.id, "说明性文字：无义务措辞或数值。")
+    elif neutral and c.id not in d.infos and c.id not in d.reviews and not any(r.clause == c.id for r in d.rules):
+        d.info(c.id, f"说明性文字（“{excerpt(c, c.body, min(len(c.text), c.body + 24))}”）：无义务措辞或数值。")
+
+
+def _heading_note(d: Draft, c: ClauseText) -> str:
+    """A heading's own note: its words, and where its content is."""
+    words = c.quote(c.body, len(c.text))
+    if c.id == plantext.PREAMBLE:
+        return f"规划标题“{words}”。"
+    if c.children:
+        first, last = c.children[0].rsplit("、", 1)[-1], c.children[-1].rsplit("、", 1)[-1]
+        below = first if first == last else f"{first}–{last}"
+        return f"章节标题“{words}”：内容见下级条款 {below}。"
+    return f"标题“{words}”：其下无条款内容。"

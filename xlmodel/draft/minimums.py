@@ -42,12 +42,16 @@ class Share:
 def find_minimums(d: Draft) -> None:
     for c in d.clauses.values():
         for a, b in c.sentences():
+            if d.full:
+                return
             _sentence(d, c, a, b)
             _per_share_alone(d, c, a, b)
+            _amount_alone(d, c, a, b)
 
 
-_PER_SHARE = re.compile(rf"每股(?:派发|派)?(?P<what>现金红利|现金股利|现金分红|派息|股息|分红|红利)(?:金额)?(?P<op>{OP_WORDS})(?:人民币)?"
-                        rf"(?P<ps>{nb.NUM})\s*元(?:人民币)?(?:\(含税\))?")
+_PER_SHARE = re.compile(rf"每(?P<per>\d{{1,3}}|十)?股(?:派发|派|分配|分派)?(?P<what>现金红利|现金股利|现金分红|派息|股息|分红|红利)"
+                        rf"(?:\(含税\))?(?:金额)?(?:应)?(?P<op>{OP_WORDS})(?:[^。;,]{{0,10}}?的)?(?:人民币)?"
+                        rf"(?P<ps>{nb.NUM})\s{{0,3}}元(?:人民币)?(?:\(含税\))?")
 
 
 def _per_share_alone(d: Draft, c: ClauseText, a: int, b: int) -> None:
@@ -55,7 +59,7 @@ def _per_share_alone(d: Draft, c: ClauseText, a: int, b: int) -> None:
     for m in _PER_SHARE.finditer(c.text, a, b):
         if d.is_covered(c.id, *m.span()) or nb.op_of(m.group("op")) not in (">=", ">"):
             continue
-        amount = nb.number(m.group("ps"))
+        amount = per_share_amount(m)
         if amount is None:
             continue
         start = c.piece_at(*m.span())[0]
@@ -65,6 +69,31 @@ def _per_share_alone(d: Draft, c: ClauseText, a: int, b: int) -> None:
                    note="每股派息下限只计现金红利（不含回购）。"), (start, m.end()))
         if re.search(r"回购[^。]{0,16}?不计入", c.text[m.end():b]):
             d.cover(c.id, m.end(), b)  # 以现金回购股份的金额不计入本项: what measure cash_dividend says
+
+
+_AMOUNT_FLOOR = re.compile(rf"(?P<op>{OP_WORDS})(?P<a>{nb.AMOUNT})(?:\(含税\))?")
+_NOT_A_DIVIDEND_FLOOR = re.compile(r"重大|支出|投资|资产|收入|营收|募集|回购|融资|借款|负债|注册资本|现金流|累计|连续|三年|五年|年均|平均|近|最近")
+
+
+def _amount_alone(d: Draft, c: ClauseText, a: int, b: int) -> None:
+    """``公司每年现金分红总额不低于人民币3亿元（含税）``: a fixed floor in a sentence part of its own (no share before
+    it; one beside a share is read with it). An amount over a window (最近三年累计…不低于3亿元) is not one."""
+    for m in _AMOUNT_FLOOR.finditer(c.text, a, b):
+        if d.is_covered(c.id, *m.span()) or nb.op_of(m.group("op")) not in (">=", ">"):
+            continue
+        x = c.piece_at(*m.span())[0]
+        before = c.text[max(a, x - 40) if x - a > 40 else a: m.start()]
+        part = c.text[x: m.start()]
+        if not (_CASH.search(part) or re.search(r"(?:现金分红|分红|派息|股利)(?:的)?(?:总额|金额|绝对额)", before[-20:])):
+            continue
+        if _NOT_A_DIVIDEND_FLOOR.search(before) or _RATIO.search(before):
+            continue
+        amount = nb.amount(m.group("a"))
+        if amount is None:
+            continue
+        d.add(Rule("min_fixed", "min_cash", c.id, c.quote(x, m.end()), {"components": [{"type": "fixed", "amount": nb.fmt_amount(amount)}]},
+                   when=["conditions_met"], severity="warn" if "原则上" in before else "fail",
+                   note="固定金额下限：当年现金分红（含计入的回购）不低于该金额。"), (x, m.end()))
 
 
 def _shares(c: ClauseText, a: int, b: int) -> list[Share]:
@@ -78,17 +107,21 @@ def _shares(c: ClauseText, a: int, b: int) -> list[Share]:
 
 
 def _sentence(d: Draft, c: ClauseText, a: int, b: int) -> None:
+    before = len(d.rules)
     for sh in _shares(c, a, b):
+        if d.full:
+            break
         if d.is_covered(c.id, *sh.m.span()):
             continue
         tail = sh.left[-40:]
         # the cash word stands with the share, or opens the sentence part of a later 三年累计 term (…10%或三年累计不少于年均30%)
-        cash = _CASH.search(sh.left) or _CASH.search(sh.right) or ("累计" in sh.left and _CASH.search(c.text, a, sh.m.start()))
+        cash = _CASH.search(sh.left) or _CASH.search(sh.right) or ("累计" in sh.left
+                                                                   and _CASH.search(c.text, max(a, sh.m.start() - 120), sh.m.start()))
         if _NOT_MINIMUM.search(tail) or not cash:
             continue
         basis = _last(_BASIS, sh.left[-48:])
-        piece = c.text[c.piece_at(*sh.m.span())[0]: sh.m.start()]  # the comparison stands with the share
-        op = _last(_OP, piece[-56:])
+        piece = c.text[max(c.piece_at(*sh.m.span())[0], sh.m.start() - 56): sh.m.start()]  # the comparison stands with it
+        op = _last(_OP, piece)
         if op is not None and not re.search(nb.AMOUNT, piece[op.end():]) and nb.op_of(op.group(0)) == "<=" \
                 and basis is not None and not _is_rolling(sh, basis):
             _ceiling(d, c, sh, basis, op)  # 现金分红总额不超过当年归母净利润的90%: a payout ceiling
@@ -107,7 +140,7 @@ def _sentence(d: Draft, c: ClauseText, a: int, b: int) -> None:
             _rolling(d, c, sh, basis, b)
         else:
             _annual(d, c, sh, basis, b)
-    _either_of(d, c, a, b)
+    _either_of(d, c, a, b, d.rules[before:])
 
 
 def _is_rolling(sh: Share, basis) -> bool:
@@ -125,8 +158,14 @@ def _last(pattern: re.Pattern, s: str):
     return found
 
 
+_NO_FIELD = ((re.compile(r"扣除非经常性损益|扣非"), "扣除非经常性损益后的净利润", "net profit after non-recurring items"),
+             (re.compile(r"(?<!归属于)(?<!归属)母公司(?:报表)?(?:当年|当期)?(?:实现的?)?(?:的)?$"), "母公司报表净利润",
+              "the parent company's net profit"))
+
+
 def _basis_field(d: Draft, c: ClauseText, basis, sentence: str) -> tuple[str, str | None]:
-    """(canonical field, review reason or None) for a profit basis as worded."""
+    """(canonical field, review reason or None) for a profit basis as worded; ``basis`` is a match in the last 48
+    characters of ``sentence`` (the text before the share)."""
     if basis is None:
         return "net_profit_attributable", "未写明利润口径（如“分红率”）：按归属于上市公司股东的净利润起草 the profit basis is not stated: drafted as attributable"
     w, pre = basis.group("w"), basis.group("pre") or ""
@@ -134,10 +173,16 @@ def _basis_field(d: Draft, c: ClauseText, basis, sentence: str) -> tuple[str, st
             re.search(r"(?:扣除|提取)法定(?:储备|公积金?)后的?$", basis.string[:basis.start("w")]):
         # ……较少者为准……扣除法定储备后净利润: the lower of the two profits after the statutory reserves
         return "distributable_profit_lower", None
+    window = sentence[-48:]
+    before = window[max(0, basis.start() - 24): basis.start()] + (basis.group(0)[: basis.start("w") - basis.start()])
     if re.fullmatch(DIST, w):
-        if "母公司" in pre or "母公司" in sentence[max(0, basis.start() - 12): basis.start()]:
+        if "母公司" in pre or "母公司" in window[max(0, basis.start() - 12): basis.start()]:
             return "distributable_profit", "母公司当年可分配利润：无对应字段，按当年可分配利润起草 parent-company distributable profit has no field: drafted on distributable_profit"
         return "distributable_profit", None
+    for pattern, zh, en in _NO_FIELD:
+        if pattern.search(before) and not (pattern is _NO_FIELD[1][0] and re.fullmatch(NPA, w)):
+            return "net_profit_attributable", (f"{zh}：无对应字段，按归属于上市公司股东的净利润起草，请核对（或改用模型可计算的口径） "
+                                               f"{en} has no field: drafted on net profit attributable; check it")
     if re.fullmatch(NPA, w):
         if "国际财务报告" in sentence:
             if re.search(r"较少者|较低者|孰低", sentence):  # 以中国会计准则和国际财务报告准则……较少者为准
@@ -150,57 +195,42 @@ def _basis_field(d: Draft, c: ClauseText, basis, sentence: str) -> tuple[str, st
 # ---- the year's minimum ---------------------------------------------------------------------
 
 def _annual(d: Draft, c: ClauseText, sh: Share, basis, end: int) -> None:
-    s = c.text
     field, why = _basis_field(d, c, basis, sh.left)
     r = nb.ratio(sh.m.group(0))
     if r is None or r > 1:
         d.review(c.id, f"比例未能读出 share not read: “{sh.m.group(0)}”")
         return
-    comps: list[dict] = [{"type": "pct", "ratio": nb.fmt_ratio(r), "basis": field}]
-    reviews = [why] if why else []
-    pos = sh.m.end()
-    by_year, pos, more = _by_year(c, sh, pos, end)
-    reviews += more
-    if by_year:
-        comps[0] = {"type": "pct", "by_year": by_year, "basis": field}
-    band = re.match(rf"\s*(?:-|~|至)\s*({nb.RATIO})", s[pos:end])
+    comp, pos, reviews, only_named = _ratio_by_year(d, c, sh, r, field, end)
+    comps: list[dict] = [comp]
+    reviews = ([why] if why else []) + reviews
+    band = _BAND.match(c.text, pos, end)
     ceiling = None
     if band:  # 应占……净利润的30%-50%: a minimum and a ceiling
         ceiling = nb.ratio(band.group(1))
-        pos += band.end()
-    measure = "cash"
+        pos = band.end()
     part = c.text[_part_start(c, sh): sh.m.start()]
-    rest = c.text[sh.m.end(): end]
-    if re.search(r"主要|为主", sh.right) or (re.search(r"分配的利润|利润分配", part) and "现金" not in part
-                                             and re.search(r"股票股利|股票", rest[:40])):
-        # 每年累计分配的利润不低于……55%，主要采取现金分红 / 可以采取现金分红或股票股利: on the whole distribution
-        measure = "distribution"
     target = bool(re.search(r"约|左右", sh.left[-8:] + sh.right[:3]) or re.search(r"力争|争取|目标", part))
+    share_end = pos
     combine, pos, more, per_share = _floors(c, pos, end, comps)
     reviews += more
-    if not by_year and re.search(r"逐步", sh.left):
-        reviews.append("逐步提高而未列出各年比例：按最终比例起草 a rising ratio without the years' values: drafted at the "
-                       "final ratio")
+    if only_named and (len(comps) > 1 or per_share):
+        reviews.append("固定金额或每股下限与比例同列于所列年度：比例只在所列年度适用，固定金额或每股下限按每年起草，请核对 "
+                       "a floor beside a ratio promised for named years is drafted for every year: check it")
     start = _part_start(c, sh)
-    rule = Rule("min_annual", "min_cash", c.id, c.quote(start, pos), {"components": comps}, when=["conditions_met"])
+    if only_named:  # the years the ratio is promised for open the quote
+        start = min(start, c.sentence_at(sh.m.start())[0])
+    quote_end = share_end if per_share and len(comps) == 1 else pos  # 且每股派息……: the per-share rule's own words
+    rule = Rule("min_annual", "min_cash", c.id, c.quote(start, quote_end), {"components": comps},
+                when=["conditions_met"])
+    if only_named:
+        rule.note = "规划只对所列年度承诺该比例：规划期间的其他年度比例为 0（不设此下限）。"
     if len(comps) > 1:
         rule.params["combine"] = combine
-    if measure != "cash":
-        rule.params["measure"] = measure
-        rule.note = "“每年累计分配的利润……主要采取现金分红”：下限针对利润分配总额（现金+股票股利）。"
-    if target:
-        rule.params["raises_minimum"] = False
-        rule.severity = "warn"
-        rule.duty = "target_payout"
-        rule.note = "目标比例（“约”“力争”）：低于时警告，不提高最低现金分红。"
-    if "原则上" in sh.left and not target:
-        rule.severity = "warn"
-        reviews.append("“原则上”：起草为警告（不是不通过） “in principle”: drafted as a warning, not a failure")
-    rule.review = "；".join(reviews) or None
+    _qualify(rule, _measure(c, sh, part, end), target, "原则上" in sh.left, reviews)
     rule.params["_span"] = (start, pos)
     d.add(rule, (start, pos))
-    for ps in per_share:  # 且每股派息不低于0.1元: a floor on dividends alone (the ratio counts buybacks)
-        d.add(Rule("min_per_share", "min_cash", c.id, c.quote(start, pos), {"components": [ps], "measure": "cash_dividend"},
+    for ps, (x, y) in per_share:  # 且每股派息不低于0.1元: a floor on dividends alone (the ratio counts buybacks)
+        d.add(Rule("min_per_share", "min_cash", c.id, c.quote(x, y), {"components": [ps], "measure": "cash_dividend"},
                    when=list(rule.when), severity="warn" if "原则上" in sh.left else "fail",
                    note="每股派息下限只计现金红利（不含回购）；比例下限计入回购。"))
     if ceiling is not None:
@@ -209,7 +239,83 @@ def _annual(d: Draft, c: ClauseText, sh: Share, basis, end: int) -> None:
                    when=["cash_paid"], note=f"比例区间的上限：现金分红不超过{band.group(1)}。"))
 
 
+def _ratio_by_year(d: Draft, c: ClauseText, sh: Share, r: Fraction, field: str, end: int) -> tuple[dict, int, list[str], bool]:
+    """The share's component: one ratio; ratios listed year by year (65%、70%、75%); or one ratio promised for some of
+    the plan's years only (0 in the others). (component, position after it, review reasons, for named years only)."""
+    by_year, pos, reviews = _by_year(c, sh, sh.m.end(), end)
+    if by_year:
+        return {"type": "pct", "by_year": by_year, "basis": field}, pos, reviews, False
+    if re.search(r"逐步", sh.left):
+        reviews.append("逐步提高而未列出各年比例：按最终比例起草 a rising ratio without the years' values: drafted at the "
+                       "final ratio")
+    named, more = _named_years(d, c, sh)
+    reviews += more
+    if named is None:
+        return {"type": "pct", "ratio": nb.fmt_ratio(r), "basis": field}, pos, reviews, False
+    # 公司承诺2025年度、2026年度……不低于……70%: those years only (0 in the plan's others)
+    ratios = {y: nb.fmt_ratio(r) if y in named else 0 for y in sorted(named | _plan_years(d))}
+    return {"type": "pct", "by_year": ratios, "basis": field}, pos, reviews, True
+
+
+def _measure(c: ClauseText, sh: Share, part: str, end: int) -> str:
+    """What the minimum counts: the cash, or the whole distribution (每年累计分配的利润不低于……55%，主要采取现金分红 /
+    分配的利润……可以采取现金分红或股票股利)."""
+    rest = c.text[sh.m.end(): min(end, sh.m.end() + 40)]
+    if re.search(r"主要|为主", sh.right) or (re.search(r"分配的利润|利润分配", part) and "现金" not in part
+                                             and re.search(r"股票股利|股票", rest)):
+        return "distribution"
+    return "cash"
+
+
+def _qualify(rule: Rule, measure: str, target: bool, principle: bool, reviews: list[str]) -> None:
+    """A minimum on the whole distribution, a target (约, 力争: informs), in principle (原则上: a warning)."""
+    if measure != "cash":
+        rule.params["measure"] = measure
+        rule.note = "“每年累计分配的利润……主要采取现金分红”：下限针对利润分配总额（现金+股票股利）。"
+    if target:
+        rule.params["raises_minimum"] = False
+        rule.severity = "warn"
+        rule.duty = "target_payout"
+        rule.note = "目标比例（“约”“力争”）：低于时警告，不提高最低现金分红。"
+    if principle and not target:
+        rule.severity = "warn"
+        reviews.append("“原则上”：起草为警告（不是不通过） “in principle”: drafted as a warning, not a failure")
+    rule.review = "；".join(reviews) or None
+
+
+_BAND = re.compile(rf"\s{{0,3}}(?:-|~|至)\s{{0,3}}({nb.RATIO})")
 _YEARS_LISTED = re.compile(r"((?:19|20)\d\d)\s*年(?:度)?")
+
+
+def _plan_years(d: Draft) -> set[int]:
+    lo, hi = d.facts.get("plan_years") or (0, -1)
+    return set(range(lo, hi + 1))
+
+
+def _named_years(d: Draft, c: ClauseText, sh: Share) -> tuple[set[int] | None, list[str]]:
+    """The fiscal years a ratio is promised for when they are some of the plan's years, not all of them
+    (``公司承诺，2025年度、2026年度……`` / ``2025年至2026年……``, before the share in its sentence); None when the
+    sentence names none, or all the plan's years (or more: the term then runs over the whole plan)."""
+    a, _ = c.sentence_at(sh.m.start())
+    left = c.text[a: sh.m.start()]
+    years: set[int] = set()
+    for m in _YEAR_RANGE.finditer(left):
+        lo, hi = int(m.group(1)), int(m.group(2))
+        if 0 <= hi - lo <= 9:
+            years |= set(range(lo, hi + 1))
+    years |= {int(y) for y in _YEARS_LISTED.findall(left) if not re.search(rf"{y}\s*年(?:度)?(?:的|实现)", left)}
+    if not years:
+        return None, []
+    plan = _plan_years(d)
+    if not plan:
+        return None, [f"比例只承诺于所列年度（{'、'.join(map(str, sorted(years)))}），规划期间未能读出：按每年起草 a ratio "
+                      "promised for named years, the plan's years unknown: drafted for every year"]
+    if not years & plan:
+        return None, [f"所列年度（{'、'.join(map(str, sorted(years)))}）不在规划期间内：按每年起草 the years named are not the "
+                      "plan's: drafted for every year"]
+    if plan <= years or not years <= plan:
+        return None, []
+    return years, []
 _YEAR_RANGE = re.compile(r"((?:19|20)\d\d)\s*年?\s*度?\s*(?:-|~|至|到)\s*((?:19|20)\d\d)")
 
 
@@ -264,35 +370,55 @@ def _part_start(c: ClauseText, sh: Share) -> int:
     return pieces[i][0]
 
 
+#: a floor per share: 每股派息 / 每股派发现金红利 / 每10股派发现金红利 (the amount is then for ten shares)
+PER_SHARE = (rf"每(?P<per>\d{{1,3}}|十)?股(?:派发|派|分配|分派)?(?:现金红利|现金股利|现金分红|派息|股息|分红|红利)?(?:\(含税\))?(?:金额)?"
+             rf"(?:应)?(?P<op1>{OP_WORDS})(?:[^。;,]{{0,10}}?的)?(?:人民币)?(?P<ps>{nb.NUM})\s{{0,3}}元(?:人民币)?")
 _FLOOR_ITEM = re.compile(
-    rf"(?P<join>[^。;%]{{0,14}}?)(?:每股(?:派发|派)?(?:现金红利|现金股利|现金分红|派息|股息|分红|红利)?(?:金额)?(?P<op1>{OP_WORDS})"
-    rf"(?:[^。;,]{{0,10}}?的)?(?:人民币)?(?P<ps>{nb.NUM})\s*元(?:人民币)?|(?P<op2>{OP_WORDS})?(?P<a>{nb.AMOUNT}))(?:\(含税\))?(?P<hl>孰高值?|孰低值?)?")
+    rf"(?P<join>[^。;%]{{0,14}}?)(?:{PER_SHARE}|(?P<op2>{OP_WORDS})?(?P<a>{nb.AMOUNT}))(?:\(含税\))?(?P<hl>孰高值?|孰低值?)?")
+#: after the floors: which of them binds — ``两者满足其一即可`` / ``以孰低者为准`` (either) or ``孰高`` (both)
+_WHICH = re.compile(r"[,]?(?:以|取|按)?(?:两者|二者|上述两者|两项|前述两者)?(?:中)?(?:的)?"
+                    r"(?:(?P<lo>孰低|较低|较少|满足其一|满足其中之一|其中之一|之一|任一)|(?P<hi>孰高|较高|较多|同时满足))"
+                    r"(?:者|值|项|标准)?(?:即可)?(?:为准)?")
+
+
+def per_share_amount(m) -> Fraction | None:
+    """元 a share from a :data:`PER_SHARE` match (每10股派发现金红利2元 → 0.2)."""
+    ps = nb.number(m.group("ps"))
+    per = m.group("per")
+    n = 1 if not per else (10 if per == "十" else int(per))
+    return None if ps is None or not n else ps / n
 
 
 def _floors(c: ClauseText, pos: int, end: int, comps: list[dict]) -> tuple[str, int, list[str], list[dict]]:
-    """Per-share and fixed floors after a share in the same sentence part (且 / 或 / 孰高 / 孰低). A per-share
-    floor joined by 且 (每股派息 / 每股派发现金红利: dividends) is a rule of its own on dividends alone
-    (the last item returned); joined by 或 / 孰低 it stays a component of the share's rule."""
+    """Per-share and fixed floors after a share in the same sentence part (且 / 或 / 孰高 / 孰低, and a closing
+    ``两者满足其一即可`` / ``以孰高者为准``). A per-share floor joined by 且 (每股派息 / 每股派发现金红利: dividends)
+    is a rule of its own on dividends alone (the last item returned); joined by 或 / 孰低 it stays a component
+    of the share's rule."""
     s, joins, reviews, items = c.text, "", [], []
     while True:
         m = _FLOOR_ITEM.match(s, pos, end)
         if not m or re.search(r"表决|个月|%", m.group("join")):
             break
-        if m.group("ps"):
-            items.append((m, {"type": "per_share", "amount": nb.fmt_amount(nb.number(m.group("ps")))}))
-        else:
-            items.append((m, {"type": "fixed", "amount": nb.fmt_amount(nb.amount(m.group("a")))}))
+        value = per_share_amount(m) if m.group("ps") else nb.amount(m.group("a"))
+        if value is None:  # beyond any amount a rule takes: left for the number check (a review item)
+            break
+        items.append((m, {"type": "per_share" if m.group("ps") else "fixed", "amount": nb.fmt_amount(value)}))
         joins += m.group("join") + (m.group("hl") or "")
         pos = m.end()
+    which = _WHICH.match(s, pos, end) if items else None
+    if which:
+        joins += "孰低" if which.group("lo") else "孰高"
+        pos = which.end()
     either = "孰低" in joins or ("或" in joins and "孰高" not in joins)
-    own = [x for m, x in items if x["type"] == "per_share" and not either]
-    comps += [x for _, x in items if x not in own]
+    own = [(x, (m.end("join"), m.end())) for m, x in items if x["type"] == "per_share" and not either]
+    comps += [x for _, x in items if not any(x is y for y, _ in own)]
     if either and any(x["type"] == "per_share" for _, x in items):
         reviews.append("每股派息下限与比例“或”：按含回购的现金计量 a per-share floor as an alternative counts buybacks here")
     if "孰低" in joins:
         return "lower_of", pos, reviews, own
     if "或" in joins and "孰高" not in joins:
-        reviews.append("“或”：按孰低（任一满足即可）起草 “or”: drafted as lower-of (either suffices)")
+        reviews.append("“或”：按孰低（任一满足即可）起草；若两者都须满足，将 combine 改为 higher_of “or”: drafted as lower-of "
+                       "(either suffices); if both must hold, write combine: higher_of")
         return "lower_of", pos, reviews, own
     return "higher_of", pos, reviews, own
 
@@ -328,6 +454,8 @@ def _rolling(d: Draft, c: ClauseText, sh: Share, basis, end: int) -> None:
     pos = sh.m.end()
     amount, combine = None, None
     alt = re.match(rf"[^。;]{{0,2}}(?P<join>或|且不(?:少|低)于)(?P<a>{nb.AMOUNT})", c.text[pos:end])
+    if alt and nb.amount(alt.group("a")) is None:
+        alt = None  # an absurd amount: left for the number check
     if alt:  # 年均净利润30%或5000万元: a fixed amount for the window beside the ratio
         amount = nb.fmt_amount(nb.amount(alt.group("a")))
         pos += alt.end()
@@ -386,10 +514,11 @@ def _rolling(d: Draft, c: ClauseText, sh: Share, basis, end: int) -> None:
     d.add(rule, (start, pos))
 
 
-def _either_of(d: Draft, c: ClauseText, a: int, b: int) -> None:
+def _either_of(d: Draft, c: ClauseText, a: int, b: int, new: list[Rule]) -> None:
     """``每年……不少于当年可分配利润10%，或三年累计不少于年均30%``: an annual and a rolling minimum of one
-    sentence joined by 或 are one requirement (any_of); each stays a rule, its alternative."""
-    mine = sorted([r for r in d.rules if r.clause == c.id and r.kind in ("min_cash", "min_cash_rolling")
+    sentence joined by 或 are one requirement (any_of); each stays a rule, its alternative (``new``: the rules
+    the sentence gave)."""
+    mine = sorted([r for r in new if r.clause == c.id and r.kind in ("min_cash", "min_cash_rolling")
                    and a <= r.params.get("_span", (-1, -1))[0] < b and r.params.get("raises_minimum", True)],
                   key=lambda r: r.params["_span"])
     if len(mine) != 2 or {r.kind for r in mine} != {"min_cash", "min_cash_rolling"}:

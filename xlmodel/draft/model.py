@@ -9,6 +9,8 @@ from .text import ClauseText
 REVIEW = "待复核 REVIEW"
 #: a plan has a few dozen rules: a text that yields more is not one (drafting stops adding, and says so)
 MAX_RULES = 300
+#: review items kept for one clause (a hostile text could have a million); the rest are counted in one item
+MAX_REVIEWS = 12
 
 
 @dataclass
@@ -51,6 +53,14 @@ class Draft:
     covered: dict[str, bytearray] = field(default_factory=dict)  # clause -> 1 where a recogniser (or a note) read it
     facts: dict = field(default_factory=dict)  # plan-wide facts: interim allowed, conditions found, …
     extra: dict[str, list[Rule]] = field(default_factory=dict)  # clause -> rules cited elsewhere that implement it
+    snippets: dict[tuple[str, str], dict] = field(default_factory=dict)  # (where, reason) -> the rule to write
+    _seen: dict[str, set] = field(default_factory=dict, repr=False)
+    _more: dict[str, int] = field(default_factory=dict, repr=False)
+
+    @property
+    def full(self) -> bool:
+        """As many rules as a plan can have: recognisers stop looking for more (the rest is reviewed)."""
+        return len(self.rules) >= MAX_RULES
 
     # -- recording -----------------------------------------------------------
     def add(self, rule: Rule, span: tuple[int, int] | None = None) -> Rule:
@@ -72,14 +82,33 @@ class Draft:
         if end > start:
             marks[start:end] = b"\x01" * (end - start)
 
-    def review(self, where: str, reason: str) -> None:
+    def room(self, where: str) -> bool:
+        """Whether another review item for ``where`` is listed one by one (else only counted)."""
+        return len(self.reviews.get(where, ())) < MAX_REVIEWS
+
+    def review(self, where: str, reason: str, snippet: dict | None = None) -> None:
+        """A review item for a clause (or a top-level field), with the YAML of what to write where one can be
+        suggested (:mod:`.suggest`). At most :data:`MAX_REVIEWS` a clause: the rest are counted in one more."""
         items = self.reviews.setdefault(where, [])
-        if reason not in items:
-            items.append(reason)
+        if reason in self._seen.setdefault(where, set()):
+            return
+        if len(items) >= MAX_REVIEWS:
+            more = self._more.get(where, 0) + 1
+            self._more[where] = more
+            tail = f"另有 {more} 项同类待复核内容未逐一列出 and {more} more item{'s' if more > 1 else ''} not listed one by one"
+            if len(items) == MAX_REVIEWS:
+                items.append(tail)
+            else:
+                items[-1] = tail
+            return
+        self._seen[where].add(reason)
+        items.append(reason)
+        if snippet:
+            self.snippets[(where, reason)] = snippet
 
     def info(self, cid: str, note: str, span: tuple[int, int] | None = None) -> None:
         items = self.infos.setdefault(cid, [])
-        if note not in items:
+        if note not in items and len(items) < MAX_REVIEWS:
             items.append(note)
         if span is not None:
             self.cover(cid, *span)

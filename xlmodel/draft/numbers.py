@@ -10,7 +10,12 @@
   ``>``; 不超过 / 以下 → ``<=``; 低于 / 少于 → ``<`` (DOMAIN.md §4: 以上 and 以下 include the
   number itself, Civil Code art. 1259).
 
-The patterns are bounded (no nested repetition), so a hostile text costs linear time.
+The patterns are bounded (no nested repetition), so a hostile text costs linear time. A number
+in digits starts where no digit stands before it and takes its digits possessively, so a long run
+of digits is tried once, not once from each of its digits; a number longer than :data:`MAX_DIGITS`
+digits (or :data:`MAX_DECIMALS` decimals) is no number at all here (:data:`LONG_NUMBER` finds it
+for the review list), so nothing converts an absurd number (Python refuses integers of more than
+4,300 digits).
 """
 
 from __future__ import annotations
@@ -29,8 +34,14 @@ _DIGIT = {"零": 0, "〇": 0, "○": 0, "Ｏ": 0, "一": 1, "壹": 1, "二": 2, 
 _UNIT = {"十": 10, "拾": 10, "百": 100, "佰": 100, "千": 1000, "仟": 1000}
 _BIG = {"万": 10_000, "亿": 100_000_000}
 CN_NUM = "零〇○一壹二贰两三叁四肆五伍六陆七柒八捌九玖十拾百佰千仟万亿"
-#: a number as digits (with thousands separators and decimals) or as Chinese numerals
-NUM = rf"(?:\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?|[零〇○一壹二贰两三叁四肆五伍六陆七柒八捌九玖十拾][{CN_NUM}]{{0,11}})"
+#: the longest number read: 16 digits before the point (amounts are below 10**15 元), 8 after it
+MAX_DIGITS, MAX_DECIMALS = 16, 8
+#: a number as digits (with thousands separators and decimals) or as Chinese numerals; digits start where
+#: none stands before them, are taken possessively and end where none follows (bounded, linear)
+NUM = (rf"(?:(?<![\d.])(?:\d{{1,3}}(?:,\d{{3}}){{1,5}}+|\d{{1,{MAX_DIGITS}}}+)(?:\.\d{{1,{MAX_DECIMALS}}}+)?(?![\d]|\.\d)"
+       rf"|[零〇○一壹二贰两三叁四肆五伍六陆七柒八捌九玖十拾][{CN_NUM}]{{0,11}})")
+#: a run of digits no number here reads: longer than MAX_DIGITS, or with more than MAX_DECIMALS decimals
+LONG_NUMBER = re.compile(rf"(?<![\d.])\d{{{MAX_DIGITS + 1},}}+|(?<=\d)\.\d{{{MAX_DECIMALS + 1},}}+")
 
 
 @dataclass(frozen=True)
@@ -50,9 +61,19 @@ class Folded:
 
 _FOLD_EXTRA = {"—": "-", "–": "-", "－": "-", "～": "~", "〜": "~", "﹪": "%", "％": "%", "‰": "‰",
                "“": '"', "”": '"', "‘": "'", "’": "'", "、": "、", "。": "。", "，": ",", "；": ";",
-               "：": ":", "（": "(", "）": ")", "【": "[", "】": "]", "〔": "[", "〕": "]"}
-
-
+               "：": ":", "（": "(", "）": ")", "【": "[", "】": "]", "〔": "[", "〕": "]", "○": "○", "〇": "〇"}
+#: traditional characters of the wording the recognisers read, each with its simplified form (a plan
+#: published in traditional characters, or a few of them in a simplified text, reads as simplified; the
+#: PDF reader converts whole texts, this small table serves every path, the plain .txt one too)
+TRADITIONAL = ("現现紅红潤润當当實实歸归屬属淨净凈净於于為为爲为應应須须與与會会計计資资產产負负債债東东權权規规劃划"
+               "虧亏損损積积審审見见標标準准無无經经營营額额達达過过並并條条況况發发階阶長长議议決决數数萬万億亿兩两"
+               "個个進进採采總总報报併并務务財财據据關关監监獨独範范圍围續续穩稳證证號号內内優优轉转餘余區区別别難难"
+               "處处該该項项減减註注冊册業业償偿還还網网絡络預预時时後后對对將将從从來来說说變变動动調调則则盡尽釋释"
+               "訂订製制適适彌弥補补專专幣币較较擇择選选滿满備备稅税購购買买設设師师帶带強强響响隨随門门錢钱種种類类"
+               "價价導导擬拟確确認认顯显間间屆届臨临佈布紀纪錄录記记詳详細细書书檔档辦办許许諾诺違违佔占競竞銷销納纳"
+               "參参場场開开徵征聽听訴诉溝沟頻频擴扩張张陳陈賬账帳账圓圆衆众眾众們们這这給给級级結结構构匯汇際际國国"
+               "簡简稱称編编碼码異异離离約约爭争頁页驗验戶户貨货幣币額额準准嚴严維维護护複复週周雙双滬沪濟济倉仓")
+_FOLD_EXTRA.update(zip(TRADITIONAL[0::2], TRADITIONAL[1::2]))
 #: a character NFKC writes as more characters than this is kept as it is: only 19 do (squared
 #: katakana such as ㌖, Arabic ligatures such as ﷺ, 18 characters), none a plan's wording; ⑽ → (10)
 #: is the longest fold a plan text needs, so a folded text is at most 4 times its original
@@ -88,7 +109,7 @@ def fold(text: str) -> Folded:
 def cn_int(s: str) -> int | None:
     """An integer written in digits or Chinese numerals; None when it is neither."""
     s = s.strip().replace(",", "")
-    if not s:
+    if not s or len(s) > MAX_DIGITS + 4:  # never an absurd number (nor int()'s 4,300-digit refusal)
         return None
     if s.isdigit():
         return int(s)
@@ -115,13 +136,13 @@ def cn_int(s: str) -> int | None:
 def number(s: str) -> Fraction | None:
     """A number in digits (``5,000``, ``0.22``) or Chinese numerals (``三十``)."""
     s = s.strip().replace(",", "")
-    if re.fullmatch(r"\d+(?:\.\d+)?", s):
+    if re.fullmatch(rf"\d{{1,{MAX_DIGITS}}}(?:\.\d{{1,{MAX_DECIMALS}}})?", s):
         return Fraction(s)
     n = cn_int(s)
     return Fraction(n) if n is not None else None
 
 
-RATIO = rf"(?:百分之{NUM}|{NUM}\s*%|{NUM}\s*分之\s*{NUM}|\d+\s*/\s*\d+|半数)"
+RATIO = rf"(?:百分之{NUM}|{NUM}\s{{0,3}}%|{NUM}\s{{0,3}}分之\s{{0,3}}{NUM}|(?<![\d.])\d{{1,6}}+\s{{0,3}}/\s{{0,3}}\d{{1,6}}+(?!\d)|半数)"
 _RATIO_RE = re.compile(RATIO)
 
 
@@ -130,22 +151,24 @@ def ratio(s: str) -> Fraction | None:
     s = s.strip()
     if s == "半数":
         return Fraction(1, 2)
-    m = re.fullmatch(rf"百分之({NUM})", s) or re.fullmatch(rf"({NUM})\s*%", s)
+    m = re.fullmatch(rf"百分之({NUM})", s) or re.fullmatch(rf"({NUM})\s{{0,3}}%", s)
     if m:
         n = number(m.group(1))
         return None if n is None else n / 100
-    m = re.fullmatch(rf"({NUM})\s*分之\s*({NUM})", s)
+    m = re.fullmatch(rf"({NUM})\s{{0,3}}分之\s{{0,3}}({NUM})", s)
     if m:
         den, num = number(m.group(1)), number(m.group(2))
         return None if not den or num is None else num / den
-    m = re.fullmatch(r"(\d+)\s*/\s*(\d+)", s)
+    m = re.fullmatch(r"(\d{1,6})\s{0,3}/\s{0,3}(\d{1,6})", s)
     if m and int(m.group(2)):
         return Fraction(int(m.group(1)), int(m.group(2)))
     return None
 
 
-AMOUNT = rf"(?:人民币)?{NUM}\s*(?:(?:千万|百万|万|亿)\s*元?|元)(?:人民币)?"
-_AMOUNT_RE = re.compile(rf"(?:人民币)?({NUM})\s*(?:(千万|百万|万|亿)\s*元?|元)(?:人民币)?")
+AMOUNT = rf"(?:人民币)?{NUM}\s{{0,3}}(?:(?:千万|百万|万|亿)\s{{0,3}}元?|元)(?:人民币)?"
+_AMOUNT_RE = re.compile(rf"(?:人民币)?({NUM})\s{{0,3}}(?:(千万|百万|万|亿)\s{{0,3}}元?|元)(?:人民币)?")
+#: amounts are below 10**15 元 (DOMAIN.md §4): a larger one is no amount a rule can take
+MAX_AMOUNT = Fraction(10**15)
 _UNITS = {"千万": 10_000_000, "百万": 1_000_000, "万": 10_000, "亿": 100_000_000, "": 1}
 
 
@@ -155,7 +178,9 @@ def amount(s: str) -> Fraction | None:
     if not m:
         return None
     n = number(m.group(1))
-    return None if n is None else n * _UNITS[m.group(2) or ""]
+    if n is None or n * _UNITS[m.group(2) or ""] >= MAX_AMOUNT:
+        return None
+    return n * _UNITS[m.group(2) or ""]
 
 
 # ---- comparison words (longest first) --------------------------------------------------

@@ -34,7 +34,13 @@ _YEARLY = re.compile(r"(?P<pr>原则上)?(?:应当|应)?[^。;,]{0,6}?每(?:个)
                      r"|(?P<pr2>原则上)(?:应当|应)?每年(?:度)?(?:都)?(?:进行|实施)现金分红")
 _CASH_FIRST = re.compile(r"(?:具备|满足|符合)(?:现金分红|上述|前述)?(?:的)?(?:具体)?条件(?:时|的|下)?[,]?(?:公司)?(?:应当|应|须|必须)"
                          r"(?:首先)?(?:采用|采取)现金(?:分红|方式)")
-_CAP = re.compile(r"(?:利润分配|分配的利润|现金分红)[^。;]{0,30}?(?:不得|不应|不能|不可)超过[^。;,]{0,8}?累计可(?:供)?分配(?:的)?利润(?:的范围)?")
+_CAP = re.compile(r"(?:利润分配|分配的利润|分配利润|现金分红|分红|现金红利|现金股利)[^。;]{0,30}?(?:不得|不应|不能|不可|不|未|勿)"
+                  r"(?:超过|超出|高于|大于)[^。;,]{0,10}?(?:累计可(?:供)?(?:股东)?分配(?:的)?利润|累计未分配利润|期末未分配利润)"
+                  r"(?:的)?(?:范围)?"
+                  r"|(?:在|以)(?:公司)?(?:累计|期末)(?:可(?:供)?(?:股东)?分配(?:的)?利润|未分配利润)(?:的)?(?:范围内|为限)")
+#: ``每年利润分配不得超过当年实现的可分配利润``: the year's distribution within the year's distributable profit
+_YEAR_CAP = re.compile(r"(?:(?P<cash>现金分红|现金红利|现金股利)|利润分配|分配的利润|分配利润)[^。;]{0,20}?(?:不得|不应|不能|不可|不)"
+                       r"(?:超过|超出|高于|大于)(?:公司)?(?:当年|当期|该年度|本年度)(?:实现的)?(?:的)?可(?:供)?(?:股东)?分配(?:的)?利润")
 _GOING = re.compile(r"不得(?:损害|影响)(?:公司)?(?:的)?持续经营(?:能力)?")
 _INTERIM = re.compile(r"(?:中期|半年度|季度)(?:现金)?(?:分红|利润分配|利润\(现金\)分配|股利|现金分红)")
 _INTERIM_CAP = re.compile(r"(?:审议批准|授权)[^。]{0,12}?(?:下一年|下一年度|下年)[^。]{0,12}?中期[^。]{0,30}?(?:上限|条件和)")
@@ -218,6 +224,16 @@ def _cap(d: Draft, c: ClauseText, a: int, b: int) -> None:
     m = _CAP.search(c.text, a, b)
     if m:
         d.add(Rule("distribution_cap", "distribution_cap", c.id, c.quote(*c.piece_at(m.end() - 4, m.end()))), m.span())
+        return
+    m = _YEAR_CAP.search(c.text, a, b)
+    if m and m.group("cash"):  # 现金分红金额不超过当年可供分配利润: the cash (as the plan counts it)
+        d.add(Rule("cash_within_year", "compare", c.id, c.quote(*c.piece_at(m.end() - 4, m.end())),
+                   {"measure": "cash", "op": "<=", "ratio": 1, "of": "distributable_profit"}, role="requirement",
+                   when=["cash_paid"], note="当年现金分红不超过当年可分配利润。"), m.span())
+    elif m:
+        d.add(Rule("distribution_within_year", "compare", c.id, c.quote(*c.piece_at(m.end() - 4, m.end())),
+                   {"measure": "distribution", "op": "<=", "ratio": 1, "of": "distributable_profit"}, role="requirement",
+                   when=["distribution_made"], note="当年利润分配（现金+股票股利）不超过当年可分配利润。"), m.span())
 
 
 def _going(d: Draft, c: ClauseText, a: int, b: int) -> None:

@@ -161,7 +161,17 @@ def _spacing(line: str) -> str:
 
 def _key(line: str) -> str:
     """A line as compared between pages: no white space, a number it starts or ends with (a page's) as #."""
-    return re.sub(r"^\d+|\d+$", "#", re.sub(r"\s+", "", line))
+    s = _WHITE.sub("", line)
+    lead = _DIGITS.match(s)  # anchored at the start, and at the end on the reversed line: linear (a `\d+$` search
+    a = lead.end() if lead else 0  # restarts at every digit of a run: a 1 MiB run of digits took minutes)
+    if a == len(s):
+        return "#" if s else s
+    trail = _DIGITS.match(s[::-1])
+    b = trail.end() if trail else 0
+    return ("#" if a else "") + s[a:len(s) - b] + ("#" if b else "")
+
+
+_WHITE, _DIGITS = re.compile(r"\s+"), re.compile(r"\d+")
 
 
 def _strip_running_lines(pages: list[list[str]], made: PlanSource) -> list[str]:

@@ -13,12 +13,12 @@ import re
 
 from . import numbers as nb
 from .model import Draft, Rule
-from .text import ClauseText, ancestors, common_ancestor
+from .text import ClauseText, ancestors, common_ancestor, descendants
 from .words import IF_CONDITIONS, RATIO
 
 _STAGE = r"成熟期|成长期|不易区分|难以区分|阶段难分|难分"
 _ROW = re.compile(rf"(?P<stage>{_STAGE})?(?P<join>(?:(?!成熟期|成长期)[^。;%]){{0,8}}?)(?P<mo>无|没有|不存在|有|存在|将有)重大(?:的)?(?:资金|现金)?支出"
-                  rf"(?:安排)?(?P<gap>[^。;%]{{0,50}}?)(?P<r>{RATIO})")
+                  rf"(?:安排)?(?=[^。;]{{0,60}}?(?:%|百分之|分之))(?P<gap>[^。;%]{{0,50}}?)(?P<r>{RATIO})")  # (a share ahead: else fail at once)
 _LIKE_PREVIOUS = re.compile(rf"(?:{_STAGE})[^。;]{{0,12}}?有重大(?:资金|现金)?支出(?:安排)?[^。;]{{0,16}}?(?:按照|参照|按)"
                             r"(?:前项|前款|上述|前述)?[^。;]{0,12}?(?:规定|情形)?处理")
 _DECLARED = re.compile(r"(?:鉴于|目前|现阶段|当前)[^。]{0,12}?发展阶段[^。]{0,6}?(?:属于|处于|属|为)(?P<stage>成长期|成熟期)"
@@ -123,7 +123,7 @@ def _table(d: Draft, rows, declared: Rule | None) -> None:
     ids = [c.id for c, _, _ in rows]
     top = common_ancestor(ids)
     near = {c.id: c for c, _, _ in rows}
-    near.update({x.id: x for x in d.clauses.values() if x.id == top or x.id.startswith(top + "、")})
+    near.update({x: d.clauses[x] for x in [top, *descendants(d.clauses, top)] if x in d.clauses})
     for c in near.values():
         for m in _LIKE_PREVIOUS.finditer(c.text):
             d.cover(c.id, *m.span())
@@ -137,6 +137,10 @@ def _table(d: Draft, rows, declared: Rule | None) -> None:
                 d.cover(cid, x, y)
     home = common_ancestor(ids)
     home = home if home in d.clauses else ids[0]
+    hc = d.clauses[home]
+    for x, y in hc.sentences():  # 区分下列情形，提出差异化的现金分红政策: the table's own opening
+        if re.search(r"差异化|区分下列情形|区分以下情形", hc.text[x:y]) and not d.is_covered(home, x, y):
+            d.info(home, "差异化现金分红政策：发展阶段与重大资金支出安排对照表的开头（比例见各情形）。", (x, y))
     first_c, first_m, _ = rows[0]
     missing = [k for k in ("mature_no_major", "mature_major", "growth_major") if table[k] is None]
     if declared is not None:
@@ -148,13 +152,9 @@ def _table(d: Draft, rows, declared: Rule | None) -> None:
         rule.review = f"差异化政策表不完整（缺 {', '.join(missing)}） the stage table lacks {', '.join(missing)}"
     _add_share(d, rule, "".join(m.group(0) for _, m, _ in rows))
     twins = [rule] + [r for r in d.rules if r.params.get("share_from") is rule]
-    for cid in set(ids):
+    for cid in dict.fromkeys(ids + descendants(d.clauses, home)):
         for r in twins:
             d.implements(cid, r)
-        for x in d.clauses.values():
-            if x.id.startswith(home + "、"):
-                for r in twins:
-                    d.implements(x.id, r)
 
 
 def _check_declared(d: Draft, declared: Rule, table: dict, home: str) -> None:

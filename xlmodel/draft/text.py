@@ -21,6 +21,8 @@ _SENTENCE_END = "。!?"
 #: a sentence is read in parts of at most this many characters (a real one has a few hundred): bounded work
 MAX_SENTENCE = 2000
 _PIECE_END = ",;:。!?"
+#: a plan has a few dozen numbered clauses (the bundled ones 24 to 35)
+MAX_CLAUSES = 1000
 
 
 @dataclass
@@ -69,6 +71,19 @@ class ClauseText:
     def pieces(self, start: int, end: int, more: str = "") -> list[tuple[int, int]]:
         """Pieces of a span, cut at commas, semicolons, colons and sentence ends (and ``more``) outside brackets."""
         return _split(self.text, start, end, _PIECE_END + more)
+
+    def parts(self, start: int, end: int) -> list[tuple[int, int]]:
+        """A sentence's parts between semicolons outside brackets (each with its semicolon): each states its own
+        duty, or its own case."""
+        out, x, depth, s = [], start, 0, self.text
+        for i in range(start, end):
+            ch = s[i]
+            depth += ch == "("
+            depth -= ch == ")" and depth > 0
+            if ch == ";" and depth == 0:
+                out.append((x, i + 1))
+                x = i + 1
+        return out + ([(x, end)] if end > x else [])
 
     def piece_at(self, start: int, end: int, more: str = "") -> tuple[int, int]:
         """The pieces (between separators outside brackets) a span touches, as one span."""
@@ -119,9 +134,17 @@ def _split(s: str, start: int, end: int, seps: str) -> list[tuple[int, int]]:
     return [(x, y) for x, y in out if s[x:y].strip(seps)]
 
 
-def load_clauses(text: str) -> dict[str, ClauseText]:
-    """Clause id -> :class:`ClauseText`, in the text's order, with parents and children."""
+def load_clauses(text: str, source: str = "plan.txt") -> dict[str, ClauseText]:
+    """Clause id -> :class:`ClauseText`, in the text's order, with parents and children. A text of more than
+    :data:`MAX_CLAUSES` numbered clauses is no plan: a clear error before any reading (its policy file
+    could not be written within a policy file's size either)."""
     parsed = plantext.parse(text)
+    if len(parsed) > MAX_CLAUSES:
+        from ..errors import XlmodelError
+
+        raise XlmodelError(f"{source}: 编号条款过多（{len(parsed)} 个），不像规划原文（规划通常只有几十个条款，最多读取 {MAX_CLAUSES} 个） "
+                           f"{len(parsed)} numbered clauses: a plan text has a few dozen (at most {MAX_CLAUSES} are read); "
+                           "is this a plan's text?")
     out: dict[str, ClauseText] = {}
     for cid, c in parsed.items():
         raw = plantext.normalise(c.text)
@@ -145,6 +168,16 @@ def ancestors(clauses: dict[str, ClauseText], cid: str) -> list[ClauseText]:
     while c is not None:
         out.append(clauses[c])
         c = clauses[c].parent
+    return out
+
+
+def descendants(clauses: dict[str, ClauseText], cid: str) -> list[str]:
+    """The sub-clauses of ``cid``, at every depth, in the text's order (each visited once: linear)."""
+    out, todo = [], list(reversed(clauses[cid].children)) if cid in clauses else []
+    while todo:
+        x = todo.pop()
+        out.append(x)
+        todo.extend(reversed(clauses[x].children))
     return out
 
 

@@ -60,7 +60,16 @@ _FIXED = {
     "cash_when_distributing": ("具备现金分红条件时，利润分配应采用现金分红", "When the conditions are met, a distribution includes cash"),
     "independent_directors_opinion": ("独立董事对利润分配预案发表意见", "Independent directors gave an opinion on the proposal"),
     "online_voting": ("股东大会提供网络投票", "Online voting offered at the AGM"),
+    "cash_when_conditions": ("满足现金分红条件时进行现金分红", "A cash dividend when the conditions are met"),
 }
+#: measures a ``compare`` names, for its title
+_MEASURE = {"operating_cash_flow": ("经营活动现金流量净额", "Operating cash flow"),
+            "net_profit_attributable": ("归属于上市公司股东的净利润", "Net profit attributable"),
+            "distributable_profit": ("当年可分配利润", "Distributable profit of the year"),
+            "retained": ("累计可分配利润", "Cumulative distributable profit"),
+            "registered_capital": ("注册资本", "registered capital"),
+            "cash_and_equivalents": ("期末现金及现金等价物余额", "Cash and cash equivalents"),
+            "cash": ("当年现金分红", "Cash of the year"), "distribution": ("当年利润分配总额", "Distribution of the year")}
 
 
 def pct(v) -> str:
@@ -79,13 +88,14 @@ def titles(r: Rule) -> tuple[str, str]:
     p = r.params
     if r.kind == "min_cash":
         parts = [_component(c) for c in p["components"]]
-        sep = ("，孰低", ", lower of") if p.get("combine") == "lower_of" else ("，且", ", and")
+        sep = ("或", " or ") if p.get("combine") == "lower_of" else ("，且不低于", ", and ≥ ")
         what = {"cash_dividend": ("当年现金红利（不含回购）", "Dividends of the year (buybacks not counted)"),
                 "distribution": ("当年利润分配总额（现金+股票股利）", "Distribution of the year (cash + stock)")}.get(
                     p.get("measure", "cash"), ("当年现金分红", "Cash of the year"))
         tail = ("（目标，不提高最低额）", " (a target: informs only)") if p.get("raises_minimum") is False else ("", "")
-        return (f"{what[0]}不低于" + sep[0].join(x[0] for x in parts) + tail[0],
-                f"{what[1]} ≥ " + sep[1].join(x[1] for x in parts) + tail[1])
+        lower = ("（孰低）", " (the lower)") if p.get("combine") == "lower_of" and len(parts) > 1 else ("", "")
+        return (f"{what[0]}不低于" + sep[0].join(x[0] for x in parts) + lower[0] + tail[0],
+                f"{what[1]} ≥ " + sep[1].join(x[1] for x in parts) + lower[1] + tail[1])
     if r.kind in ("min_cash_rolling", "min_cash_plan_period"):
         zh, en = _AVERAGE.get(p["basis"], (p["basis"], p["basis"]))
         if r.kind == "min_cash_plan_period":
@@ -145,7 +155,15 @@ def titles(r: Rule) -> tuple[str, str]:
         if p.get("of") == "registered_capital":
             return (f"经营活动现金流量净额不低于注册资本的{pct(p['ratio'])}",
                     f"Operating cash flow ≥ {pct(p['ratio'])} of registered capital")
-        return (f"{p['measure']} {sym} {p.get('amount', '')}", f"{p['measure']} {sym} {p.get('amount', '')}")
+        zh, en = _MEASURE.get(p["measure"], (p["measure"], p["measure"]))
+        if p.get("of") is not None:
+            ozh, oen = _MEASURE.get(p["of"], (p["of"], p["of"]))
+            return f"{zh}{sym}{ozh}的{pct(p['ratio'])}", f"{en} {sym} {pct(p['ratio'])} of {oen.lower()}"
+        if p["amount"] == 0 and p["op"] in (">=", ">"):
+            return (f"{zh}{'不为负' if p['op'] == '>=' else '为正'}",
+                    f"{en} {'not negative' if p['op'] == '>=' else 'positive'}")
+        amount = f"{p['amount']:,.0f}" if float(p["amount"]).is_integer() else f"{p['amount']:,}"
+        return f"{zh}{sym}{amount}元", f"{en} {sym} {amount} 元"
     return r.duty, r.duty
 
 
@@ -153,9 +171,10 @@ def _component(c: dict) -> tuple[str, str]:
     if c["type"] == "pct":
         zh, en = _BASIS.get(c["basis"], (c["basis"], c["basis"]))
         if "by_year" in c:
-            ys = c["by_year"]
-            return (f"{zh}的" + "／".join(f"{pct(v)}（{y}年）" for y, v in ys.items()),
-                    "/".join(f"{pct(v)} ({y})" for y, v in ys.items()) + f" of {en}")
+            ys = {y: v for y, v in c["by_year"].items() if v} or c["by_year"]
+            only = ("（仅所列年度）", " (those years only)") if len(ys) < len(c["by_year"]) else ("", "")
+            return (f"{zh}的" + "／".join(f"{pct(v)}（{y}年）" for y, v in ys.items()) + only[0],
+                    "/".join(f"{pct(v)} ({y})" for y, v in ys.items()) + f" of {en}" + only[1])
         return f"{zh}的{pct(c['ratio'])}", f"{pct(c['ratio'])} of {en}"
     if c["type"] == "fixed":
         return f"{c['amount']:,}元", f"{c['amount']:,} 元"
