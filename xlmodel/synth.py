@@ -23,6 +23,12 @@ BOUNDARIES = ("min_exact", "min_short", "outlay_exact", "outlay_below", "half_fe
 HALF_YEAR_OPINIONS = OPINIONS + ("unaudited",)
 
 
+def synthetic_code(i: int) -> str:
+    """A six-digit code for synthetic company ``i`` (< 100,000): ``7`` and five digits, a prefix of no
+    listed board, so that any board goes with it (a listed prefix would imply its own board)."""
+    return f"7{i:05d}"
+
+
 def _fen(x: float) -> float:
     return round(float(x), 2)
 
@@ -89,7 +95,7 @@ def random_case_data(rng: np.random.Generator, policy_id: str, year: int = 2024,
                 y["payout_date"] = (agm + dt.timedelta(days=int(rng.integers(10, 75)))).isoformat()
         years.append(y)
     att = {rid: bool(rng.random() < 0.9) for rid in model.attestation_ids() if rng.random() > p_missing}
-    company = {"company_name": "示例公司 Synthetic Co.", "stock_code": f"{int(rng.integers(0, 999999)):06d}",
+    company = {"company_name": "示例公司 Synthetic Co.", "stock_code": synthetic_code(int(rng.integers(0, 99999))),
                "board": str(rng.choice(["sse_main", "szse_main", "chinext", "star", "bse"], p=[0.3, 0.3, 0.2, 0.15, 0.05]))}
     if rng.random() > p_missing:
         listed = dt.date(int(rng.choice([1995, 2010, 2018, year - 2, year - 1, year])), int(rng.integers(1, 13)),
@@ -222,7 +228,7 @@ def cases_frame(cases: list[Case]):
     rows = []
     for i, c in enumerate(cases):
         for y, vals in c.years.items():
-            row = {"policy": c.policy, "stock_code": f"{i:06d}", "fiscal_year": y,
+            row = {"policy": c.policy, "stock_code": synthetic_code(i), "fiscal_year": y,
                    **{k: v for k, v in c.company.items() if k in ("board", "listing_date")}, **vals}
             if y == c.evaluation_year:
                 row.update({f"attest_{k}": v for k, v in c.attestations.items()})
