@@ -200,34 +200,38 @@ def cmd_evaluate(args) -> int:
     from .report import render_by_year, render_table
 
     if args.batch:
-        from .batch import evaluate_batch, read_table
+        from .batch import prepare_batch, read_table
 
         if not args.output:
-            raise XlmodelError("--batch needs -o OUT.csv|OUT.xlsx")
-        from .batch_output import write_batch_csv, write_batch_xlsx
+            raise XlmodelError("--batch 需要输出文件（-o 结果.csv 或 结果.xlsx）--batch needs -o OUT.csv|OUT.xlsx")
+        from .batch_output import Tally, write_batch_csv, write_batch_xlsx
         from .io import check_output
         from .sanitize import plain_text
 
         out = check_output(args.output, force=args.force, suffixes=(".csv", ".xlsx"))  # before any work
         table = read_table(args.batch)
-        df = evaluate_batch(table, policy=args.policy, source=args.batch, progress=None)  # a bar on a terminal
-        for note in table.attrs.get("notes", []):
-            print(f"注意 Note: {args.batch}: {note}", file=sys.stderr)
-        for w in df.attrs.get("warnings", []):  # amounts that look like 万元/亿元
-            print(f"注意 Warning: {args.batch}: {w}", file=sys.stderr)
-        (write_batch_csv if out.suffix.lower() == ".csv" else write_batch_xlsx)(df, out, force=args.force, progress=None)
-        outside = int((~df["in_plan_period"]).sum())
-        if outside:
-            print(f"注意 Note: {outside} company-years outside their plan's years (in_plan_period False), "
-                  f"evaluated all the same", file=sys.stderr)
-        counts = df["overall_status"].value_counts().to_dict()
-        at_risk = df.loc[df["st_risk_warning"].eq(True), "stock_code" if "stock_code" in df else "company_name"]
-        print(f"{len(df)} company-years evaluated -> {out}  ({', '.join(f'{k}: {v}' for k, v in sorted(counts.items()))})",
+        notes = list(table.attrs.get("notes", []))
+        batch = prepare_batch(table, policy=args.policy, source=args.batch)
+        del table  # the raw cells: every column is read into the batch's arrays
+        for note in notes + batch.notes:
+            print(f"注意 Note: {args.batch}: {plain_text(note)}", file=sys.stderr)
+        for w in batch.warnings:  # amounts that look like 万元/亿元
+            print(f"注意 Warning: {args.batch}: {plain_text(w)}", file=sys.stderr)
+        tally = Tally(batch.columns)
+        (write_batch_csv if out.suffix.lower() == ".csv" else write_batch_xlsx)(batch, out, force=args.force,
+                                                                                progress=None, tally=tally)
+        if tally.outside:
+            print(f"注意 Note: {tally.outside} 个公司年度在规划期外，仍按规划评估 company-years outside their plan's years "
+                  f"(in_plan_period False), evaluated all the same", file=sys.stderr)
+        counts = tally.overall
+        risk = tally.at_risk()
+        keys = sorted(set(map(plain_text, risk[tally.key]))) if tally.key in risk else []
+        print(f"已评估 {tally.n} 个公司年度 {tally.n} company-years evaluated -> {out}  "
+              f"({', '.join(f'{k}: {v}' for k, v in sorted(counts.items()))})", file=sys.stderr)
+        print(f"交易所低分红风险警示 at risk of the ST warning: {len(risk)} company-years"
+              + (f" ({', '.join(keys[:20])}{' …' if len(keys) > 20 else ''})" if len(risk) else ""),
               file=sys.stderr)
-        print(f"交易所低分红风险警示 at risk of the ST warning: {len(at_risk)} company-years"
-              + (f" ({', '.join(sorted(set(map(plain_text, at_risk)))[:20])}{' …' if at_risk.nunique() > 20 else ''})" if len(at_risk) else ""),
-              file=sys.stderr)
-        return EXIT_FAIL if (df["overall_status"].isin(["fail", "missing_input"])).any() else EXIT_OK
+        return EXIT_FAIL if counts.get("fail") or counts.get("missing_input") else EXIT_OK
     if not args.cases:
         raise XlmodelError("evaluate needs a CASE file (or --batch FILE)")
     worst = EXIT_OK
