@@ -23,6 +23,7 @@ are left out, and said so.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Iterator
 
@@ -48,7 +49,7 @@ KEY_COLUMNS = ("policy", "stock_code", "company_name", "fiscal_year")
 FILE_ROW = "file_row"  #: the index name read_table gives the file's row numbers
 MAX_LISTED = 50
 #: rows evaluated at once: each calculation of a plan is an array of this many values
-CHUNK_ROWS = 32_768
+CHUNK_ROWS = 8192
 _NUMERIC = (Kind.AMOUNT, Kind.RATIO, Kind.COUNT)
 #: the first cell of a vendor's footer row below the data (Wind: 数据来源：Wind)
 _FOOTER = ("数据来源", "来源：", "来源:", "资料来源", "注：", "注:", "Source:", "source:")
@@ -177,6 +178,11 @@ def _groups(col: pd.Series) -> tuple[np.ndarray, list] | None:
     group of each row and each group's first value; None for unhashable values."""
     values = col.tolist()
     n = len(values)
+    if col.dtype == object and set(map(type, values)) <= {str, bool, type(None)}:
+        index: dict = {}  # text, yes/no and blanks: equal values are of one type (True == 1 is not among them)
+        get = index.setdefault
+        inv = np.fromiter([get(v, len(index)) for v in values], np.int64, n)
+        return inv, list(index)
     try:
         key, _ = pd.factorize(col, use_na_sentinel=False)
         if col.dtype == object:  # the types, where values of several may be equal (True == 1 == 1.0)
@@ -198,6 +204,8 @@ def _booleans(col: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
     if col.dtype != object:
         return None
     arr = col.to_numpy()
+    if len(arr) and type(arr[0]) is str:  # text (a CSV): read once per distinct value
+        return None
     if pd.api.types.infer_dtype(arr, skipna=True) not in ("boolean", "empty"):
         return None
     try:  # every value is a boolean or missing: the booleans are those equal to True or False
@@ -231,50 +239,49 @@ def _fifteen(x: np.ndarray) -> np.ndarray:
 
 # ---- numbers as text, read in numpy --------------------------------------------------------------
 
-_POW10 = np.array([10 ** k for k in range(19)], dtype=np.int64)
-_POW10F = np.array([10.0 ** k for k in range(19)])  # exact: every power of ten up to 10**22 is a double
-_DECIMALS_AT_ONCE = 1 << 16  # cells a pass reads (its byte arrays stay a few MB)
+#: substrings no plain decimal has: a dot without a digit on each side, a sign before a dot
+_NOT_PLAIN = (b"..", b"\n.", b".\n", b"+.", b"-.")
+_DECIMAL_BYTES = b"0123456789.+-\n"
+_DECIMALS_AT_ONCE = 1 << 16  # cells joined at once (a few MB of text)
 
 
-def _decimal_pass(values: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """:func:`_plain_decimals` on at most :data:`_DECIMALS_AT_ONCE` cells."""
+def _decimal_pass(values: list) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`_plain_decimals` of at most :data:`_DECIMALS_AT_ONCE` cells, or None when a cell is
+    not text or not plain decimal text (then read cell by cell).
+
+    The cells, joined by line breaks, are tested as one text (each test a scan of the bytes): only
+    digits, dots, signs and the line breaks; a sign only at a cell's start; no dot without a digit on
+    each side. Then numpy reads the numbers of the text (its decimal reading is Python's, correctly
+    rounded: ``float`` of each cell, as :func:`xlmodel.case.read_field` reads it), stopping at a cell
+    it cannot read (a lone sign, two dots): then the pass is read cell by cell."""
     n = len(values)
-    data = "\n".join(values).encode("ascii", "replace") + b"\n"  # a character beyond ASCII: one '?'
-    buf = np.frombuffer(data, np.uint8)
-    sep = buf == 10
-    ends = np.flatnonzero(sep)
-    if len(ends) != n:  # a cell holds a line break: read cell by cell
+    try:
+        joined = "\n".join(values)
+        text = joined.encode("ascii")
+    except (TypeError, UnicodeEncodeError):
         return None
-    starts = np.empty(n, np.int64)
-    starts[0] = 0
-    starts[1:] = ends[:-1] + 1
-    lens = ends - starts
-    digit = (buf >= 48) & (buf <= 57)
-    dot = buf == 46
-    sign = (buf == 43) | (buf == 45)
-    first = np.zeros(len(buf), bool)
-    first[starts] = True
-    before, after = np.zeros(len(buf), bool), np.zeros(len(buf), bool)
-    before[1:], after[:-1] = digit[:-1], digit[1:]
-    bad = ~(digit | dot | sign | sep) | (sign & ~(first & after)) | (dot & ~(before & after))
-
-    def per_cell(x):  # the sum over each cell's bytes (every cell has its separator: the starts rise)
-        return np.add.reduceat(x, starts)
-
-    ndig = per_cell(digit.astype(np.int64))
-    ok = (lens > 0) & (per_cell(bad.astype(np.int64)) == 0) & (per_cell(dot.astype(np.int64)) <= 1) \
-        & (ndig >= 1) & (ndig <= 15)
-    seen = np.cumsum(digit, dtype=np.int64)  # digits up to and including each byte
-    cell = np.cumsum(sep) - sep  # the cell of each byte
-    later = seen[ends][cell] - seen  # digits after each byte, in its cell
-    np.clip(later, 0, 18, out=later)
-    mant = per_cell(np.where(digit, (buf.astype(np.int64) - 48) * _POW10[later], 0))
-    frac = per_cell(np.where(dot, later, 0))
-    num = mant.astype(float) / _POW10F[np.minimum(frac, 18)]
-    neg = buf[starts] == 45
-    num[neg] = -num[neg]
-    num[~ok] = 0.0
-    return num, ok, lens == 0
+    if text.translate(None, _DECIMAL_BYTES) or text.count(b"\n") != n - 1:
+        return None  # another character, or a cell holding a line break
+    if text.startswith(b".") or text.endswith(b".") or any(s in text for s in _NOT_PLAIN):
+        return None
+    for sign in (b"+", b"-"):
+        if text.count(sign) != text.count(b"\n" + sign) + text.startswith(sign):
+            return None  # a sign inside a cell
+    empty = np.zeros(n, bool)
+    if not text or text.startswith(b"\n") or text.endswith(b"\n") or b"\n\n" in text:  # blanks among them
+        breaks = np.flatnonzero(np.frombuffer(text, np.uint8) == 10)
+        empty = np.diff(breaks, prepend=-1, append=len(text)) == 1
+        joined = "\n".join([v or "0" for v in values])
+    try:
+        with warnings.catch_warnings():  # a cell it cannot read ends the array early, or raises
+            warnings.simplefilter("ignore")
+            num = np.fromstring(joined, dtype=float, sep="\n")  # Python's own correctly rounded reading
+    except ValueError:
+        return None
+    if len(num) != n:
+        return None
+    num[empty] = 0.0
+    return num, ~empty, empty
 
 
 def _plain_decimals(values: list) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
@@ -282,9 +289,9 @@ def _plain_decimals(values: list) -> tuple[np.ndarray, np.ndarray, np.ndarray] |
     when a cell is not text.
 
     Plain decimal text is what :func:`xlmodel.case.plain_number` reads (``[+-]?digits(.digits)?``),
-    here with at most 15 digits: the number is the integer of its digits over a power of ten, both
-    exact doubles, so that the division (correctly rounded) is ``float(text)``. The other cells are
-    read by :func:`xlmodel.case.read_field`, one by one."""
+    read by ``float`` as :func:`xlmodel.case.read_field` reads it; a pass of cells that is not all
+    plain is read cell by cell (:func:`xlmodel.case.plain_number`): the cells it refuses are read by
+    :func:`xlmodel.case.read_field`, one by one."""
     n = len(values)
     if not n:
         return np.zeros(0), np.zeros(0, bool), np.zeros(0, bool)
@@ -293,11 +300,9 @@ def _plain_decimals(values: list) -> tuple[np.ndarray, np.ndarray, np.ndarray] |
     parts = []
     for a in range(0, n, _DECIMALS_AT_ONCE):
         chunk = values[a:a + _DECIMALS_AT_ONCE]
-        try:
-            got = _decimal_pass(chunk)
-        except TypeError:  # "\n".join: a cell that is not text
-            return None
-        if got is None:
+        if not all(type(v) is str for v in chunk[:1]) or (got := _decimal_pass(chunk)) is None:
+            if any(type(v) is not str for v in chunk):
+                return None
             got = _decimals_by_cell(chunk)
         parts.append(got)
     if len(parts) == 1:
@@ -587,9 +592,10 @@ class Batch:
             return vals, miss
         return getter
 
-    def frames(self, chunk_rows: int = CHUNK_ROWS, progress: bool | None = False) -> Iterator[pd.DataFrame]:
-        """The result rows in the input's order, :data:`CHUNK_ROWS` at a time, every chunk with the
-        same columns (:attr:`columns`)."""
+    def frames(self, chunk_rows: int | None = None, progress: bool | None = False) -> Iterator[pd.DataFrame]:
+        """The result rows in the input's order, ``chunk_rows`` (:data:`CHUNK_ROWS`) at a time, every
+        chunk with the same columns (:attr:`columns`)."""
+        chunk_rows = chunk_rows or CHUNK_ROWS
         bar = progress_bar(self.n, "评估 evaluating", progress)
         try:
             for a in range(0, self.n, chunk_rows):
@@ -610,6 +616,9 @@ class Batch:
                     out = out.reindex(columns=self.columns)
                 for c in ("fail_count", "warn_count", "missing_input_count"):
                     out[c] = out[c].astype(int)
+                for c in self.numeric_columns:  # a chunk whose values are all blank is numbers all the same
+                    if out[c].dtype == object:
+                        out[c] = out[c].astype(float)
                 yield out
         finally:
             bar.close()
@@ -777,9 +786,13 @@ def prepare_batch(df: pd.DataFrame, policy: str | Policy | None = None, source: 
     columns: list[str] = []
     for m in models.values():
         columns += [c for c in result_columns(m, company_cols, screen=left_out is not None) if c not in columns]
+    labels_ = column_labels(columns, list(models.values()))
+    numeric = [c for c in columns if c not in ("fail_count", "warn_count", "missing_input_count", "fiscal_year")
+               and (units := labels_[c].get("units")) and all(u in ("元", "%", "项", "年") for u in units)]
     return Batch(source=source, n=n, rows=rows, key_col=key_col, keys=key_vals, years=years, names=names,
                  encoded=encoded, models=models, pol=pol_col, notes=notes, warnings=warnings, left_out=left_out,
-                 row_key=row_key, key_order=key_order, sorted_key=row_key[key_order], columns=columns)
+                 row_key=row_key, key_order=key_order, sorted_key=row_key[key_order], columns=columns,
+                 numeric_columns=numeric)
 
 
 def _read_policies(col: pd.Series, rows: np.ndarray, origin: str, models: dict, problems: list[Problem]) -> np.ndarray:
@@ -848,6 +861,8 @@ def _boards(encoded: dict, codes: np.ndarray, head: tuple[str, Header] | None, r
 def _per_share(encoded: dict, head: Header, rows: np.ndarray, labels, problems: list[Problem]) -> None:
     """A per-share cash dividend (每股派息) as the year's cash dividend: × the share count (÷ 10 per
     10 shares), to the fen."""
+    if "share_count" not in encoded:  # (said: the column is required)
+        return
     dps, dps_absent = encoded["cash_dividend"]
     shares, s_absent = encoded["share_count"]
     given = ~dps_absent & (dps != 0)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +38,7 @@ import pandas as pd
 from .errors import XlmodelError
 from .io import atomic_write
 from .progress import progress_bar
-from .sanitize import csv_cell
+from .sanitize import CSV_FORMULA_START, csv_cell
 
 AMOUNT_COLUMNS = ("min_cash_dividend", "max_distribution", "cash_needed_to_avoid_st")
 AMOUNT_SUFFIXES = (".shortfall", ".actual", ".bound", ".required", ".margin")
@@ -48,6 +49,7 @@ SUMMARY_SHEET, RESULTS_SHEET = "汇总", "结果"
 HEADER_ROWS = 2  #: the results sheet's header: Chinese labels, then column ids
 XLSX_MAX_ROWS, XLSX_MAX_COLS, XLSX_MAX_TEXT = 1_048_576, 16_384, 32_767
 CHUNK = 500  #: rows between progress updates
+CSV_LINES_AT_ONCE = 4096  #: rows made into text at once (each cell a string for a moment)
 
 #: (status code, 中文 label, who has it, meaning 中文, meaning English), the legend's order
 LEGEND = (
@@ -193,19 +195,51 @@ def _chunks(data) -> tuple[list[str], int, dict, object]:
     return list(data.columns), data.n, data.meta(), None
 
 
-def _csv_frame(df: pd.DataFrame) -> pd.DataFrame:
-    """The columns of a result chunk as ``to_csv`` writes them the way :func:`_csv_text` would: text
-    from the input (company name, stock code) through ``csv_cell``; dates as YYYY-MM-DD."""
-    out = df.copy(deep=False)
-    for c in out.columns:
-        col = out[c]
-        if c in ("company_name", "stock_code", "policy"):
-            out[c] = col.map(_csv_text)
-        elif col.dtype == object:
-            sample = col.dropna()
-            if len(sample) and not sample.map(type).isin((str, bool, np.bool_, float, int)).all():
-                out[c] = col.map(_csv_text)  # dates, numpy scalars: each as _csv_text writes it
-    return out
+_QUOTED = re.compile(r'[,"\r\n]')
+_BOOL_TEXT = {True: "True", False: "False", None: ""}
+
+
+def _quoted(t: str) -> str:
+    """A cell as Python's csv writer writes it (QUOTE_MINIMAL): quoted where it holds , " CR or LF."""
+    return '"' + t.replace('"', '""') + '"' if _QUOTED.search(t) else t
+
+
+def _column_text(a: np.ndarray) -> list[str]:
+    """Every cell of a result column as :func:`_csv_text` writes it (then quoted as the csv module
+    would), by the column's type: floats by ``repr`` (NaN blank), booleans, whole numbers, and text,
+    statuses, yes/no and dates of object columns; anything else cell by cell."""
+    kind = a.dtype.kind
+    if kind == "f":
+        nan = np.isnan(a)
+        if nan.all():
+            return [""] * len(a)
+        out = np.array(list(map(repr, a.tolist())), dtype=object)
+        out[nan] = ""
+        inf = np.isinf(a)
+        if inf.any():
+            out[inf] = [_csv_text(v) for v in a[inf].tolist()]
+        return out.tolist()
+    if kind == "b":
+        return np.where(a, "True", "False").tolist()
+    if kind in "iu":
+        return list(map(str, a.tolist()))
+    vals = a.tolist()
+    types = set(map(type, vals))
+    if types <= {str, type(None)}:
+        out = ["" if v is None else v for v in vals]
+        if any(t.startswith(CSV_FORMULA_START) or _QUOTED.search(t) for t in set(out)):
+            return [_quoted(csv_cell(t)) for t in out]
+        return out
+    if types <= {bool, np.bool_, type(None)}:
+        return [_BOOL_TEXT[v] for v in vals]
+    return [_quoted(_csv_text(v)) for v in vals]
+
+
+def _csv_lines(df: pd.DataFrame) -> str:
+    """The rows of a result chunk as CSV text, each line ending CRLF, as csv.writer with
+    :func:`_csv_text` writes them (tests/test_batch_output.py holds the two equal)."""
+    cols = [_column_text(df[c].to_numpy()) for c in df.columns]
+    return "".join(line + "\r\n" for line in map(",".join, zip(*cols))) if cols else ""
 
 
 def write_batch_csv(data, path, *, force: bool = False, progress: bool | None = False, tally: Tally | None = None) -> Path:
@@ -221,8 +255,8 @@ def write_batch_csv(data, path, *, force: bool = False, progress: bool | None = 
             csv.writer(fh, lineterminator="\r\n").writerow([_csv_text(c) for c in columns])
             for df in (frames if frames is not None else data.frames(progress=False)):
                 tally.add(df)
-                _csv_frame(df).to_csv(fh, header=False, index=False, lineterminator="\r\n", na_rep="",
-                                      quoting=csv.QUOTE_MINIMAL)
+                for a in range(0, len(df), CSV_LINES_AT_ONCE):  # the text of a few thousand rows at a time
+                    fh.write(_csv_lines(df.iloc[a:a + CSV_LINES_AT_ONCE]))
                 bar.update(len(df))
     bar.close()
     return path

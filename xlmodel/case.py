@@ -375,6 +375,8 @@ def _padded(digits: str, v: Any) -> tuple[str | None, str | None]:
 
 
 def _read_stock_code(v: Any, origin: str) -> tuple[str | None, str | None]:
+    if type(v) is str and len(v) == 6 and v.isascii() and v.isdigit():
+        return v, None  # the common case: six ASCII digits
     want = "证券代码应为6位数字（可带交易所后缀，如 600519.SH）expected a 6-digit stock code (such as 600519 or 600519.SH)"
     if isinstance(v, YamlInt):  # YAML's own reading of 002015 (octal) is not the code: its text is
         text = v.yaml_text
@@ -413,7 +415,7 @@ def _read_stock_code(v: Any, origin: str) -> tuple[str | None, str | None]:
 
 def stock_code_note(raw: Any, code: str | None) -> str | None:
     """A note when a code was read with its leading zeros restored (2015 -> 002015), else None."""
-    if code is None:
+    if code is None or raw is code:
         return None
     text = raw.yaml_text if isinstance(raw, YamlInt) else raw
     if _is_number(text) and not isinstance(text, YamlInt):

@@ -323,8 +323,11 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                     help="the full table, one line per rule, not fitted to the terminal's width (COLUMNS)")
     se.add_argument("--by-year", action="store_true",
                     help="also evaluate every year of the plan period (the workbook's year columns): one line per year")
-    se.add_argument("--batch", metavar="FILE", help="CSV/XLSX with one row per company and fiscal year")
-    se.add_argument("--policy", help="policy id for every row of --batch (else a 'policy' column)")
+    se.add_argument("--batch", metavar="FILE", help="CSV/XLSX 每行一个公司年度，列名可为字段ID、中文名称或数据终端的列名 "
+                                                     "one row per company and fiscal year; columns by field id, "
+                                                     "Chinese label or a data terminal's name (docs/column-names.md)")
+    se.add_argument("--policy", help="--batch 各行所用规划；未给且无 policy 列时仅按监管底线筛查 policy id for every row of "
+                                     "--batch (else a 'policy' column; neither: the regulatory baseline alone)")
     se.add_argument("-o", "--output", help="output of --batch (.csv or .xlsx)")
     se.add_argument("--force", action="store_true", help="overwrite the output file")
     se.set_defaults(func=cmd_evaluate)

@@ -252,3 +252,41 @@ def header_row(rows: list[list]) -> int:
         if known >= 2 and 2 * known >= len(cells):
             return k
     return 0
+
+
+_READING_ZH = {"same": "同一数字 the same figure", "per_share": "每股数字 × 总股本 per share × share_count",
+               "per_10_shares": "每10股数字 ÷ 10 × 总股本 per 10 shares ÷ 10 × share_count",
+               "not": "不读入：另一数字 not read: another figure"}
+
+
+def reference_markdown() -> str:
+    """docs/column-names.md: every name a batch column may have, by field (``python -m xlmodel.columns``)."""
+    lines = ["# 批量文件的列名 Batch column names", "",
+             "<!-- made by `python -m xlmodel.columns > docs/column-names.md` from xlmodel/column_names.csv: "
+             "edit the table, not this page (tests/test_batch_columns.py holds the two equal) -->", "",
+             "批量文件（CSV、XLSX）的每一列可用字段ID、其中文或英文名称，或数据终端（Wind、同花顺iFinD、东方财富Choice、"
+             "国泰安CSMAR）导出同一数字时的列名命名；匹配时不计空格、换行、下划线与全角半角、大小写。列名可带单位："
+             "`归母净利润(万元)`、`营业收入（元）`、`总股本[单位]万股`、`赞成票比例(%)`——按该单位读入并换算为字段的单位"
+             "（元、股、比例），并提示换算。与某字段相似但并非同一数字的列名（如“净利润”含少数股东损益）不读入，提示应导出哪一列。",
+             "",
+             "A batch column is named by the field id, its Chinese or English label, or the name a data terminal "
+             "(Wind, iFinD, Choice, CSMAR) exports for the same figure; names match regardless of spaces, line "
+             "breaks, underscores, full-width forms and case. A unit in the header (`(万元)`, `（元）`, `[单位]万股`, "
+             "`(%)`) scales the column into the field's unit (元, shares, a fraction), with a note. A name that looks "
+             "like a field's but is another figure is refused, saying what to export instead.", "",
+             f"The table: `xlmodel/{NAMES_FILE.name}` (columns `field,name,reading,vendors,note`). Units a header may "
+             f"state: amounts {'、'.join(AMOUNT_UNITS)}; shares {'、'.join(COUNT_UNITS)}; ratios {'、'.join(RATIO_UNITS)}.",
+             "", "| 字段 field | 列名 name | 读法 reading | 数据终端 vendors | 说明 note |", "|---|---|---|---|---|"]
+    for fid, (zh, en) in KEY_COLUMNS.items():
+        lines.append(f"| `{fid}` | {zh} | {_READING_ZH['same']} | xlmodel | {en} |")
+    for fid, f in FIELDS.items():
+        lines.append(f"| `{fid}` | {f.zh} | {_READING_ZH['same']} | xlmodel | {f.en} |")
+    for n in sorted(_read_table(), key=lambda n: (list(FIELDS).index(n.field) if n.field in FIELDS else -1, n.reading)):
+        lines.append(f"| `{n.field}` | {n.name} | {_READING_ZH[n.reading]} | {n.vendors} | {n.note} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.stdout.write(reference_markdown())
