@@ -107,7 +107,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
     footer = _footer_rows(rows)
     if footer:
         notes.append(f"表末 {footer} 行为数据来源说明，未读入 the last {footer} row{'s' if footer > 1 else ''} "
-                     f"(a source line: {shown(rows[-footer][0], 40)}) are not data")
+                     f"(a source line: {shown(rows[-footer][0], 40)}) {'are' if footer > 1 else 'is'} not data")
         rows, numbers = rows[:-footer], numbers[:-footer]
     cols = list(zip(*rows)) if rows else [() for _ in header]
     df = pd.DataFrame({name: pd.Series(list(col), dtype=object) for name, col in zip(header, cols)})
@@ -651,7 +651,7 @@ def prepare_batch(df: pd.DataFrame, policy: str | Policy | None = None, source: 
     """Read and check every row and column of ``df`` (see the module doc): a :class:`Batch`, or a
     :class:`BatchError` with every problem, each naming the row and the column."""
     problems: list[Problem] = []
-    notes: list[str] = []
+    notes: list[str] = list(df.attrs.get("notes") or [])  # how the file was read (a title row, a footer)
     origin = df.attrs.get("xlmodel_origin", "table")
     if origin not in ("csv", "xlsx", "table"):
         origin = "table"

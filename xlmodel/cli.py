@@ -210,10 +210,9 @@ def cmd_evaluate(args) -> int:
 
         out = check_output(args.output, force=args.force, suffixes=(".csv", ".xlsx"))  # before any work
         table = read_table(args.batch)
-        notes = list(table.attrs.get("notes", []))
         batch = prepare_batch(table, policy=args.policy, source=args.batch)
         del table  # the raw cells: every column is read into the batch's arrays
-        for note in notes + batch.notes:
+        for note in batch.notes:
             print(f"注意 Note: {args.batch}: {plain_text(note)}", file=sys.stderr)
         for w in batch.warnings:  # amounts that look like 万元/亿元
             print(f"注意 Warning: {args.batch}: {plain_text(w)}", file=sys.stderr)

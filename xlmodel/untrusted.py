@@ -526,7 +526,8 @@ def _trim_table(source: str, header: list, rows: list[list], above: int = 0) -> 
     if not rows:
         raise InputFileError(source, "no data rows (only a header); expected one row per company and fiscal year")
     notes = [f"表头在第 {above + 1} 行，其上 {above} 行（标题）未读入 the header is row {above + 1}: the "
-             f"{above} row{'s' if above > 1 else ''} above it (a title) are not read"] if above else []
+             f"{above} row{'s' if above > 1 else ''} above it (a title) {'are' if above > 1 else 'is'} not read"] \
+        if above else []
     return Table(names, rows, numbers, notes)
 
 
