@@ -398,3 +398,14 @@ def test_the_csv_writer_writes_what_the_csv_module_would(tmp_path):
     assert path.read_bytes() == b"\xef\xbb\xbf" + buf.getvalue().encode("utf-8")
     xlsx = write_batch_xlsx(out, tmp_path / "out.xlsx")  # the same chunked writer for .xlsx
     assert xlsx.exists()
+
+
+def test_floats_are_written_as_repr_writes_them():
+    from xlmodel.batch_output import _csv_text, _float_text
+
+    rng = np.random.default_rng(8)
+    vals = [float(round(x, int(d))) for x, d in zip(rng.uniform(-1, 1, 20000) * 10.0 ** rng.integers(-3, 15, 20000),
+                                                   rng.choice([0, 1, 2, 2, 3, 6], 20000))]
+    vals += [0.0, -0.0, 0.1, 0.05, 9_999_999_999_999.99, 1e13, 1e15, 1e16, -5.0, 2.675, 1e-5, math.inf, -math.inf,
+             math.nan]
+    assert _float_text(np.array(vals)) == [_csv_text(v) for v in vals]

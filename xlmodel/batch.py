@@ -109,8 +109,10 @@ def read_table(path: str | Path) -> pd.DataFrame:
         notes.append(f"表末 {footer} 行为数据来源说明，未读入 the last {footer} row{'s' if footer > 1 else ''} "
                      f"(a source line: {shown(rows[-footer][0], 40)}) {'are' if footer > 1 else 'is'} not data")
         rows, numbers = rows[:-footer], numbers[:-footer]
-    cols = list(zip(*rows)) if rows else [() for _ in header]
-    df = pd.DataFrame({name: pd.Series(list(col), dtype=object) for name, col in zip(header, cols)})
+    cells = np.empty((len(rows), len(header)), dtype=object)  # the raw cells, as one block of objects
+    if rows:
+        cells[:] = rows
+    df = pd.DataFrame(cells, columns=header, copy=False, dtype=object)  # (no inference: the cells as they are)
     df.attrs["xlmodel_origin"] = origin
     df.attrs["notes"] = notes
     # blank rows are left out: the index keeps the file's own row numbers, for the messages
@@ -256,8 +258,7 @@ def _decimal_pass(values: list) -> tuple[np.ndarray, np.ndarray, np.ndarray] | N
     it cannot read (a lone sign, two dots): then the pass is read cell by cell."""
     n = len(values)
     try:
-        joined = "\n".join(values)
-        text = joined.encode("ascii")
+        text = "\n".join(values).encode("ascii")
     except (TypeError, UnicodeEncodeError):
         return None
     if text.translate(None, _DECIMAL_BYTES) or text.count(b"\n") != n - 1:
@@ -271,11 +272,14 @@ def _decimal_pass(values: list) -> tuple[np.ndarray, np.ndarray, np.ndarray] | N
     if not text or text.startswith(b"\n") or text.endswith(b"\n") or b"\n\n" in text:  # blanks among them
         breaks = np.flatnonzero(np.frombuffer(text, np.uint8) == 10)
         empty = np.diff(breaks, prepend=-1, append=len(text)) == 1
-        joined = "\n".join([v or "0" for v in values])
+        text = b"\n" + text + b"\n"
+        for _ in range(2):  # a blank between two breaks reads 0 (twice: runs of blanks)
+            text = text.replace(b"\n\n", b"\n0\n")
+        text = text[1:-1]
     try:
         with warnings.catch_warnings():  # a cell it cannot read ends the array early, or raises
             warnings.simplefilter("ignore")
-            num = np.fromstring(joined, dtype=float, sep="\n")  # Python's own correctly rounded reading
+            num = np.fromstring(text.decode("ascii"), dtype=float, sep="\n")  # Python's own, correctly rounded
     except ValueError:
         return None
     if len(num) != n:

@@ -204,21 +204,47 @@ def _quoted(t: str) -> str:
     return '"' + t.replace('"', '""') + '"' if _QUOTED.search(t) else t
 
 
+#: the fen of an amount as repr writes it after the point: .0, .01 … .1, .11 … (trailing zeros dropped)
+_FEN_TEXT = [".0"] + [("." + f"{k:02d}").rstrip("0") for k in range(1, 100)]
+
+
+def _float_text(a: np.ndarray) -> list[str]:
+    """``repr`` of each float (NaN blank, infinities as :func:`_csv_text`), the amounts to the fen
+    from their whole fen: for |x| < 10**13 that is the double nearest a decimal of at most 15
+    digits, whose repr is that decimal (two such decimals never share a double), written here
+    from the integer of its fen — without formatting a float."""
+    n = len(a)
+    nan = np.isnan(a)
+    if nan.all():
+        return [""] * n
+    out = np.full(n, "", dtype=object)
+    with np.errstate(invalid="ignore", over="ignore"):
+        k = np.rint(np.abs(a) * 100.0)
+        fen = ~nan & (np.abs(a) < 1e13) & (k / 100.0 == np.abs(a))
+    idx = np.flatnonzero(fen)
+    if len(idx):
+        cents = k[idx].astype(np.int64)
+        whole = list(map(str, (cents // 100).tolist()))
+        part = [_FEN_TEXT[f] for f in (cents % 100).tolist()]
+        sign = np.signbit(a[idx])
+        text = [w + f for w, f in zip(whole, part)]
+        if sign.any():
+            for j in np.flatnonzero(sign).tolist():
+                text[j] = "-" + text[j]
+        out[idx] = text
+    rest = np.flatnonzero(~fen & ~nan)
+    if len(rest):
+        out[rest] = [_csv_text(v) for v in a[rest].tolist()]  # repr; an infinity as text
+    return out.tolist()
+
+
 def _column_text(a: np.ndarray) -> list[str]:
     """Every cell of a result column as :func:`_csv_text` writes it (then quoted as the csv module
     would), by the column's type: floats by ``repr`` (NaN blank), booleans, whole numbers, and text,
     statuses, yes/no and dates of object columns; anything else cell by cell."""
     kind = a.dtype.kind
     if kind == "f":
-        nan = np.isnan(a)
-        if nan.all():
-            return [""] * len(a)
-        out = np.array(list(map(repr, a.tolist())), dtype=object)
-        out[nan] = ""
-        inf = np.isinf(a)
-        if inf.any():
-            out[inf] = [_csv_text(v) for v in a[inf].tolist()]
-        return out.tolist()
+        return _float_text(a)
     if kind == "b":
         return np.where(a, "True", "False").tolist()
     if kind in "iu":

@@ -462,7 +462,7 @@ def read_csv_rows(path: str | Path, header_at=None) -> Table:
     text, encoding = decode_table_text(data, source)
     if not text.strip():
         raise InputFileError(source, "the file is empty; expected a header row and one row per company and year")
-    lines = text.count("\n") + 1
+    lines = text.count("\n") + (not text.endswith("\n"))  # (a last line break ends the last row: no row of its own)
     first = text.split("\n", 1)[0]
     _check_shape(source, lines - 1, first.count(",") + 1)
     old = csv.field_size_limit()
@@ -508,8 +508,14 @@ def _trim_table(source: str, header: list, rows: list[list], above: int = 0) -> 
     def blank(v) -> bool:
         return v is None or (isinstance(v, str) and not v.strip())
 
+    def blank_row(r) -> bool:
+        try:  # text cells (a CSV): one join
+            return not "".join(r).strip()
+        except TypeError:
+            return all(blank(v) for v in r)
+
     first = above + 2  # the spreadsheet row of the first data row
-    numbers = [i + first for i, r in enumerate(rows) if not all(blank(v) for v in r)]
+    numbers = [i + first for i, r in enumerate(rows) if not blank_row(r)]
     rows = [rows[n - first] for n in numbers]  # wholly blank rows (spacers, Excel's trailing ,,,) are not data
     names = ["" if blank(h) else str(h).strip() for h in header]
     keep = []
