@@ -31,7 +31,7 @@ from xlmodel.batch_output import (AMOUNT_FORMAT, DATE_FORMAT, RESULTS_SHEET, STA
 from xlmodel.catalogue import BOUND_ZH, STATUS_ZH
 from xlmodel.evaluator import evaluate, model_for
 from xlmodel.fields import FIELDS
-from xlmodel.synth import cases_frame, parity_cases
+from xlmodel.synth import cases_frame, parity_cases, synthetic_code
 from conftest import cli as _cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -122,7 +122,7 @@ def test_values_are_the_evaluators_own(gcl_frame, gcl_out):
     for i, c in enumerate(cases[:8]):
         y = c.evaluation_year
         rep = evaluate(Case(c.policy, y, c.company, c.years, c.attestations))
-        row = gcl_out[(gcl_out.stock_code == f"{i:06d}") & (gcl_out.fiscal_year == y)].iloc[0]
+        row = gcl_out[(gcl_out.stock_code == synthetic_code(i)) & (gcl_out.fiscal_year == y)].iloc[0]
         for r in rep.rules:
             got = row[f"{r.id}.actual"]
             got = got.isoformat() if isinstance(got, dt.date) else None if _blank(got) else got
@@ -265,8 +265,10 @@ def _section(rows: list[tuple], title: str) -> int:
 
 def _check_summary(path: Path, out: pd.DataFrame) -> None:
     rows = _summary_rows(path)
-    # 1. overall status: label, code, count
-    i = _section(rows, "1. 总体结果") + 2
+    # the companies at risk lead the sheet
+    assert _section(rows, "1. 交易所低分红风险警示") < _section(rows, "2. 总体结果")
+    # 2. overall status: label, code, count
+    i = _section(rows, "2. 总体结果") + 2
     counts = out["overall_status"].value_counts()
     got = {}
     while rows[i][1]:
@@ -274,16 +276,16 @@ def _check_summary(path: Path, out: pd.DataFrame) -> None:
         assert rows[i][0] == STATUS_LABELS[rows[i][1]]
         i += 1
     assert {k: v for k, v in got.items() if v} == counts.to_dict()
-    # 2. the legend: every status with its Chinese label
-    i = _section(rows, "2. 状态说明") + 2
+    # 3. the legend: every status with its Chinese label
+    i = _section(rows, "3. 状态说明") + 2
     legend = {rows[k][2]: rows[k][0] for k in range(i, i + 7)}
     assert legend == {code: STATUS_ZH[code] for code in STATUS_ZH}
-    # 3. by rule and status
-    i = _section(rows, "3. 按规则统计") + 1
+    # 4. by rule and status
+    i = _section(rows, "4. 按规则统计") + 1
     head = rows[i]
     order = [h.split("\n")[1] for h in head[3:10]]
     k = i + 1
-    while rows[k][0]:
+    while k < len(rows) and rows[k][0]:
         rid = rows[k][0]
         vc = out[f"{rid}.status"].value_counts()
         for j, s in enumerate(order):
@@ -291,8 +293,8 @@ def _check_summary(path: Path, out: pd.DataFrame) -> None:
         assert rows[k][10] == int(vc.sum())
         k += 1
     assert k - i - 1 == sum(1 for c in out.columns if c.endswith(".status"))
-    # 4. at risk: exactly the rows with st_risk_warning true, most cash needed first
-    i = _section(rows, "4. 交易所低分红风险警示") + 2
+    # 1. at risk: exactly the rows with st_risk_warning true, most cash needed first
+    i = _section(rows, "1. 交易所低分红风险警示") + 2
     assert rows[i][:5] == ("公司名称 Company", "证券代码 Code", "规划 Policy", "会计年度 Year", "尚需现金分红（元）Cash needed")
     listed = []
     k = i + 1
@@ -358,7 +360,7 @@ def test_5000_company_years_to_xlsx_with_a_bar_on_a_terminal(capsys, tmp_path, b
     code, stdout, err = _cli(capsys, "evaluate", "--batch", big_csv, "-o", out)
     assert code == 1, err
     assert "Traceback" not in err and "5010 company-years evaluated" in err
-    assert "评估 evaluating" in err and "写出 writing" in err  # tqdm on stderr, per policy and per chunk
+    assert "评估并写出 evaluating and writing" in err  # tqdm on stderr, a chunk at a time
     assert stdout == ""
     assert not any(re.search(r"<f[\s>/]", xml) for xml in _sheet_xml(out).values())
     wb = openpyxl.load_workbook(out, read_only=True)
@@ -374,8 +376,9 @@ def test_5000_company_years_to_xlsx_with_a_bar_on_a_terminal(capsys, tmp_path, b
 
 def _check_summary_at_risk_only(path: Path, out: pd.DataFrame) -> None:
     rows = _summary_rows(path)
-    i = _section(rows, "4. 交易所低分红风险警示") + 3
-    listed = [r for r in rows[i:] if r[1]]
+    i = _section(rows, "1. 交易所低分红风险警示") + 3
+    end = _section(rows, "2. 总体结果")
+    listed = [r for r in rows[i:end] if r[1]]
     flagged = out[out["st_risk_warning"].eq(True)]
     assert len(listed) == len(flagged) > 0
     assert sorted((r[1], r[3]) for r in listed) == sorted(zip(flagged["stock_code"], flagged["fiscal_year"]))

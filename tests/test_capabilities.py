@@ -901,7 +901,8 @@ def _capability_cases(policy, n: int, seed: int) -> list:
         if policy.id == "demo8-2025-2027" and k in (1, 2, 7):
             _eighth_boundary(policy, t, k, np.random.default_rng([seed, i]))
         interims_within_totals({"years": ys})
-        company = {"company_name": "示例公司", "stock_code": "300999", "board": str(rng.choice(["chinext", "sse_main"])),
+        board = str(rng.choice(["chinext", "sse_main"]))  # a code of the board (a code of another is refused)
+        company = {"company_name": "示例公司", "stock_code": "300999" if board == "chinext" else "600999", "board": board,
                    "listing_date": "2015-06-30"}
         data = {"policy": policy.id, "evaluation_year": year, "years": ys, "company": company}
         out.append(parse_case(data, f"capabilities:{policy.id}:{seed}:{i}"))

@@ -57,7 +57,7 @@ def many_problems() -> dict:
         "evaluation_year": 2024,  # (2) ... and no entry for 2024 under years
         "company": {
             "company_name": "协鑫能源科技股份有限公司",
-            "stock_code": 2015,  # (3) an integer: the leading zeros of 002015 are lost
+            "stock_code": "002015.SH",  # (3) a Shenzhen code with a Shanghai suffix
             "board": "szse_main",
         },
         "years": [
@@ -81,7 +81,7 @@ def many_problems() -> dict:
 # (location, words the message must contain)
 EXPECTED_PROBLEMS = {
     "policy": ["required"],
-    "company.stock_code": ["leading zeros", '"002015"', "2015"],
+    "company.stock_code": ["002015", "深圳证券交易所", "SH", "SZSE"],
     "years[1].cash_dividend (2023)": ["amount", "'1.2亿'"],
     "years[1].vote_for_ratio (2023)": ["ratio between 0 and 1", "0.67", "67"],
     "years[1].share_count (2023)": ["non-negative", "-1581450548"],
@@ -124,7 +124,7 @@ def test_yaml_file_reports_every_problem_at_once(tmp_path):
     path = tmp_path / "many.yaml"
     # the bad date is quoted: an unquoted one is a separate test below
     path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
-    assert "stock_code: 2015" in path.read_text(encoding="utf-8")
+    assert "stock_code: 002015.SH" in path.read_text(encoding="utf-8")
     with pytest.raises(CaseError) as ei:
         load_case(path)
     assert_all_problems(ei.value, str(path))
@@ -222,10 +222,59 @@ def test_valid_values_are_accepted(field, value, expected):
 def test_stock_code_text_keeps_leading_zeros_and_must_have_six_digits():
     data = sample_data()
     assert parse_case(data).company["stock_code"] == "002015"
-    data["company"]["stock_code"] = "2015"
+    assert not any("002015" in w for w in parse_case(data).warnings)
+    # the zeros a spreadsheet lost: restored for a Shenzhen code (000–003), with a note
+    for lost in ("2015", 2015, 2015.0):
+        data["company"]["stock_code"] = lost
+        case = parse_case(data)
+        assert case.company["stock_code"] == "002015"
+        assert any("2015" in w and "002015" in w and "前导零" in w for w in case.warnings), case.warnings
+    # no listed code with its zeros restored, too many digits, not a whole number: refused
+    for bad in ("12345", "1234567", 2015.5, -2015):
+        data["company"]["stock_code"] = bad
+        with pytest.raises(CaseError) as ei:
+            parse_case(data)
+        msg = problems_of(ei.value)["company.stock_code"]
+        assert msg.startswith("证券代码应为6位数字") and "6-digit" in msg, msg
+
+
+def test_stock_code_as_vendors_write_it_and_the_board_from_the_code():
+    data = sample_data()
+    del data["company"]["board"]
+    for written in ("002015.SZ", "002015.sz", "SZ002015", "sz002015", "SZ.002015", "002015.XSHE", "００２０１５"):
+        data["company"]["stock_code"] = written
+        case = parse_case(data)
+        assert case.company["stock_code"] == "002015", written
+        assert case.company["board"] == "szse_main"  # 002: 深交所主板 (the former SME board)
+        assert any("szse_main" in w for w in case.warnings)
+    for code, board in (("600519", "sse_main"), ("601318", "sse_main"), ("603259", "sse_main"), ("605499", "sse_main"),
+                        ("688981", "star"), ("689009", "star"), ("000001", "szse_main"), ("001979", "szse_main"),
+                        ("003816", "szse_main"), ("300750", "chinext"), ("301269", "chinext"),
+                        ("430047", "bse"), ("830799", "bse"), ("870299", "bse"), ("920118", "bse")):
+        data["company"]["stock_code"] = code
+        assert parse_case(data).company["board"] == board, code
+    # a code of no listed board (a B share) gives none; a stated board is kept
+    data["company"]["stock_code"] = "900901"
+    assert "board" not in parse_case(data).company
+    data["company"]["board"] = "sse_main"
+    assert parse_case(data).company["board"] == "sse_main"
+    # a stated board that contradicts the code, or a suffix of another exchange: refused
+    data["company"].update(stock_code="300750", board="szse_main")
     with pytest.raises(CaseError) as ei:
         parse_case(data)
-    assert problems_of(ei.value) == {"company.stock_code": "expected 6 digits, got '2015'"}
+    msg = problems_of(ei.value)["company.board"]
+    assert msg.startswith("上市板块为深交所主板") and "chinext" in msg and "300750" in msg
+    data["company"].update(stock_code="600519.SZ", board="sse_main")
+    with pytest.raises(CaseError) as ei:
+        parse_case(data)
+    assert "上海证券交易所" in problems_of(ei.value)["company.stock_code"]
+    # 主板 alone does not say which exchange; 中小板 is the Shenzhen main board now
+    data["company"].update(stock_code="002015", board="主板")
+    with pytest.raises(CaseError) as ei:
+        parse_case(data)
+    assert "sse_main" in problems_of(ei.value)["company.board"]
+    data["company"]["board"] = "中小板"
+    assert parse_case(data).company["board"] == "szse_main"
 
 
 def test_unknown_company_field_and_year_field_under_company():
@@ -442,20 +491,22 @@ def test_unquoted_leading_zero_stock_code_message_does_not_suggest_a_wrong_code(
     text = GCL_SAMPLE.read_text(encoding="utf-8").replace('stock_code: "002015"', "stock_code: 002015")
     path = tmp_path / "octal.yaml"
     path.write_text(text, encoding="utf-8")
-    with pytest.raises(CaseError) as ei:
-        load_case(path)
-    msg = problems_of(ei.value)["company.stock_code"]
-    assert "001037" not in msg
+    case = load_case(path)  # YAML 1.1 reads 002015 as octal 1037: the code is its text
+    assert case.company["stock_code"] == "002015"
+    assert not any("001037" in w for w in case.warnings)
 
 
 def test_unquoted_stock_code_without_leading_zero_in_yaml(tmp_path):
     text = GCL_SAMPLE.read_text(encoding="utf-8").replace('stock_code: "002015"', "stock_code: 2015")
     path = tmp_path / "int.yaml"
     path.write_text(text, encoding="utf-8")
+    case = load_case(path)
+    assert case.company["stock_code"] == "002015"
+    assert any("002015" in w and "leading zeros" in w for w in case.warnings)
+    path.write_text(text.replace("stock_code: 2015", "stock_code: 0x7DF"), encoding="utf-8")  # 2015 in hex
     with pytest.raises(CaseError) as ei:
         load_case(path)
-    msg = problems_of(ei.value)["company.stock_code"]
-    assert "quoted text" in msg and "2015" in msg
+    assert "0x7DF" in problems_of(ei.value)["company.stock_code"]
 
 
 # ---------------------------------------------------------------------------

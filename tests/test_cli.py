@@ -96,7 +96,7 @@ def invalid_case(tmp_path: Path) -> Path:
     y["cash_dividend"] = "1.2亿"
     y["vote_for_ratio"] = 67
     y["board"] = "szse_main"
-    data["company"]["stock_code"] = 2015
+    data["company"]["stock_code"] = "002015.SH"  # a Shenzhen code with a Shanghai suffix
     return write_case(tmp_path / "gcl-invalid.yaml", data)
 
 

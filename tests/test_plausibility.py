@@ -163,7 +163,7 @@ def test_a_batch_names_the_row_and_a_workbook_the_cell(tmp_path):
                        "total_assets": [5e9, 5e9]})
     with pytest.raises(CaseError) as e:
         evaluate_batch(df)
-    assert [p.where for p in e.value.problems] == ["row 2, distribution_count"]
+    assert [p.where for p in e.value.problems] == ["第2行 row 2, distribution_count"]
     src = build_workbook(tmp_path / "gcl.xlsx", case=load_case(SAMPLE))
     book = Book(src)
     where = book.set_input("in_net_assets", 3e10)  # above the 29,922,738,118.65 of total assets

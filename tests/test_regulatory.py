@@ -176,6 +176,8 @@ def _evaluate(policy, base, company, changes, attest, year, company_changes) -> 
     att = all_attestations(policy)
     att.update(attest or {})
     co = dict(company)
+    if "board" in (company_changes or {}) and "stock_code" not in company_changes:
+        co.pop("stock_code", None)  # a board of the test's own: the code, which implies its board, left out
     for k, v in (company_changes or {}).items():
         if v is None:
             co.pop(k, None)

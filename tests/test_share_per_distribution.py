@@ -156,7 +156,7 @@ def test_an_interim_above_the_years_total_is_refused_in_a_batch():
     df.loc[bad, "interim_cash_dividend"] = df.loc[bad, "cash_dividend"] + 0.01
     with pytest.raises(CaseError) as e:
         evaluate_batch(df)
-    assert [p.where for p in e.value.problems] == [f"row {bad + 2}, interim_cash_dividend"]
+    assert [p.where for p in e.value.problems] == [f"第{bad + 2}行 row {bad + 2}, interim_cash_dividend"]
     assert "above the year's cash_dividend" in e.value.problems[0].message
 
 

@@ -320,8 +320,8 @@ def test_bad_arguments(gcl_args):
         "#XLMODEL! field_ids: expected a single row or column, got 2 rows × 2 columns":
             udfs.XLM_MIN_CASH(pol, ey, [["a", "b"], ["c", "d"]], years, vals, *a[5:]),
         f"#XLMODEL! company: {len(cv)} ids but 3 values": udfs.XLM_MIN_CASH(*a[:6], cv[:3], ai, av),
-        "#XLMODEL! 输入 stock_code: expected the 6-digit code as text":
-            udfs.XLM_MIN_CASH(*a[:6], [[v[0] if c[0] != "stock_code" else 2015.0] for c, v in zip(cf, cv)], ai, av),
+        "#XLMODEL! 输入 stock_code: 证券代码应为6位数字":  # 2015.0 would read as 002015 (its zeros lost); 12345 is no code
+            udfs.XLM_MIN_CASH(*a[:6], [[v[0] if c[0] != "stock_code" else 12345.0] for c, v in zip(cf, cv)], ai, av),
         "#XLMODEL! 输入 attestation no_such_rule: not an attestation of policy gcl-energy-2022-2024":
             udfs.XLM_MIN_CASH(*a[:7], ai + [["no_such_rule"]], av + [["是"]]),
         "#XLMODEL! 输入 attestation board_records_kept: expected yes/no":

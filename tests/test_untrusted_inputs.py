@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import os
 import time
 import zipfile
@@ -45,7 +46,8 @@ def sample_data() -> dict:
 
 
 def problems(exc) -> dict[str, str]:
-    return {p.where: p.message for p in exc.problems}
+    """where -> message; a batch's where is Chinese first (第2行 row 2, 列 column 'x'): keyed by its English part."""
+    return {re.sub(r"^第[0-9, ]+(?:\(\+\d+ more\))?行 |^列 ", "", p.where): p.message for p in exc.problems}
 
 
 
@@ -261,8 +263,10 @@ def test_deep_nesting_is_an_error_not_a_recursion_error(tmp_path, text):
 def test_yaml_1_1_octal_stock_code_is_explained(tmp_path):
     path = tmp_path / "octal.yaml"
     path.write_text(sample_text().replace('stock_code: "002015"', "stock_code: 002015"), encoding="utf-8")
+    assert load_case(path).company["stock_code"] == "002015"  # its text, not YAML 1.1's octal 1037
+    path.write_text(sample_text().replace('stock_code: "002015"', "stock_code: 0o3737"), encoding="utf-8")
     msg = problems(pytest.raises(CaseError, load_case, path).value)["company.stock_code"]
-    assert 'quote it: "002015"' in msg and "octal" in msg and "1037" in msg and "001037" not in msg
+    assert "0o3737" in msg and "6-digit" in msg
 
 
 def test_yaml_1_1_octal_amount_and_year_are_refused(tmp_path):
@@ -475,12 +479,16 @@ def test_batch_xlsx_is_read_as_values(tmp_path):
     assert df.attrs["xlmodel_origin"] == "xlsx"
     out = evaluate_batch(df)
     assert sorted(out["fiscal_year"]) == [2022, 2023]
-    ws.append([GCL, 2015, 2021, None, None, 1, None])  # a number loses the leading zeros; 1 is not yes/no
+    ws.append([GCL, 2015, 2021, None, None, None, None])  # a number lost the leading zeros: restored, said
+    wb.save(path)
+    out = evaluate_batch(read_table(path))
+    assert out["stock_code"].tolist() == ["002015"] * 3 and any("002015" in n for n in out.attrs["notes"])
+    ws.append([GCL, 12345, 2020, None, None, 1, None])  # no listed code with its zeros; 1 is not yes/no
     wb.save(path)
     msg = str(pytest.raises(CaseError, evaluate_batch, read_table(path), source=str(path)).value)
     assert str(path) in msg
-    assert "row 4, stock_code" in msg and "leading zeros" in msg
-    assert "row 4, going_concern_unaffected" in msg and "1 and 0 are not read as yes/no" in msg
+    assert "row 5, stock_code" in msg and "6-digit" in msg
+    assert "row 5, going_concern_unaffected" in msg and "1 and 0 are not read as yes/no" in msg
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -538,11 +546,15 @@ def test_stock_codes(origin):
     sc = _f("stock_code")
     assert read_field(sc, "002015", origin) == ("002015", None)
     assert read_field(sc, "００２０１５", origin) == ("002015", None)
-    for bad in ["=1+1", "2015", "0020155", "٠٠٢٠١٥", "00201 5"]:
+    assert read_field(sc, "002015.SZ", origin) == ("002015", None)  # as vendors write it
+    assert read_field(sc, "sz002015", origin) == ("002015", None)
+    for bad in ["=1+1", "12345", "0020155", "٠٠٢٠١٥", "00201 5", "002015.SH", "2015.SZ", "SZ002015.SZ"]:
         val, err = read_field(sc, bad, origin)
-        assert val is None and "expected 6 digits" in err, (bad, err)
-    val, err = read_field(sc, 2015, origin)
-    assert val is None and "leading zeros" in err
+        assert val is None and "6-digit stock code" in err or "002015 is listed in SZSE" in err, (bad, err)
+    assert read_field(sc, 2015, origin) == ("002015", None)  # its zeros lost in a spreadsheet: restored
+    assert read_field(sc, "2015", origin) == ("002015", None)
+    val, err = read_field(sc, 2015.5, origin)
+    assert val is None and err.startswith("证券代码应为6位数字")
 
 
 @pytest.mark.parametrize("raw, want", [(True, True), (False, False), ("TRUE", True), ("False", False), ("是", True),
@@ -633,19 +645,19 @@ def test_boolean_columns_with_blanks_work_in_a_batch():
 
 
 def test_batch_errors_name_row_field_and_year_all_at_once():
-    df = pd.DataFrame({"policy": [GCL] * 3, "stock_code": ["002015", "=1+1", 600869.0], "fiscal_year": [2023, 2021.5, 2022],
+    df = pd.DataFrame({"policy": [GCL] * 3, "stock_code": ["002015", "=1+1", 12345.0], "fiscal_year": [2023, 2021.5, 2022],
                        "cash_dividend": ["-1", "1e308", "1.2亿"], "company_name": ["ok", "a\x07b", "x" * 201]})
     e = pytest.raises(CaseError, evaluate_batch, df, source="b.csv").value
     probs = problems(e)
     assert "expected an amount ≥ 0" in probs["row 2, cash_dividend (002015 2023)"]  # the row, field, company and year
-    assert "expected 6 digits" in probs["row 3, stock_code"]
+    assert "6-digit stock code" in probs["row 3, stock_code"]
     assert "1990–2100" in probs["row 3, fiscal_year"]
-    assert "leading zeros" in probs["row 4, stock_code"]
+    assert "012345 with its leading zeros is no listed code" in probs["row 4, stock_code"]
     assert "control character" in probs["row 3, company_name"]
     assert "at most 200" in probs["row 4, company_name (2022)"]
     assert "write amounts in 元" in probs["row 4, cash_dividend (2022)"]
     assert "exponent notation" in probs["row 3, cash_dividend"]
-    assert str(e).startswith("b.csv: invalid case")
+    assert str(e).startswith("b.csv: 批量文件有误 invalid batch file")
 
 
 def test_unknown_columns_and_attest_columns_say_did_you_mean():
@@ -740,7 +752,7 @@ def test_workbook_cells_are_read_by_the_same_reader():
     assert val is None and prob.where == "输入!F12" and prob.message.startswith("cash_dividend: expected an amount ≥ 0")
     assert read_value(Kind.AMOUNT, "revenue", "１，２３４", "输入!F13") == (1234.0, None)
     val, prob = read_value(Kind.TEXT, "stock_code", "=1+1", "输入!E5")
-    assert "expected 6 digits" in prob.message and "'=1+1'" in prob.message
+    assert "6-digit stock code" in prob.message and "'=1+1'" in prob.message
     val, prob = read_value(Kind.BOOL, "board_records_kept", 1, "输入!I40")
     assert prob.message.startswith("board_records_kept: expected yes/no")
 

@@ -1,26 +1,47 @@
 """Batch evaluation: a DataFrame of company-years -> a DataFrame of results.
 
-One row per company and fiscal year. Every row is evaluated as its own
-evaluation year, reading earlier years from the same company's rows. The
-whole frame is evaluated at once per policy: each input cell the model reads
-is one indexed column lookup, each calculation one numpy operation.
+One row per company and fiscal year. Every row is evaluated as its own evaluation year, reading
+earlier years from the same company's rows.
+
+Reading (:func:`prepare_batch`): each column is named by a field id, its Chinese label or a data
+terminal's name for the same figure (:mod:`xlmodel.columns`; a unit in the header scales the
+column, with a note); every column is read and checked as an array, with the one reading of each
+field (:func:`xlmodel.case.read_field`: plain numbers and text numbers in numpy, every other cell
+through ``read_field``, once per distinct value), every problem reported at once naming the row and
+the column. Stock codes are read as vendors write them (``600519.SH``, ``SZ000001``, ``2015`` with its
+zeros lost) and the board follows from the code where the file does not say it.
+
+Evaluating (:meth:`Batch.frames`): rows are evaluated in chunks of :data:`CHUNK_ROWS` (each input
+cell the model reads is one indexed lookup of a column, each calculation one numpy operation), so
+that memory stays flat however many rows the file has; :func:`evaluate_batch` joins the chunks.
+
+Without a plan (no ``policy`` column, no ``policy`` argument) every row is screened against the
+regulatory baseline alone (:func:`screen_model`): its computed rules, whatever the baseline file
+holds; the confirmations a company gives (attestations) and the rules on a plan's own conditions
+are left out, and said so.
 """
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 import pandas as pd
 
 from . import catalogue as cat
-from .case import UNIT_FIELDS, UNIT_WARNING_BELOW, is_blank, plain_number, read_field, read_year
+from . import policy as pol
+from .case import (MAX_AMOUNT, MAX_YEAR, MIN_YEAR, UNIT_FIELDS, UNIT_WARNING_BELOW, board_of_code,
+                   board_problem, is_blank, plain_number, read_field, read_number, read_year,
+                   stock_code_note)
+from .columns import Header, header_row, read_header
 from .consistency import CONFIRM_FIELD, year_findings
 from .errors import CaseError, Problem, XlmodelError
-from .compiled import VectorEnv
+from .compiled import VectorEnv, round_fen_v
 from .evaluator import evaluate_arrays, model_for
 from .expr import to_serial
-from .fields import FIELDS, Field, Kind
+from .fields import BOARDS, FIELDS, Field, Kind
 from .policy import Policy, policy_by_id
 from .untrusted import InputFileError, did_you_mean, read_csv_rows, read_xlsx_rows, shown
 from .progress import progress_bar
@@ -28,7 +49,17 @@ from .progress import progress_bar
 KEY_COLUMNS = ("policy", "stock_code", "company_name", "fiscal_year")
 FILE_ROW = "file_row"  #: the index name read_table gives the file's row numbers
 MAX_LISTED = 50
+#: rows evaluated at once: each calculation of a plan is an array of this many values
+CHUNK_ROWS = 8192
 _NUMERIC = (Kind.AMOUNT, Kind.RATIO, Kind.COUNT)
+#: the first cell of a vendor's footer row below the data (Wind: 数据来源：Wind)
+_FOOTER = ("数据来源", "来源：", "来源:", "资料来源", "注：", "注:", "Source:", "source:")
+
+
+class BatchError(CaseError):
+    """A batch file (or DataFrame) that cannot be evaluated: every problem, naming row and column."""
+
+    title = "批量文件有误 invalid batch file"
 
 
 def _attest_col(rule_id: str) -> str:
@@ -38,53 +69,79 @@ def _attest_col(rule_id: str) -> str:
 def read_table(path: str | Path) -> pd.DataFrame:
     """A batch file as a DataFrame of raw values, within the limits of :mod:`xlmodel.untrusted`.
 
-    CSV: every cell as text (UTF-8 with or without BOM, or GB18030); XLSX: the first
-    sheet's values. Nothing is converted here: :func:`evaluate_batch` reads every
-    cell through :func:`xlmodel.case.read_field`, as a case file or a workbook is
-    read. ``attrs``: ``xlmodel_origin`` ("csv"/"xlsx"), ``notes``; the index (named ``file_row``)
-    holds the file's row numbers."""
+    CSV: every cell as text (UTF-8 with or without BOM, or GBK/GB18030); XLSX: the first sheet's
+    values. The header is the first row whose cells are column names (:func:`xlmodel.columns.header_row`:
+    a title above it, as vendors write one, is left out); a vendor's footer (数据来源：…) below the
+    data is left out; both with a note. Nothing is converted here: :func:`evaluate_batch` reads
+    every cell as a case file or a workbook is read. ``attrs``: ``xlmodel_origin`` ("csv"/"xlsx"),
+    ``notes``; the index (named ``file_row``) holds the file's row numbers."""
     path = Path(path)
     source = str(path)
     suffix = path.suffix.lower()
     try:
         if suffix in (".xlsx", ".xlsm"):
-            table = read_xlsx_rows(path)
+            table = read_xlsx_rows(path, header_at=header_row)
             origin = "xlsx"
         elif suffix == ".csv":
-            table = read_csv_rows(path)
+            table = read_csv_rows(path, header_at=header_row)
             origin = "csv"
             header = table.header
             if len(header) == 1 and any(sep in header[0] for sep in (";", "\t", "|")):
                 sep = next(s for s in (";", "\t", "|") if s in header[0])
-                raise InputFileError(source, f"the header is one column {shown(header[0], 60)}: the file seems to use "
-                                             f"{sep!r} between values; save it comma-separated")
+                raise InputFileError(source, f"表头只有一列 the header is one column {shown(header[0], 60)}: 文件似乎以 "
+                                             f"{sep!r} 分隔 the file seems to use {sep!r} between values; "
+                                             "请另存为逗号分隔 save it comma-separated")
         else:
-            raise InputFileError(source, "expected a .csv or .xlsx file")
+            raise InputFileError(source, "应为 .csv 或 .xlsx 文件 expected a .csv or .xlsx file")
     except InputFileError as e:
-        raise CaseError(source, [Problem(e.where or "(file)", e.message)]) from None
-    header, rows = table.header, table.rows
+        raise BatchError(source, [Problem(e.where or "(file)", e.message)]) from None
+    header, rows, numbers, notes = table.header, table.rows, table.row_numbers, list(table.notes)
     seen: dict[str, int] = {}
     probs = []
     for j, name in enumerate(header):
         if name in seen:
-            probs.append(Problem(f"column {name!r}", f"appears twice (columns {seen[name] + 1} and {j + 1})"))
+            probs.append(Problem(f"列 column {name!r}", f"出现两次 appears twice (columns {seen[name] + 1} and {j + 1})"))
         else:
             seen[name] = j
     if probs:
-        raise CaseError(source, probs)
-    cols = list(zip(*rows))
-    df = pd.DataFrame({name: pd.Series(list(col), dtype=object) for name, col in zip(header, cols)})
+        raise BatchError(source, probs)
+    footer = _footer_rows(rows)
+    if footer:
+        notes.append(f"表末 {footer} 行为数据来源说明，未读入 the last {footer} row{'s' if footer > 1 else ''} "
+                     f"(a source line: {shown(rows[-footer][0], 40)}) {'are' if footer > 1 else 'is'} not data")
+        rows, numbers = rows[:-footer], numbers[:-footer]
+    cells = np.empty((len(rows), len(header)), dtype=object)  # the raw cells, as one block of objects
+    if rows:
+        cells[:] = rows
+    df = pd.DataFrame(cells, columns=header, copy=False, dtype=object)  # (no inference: the cells as they are)
     df.attrs["xlmodel_origin"] = origin
-    df.attrs["notes"] = table.notes
+    df.attrs["notes"] = notes
     # blank rows are left out: the index keeps the file's own row numbers, for the messages
-    df.index = pd.Index(table.row_numbers, name=FILE_ROW)
+    df.index = pd.Index(numbers, name=FILE_ROW)
     return df
+
+
+def _footer_rows(rows: list[list]) -> int:
+    """How many of the last rows are a vendor's footer: a note in the first cell only."""
+    k = 0
+    for r in reversed(rows):
+        first = r[0] if r else None
+        if isinstance(first, str) and first.strip().startswith(_FOOTER) and all(is_blank(v, "table") for v in r[1:]):
+            k += 1
+        else:
+            break
+    return k if k < len(rows) else 0
 
 
 def _rows_text(idx, rows: np.ndarray, limit: int = 5) -> str:
     idx = list(idx)
     shown_rows = ", ".join(str(rows[i]) for i in idx[:limit])
-    return ("row " if len(idx) == 1 else "rows ") + shown_rows + (f" (+{len(idx) - limit} more)" if len(idx) > limit else "")
+    more = f" (+{len(idx) - limit} more)" if len(idx) > limit else ""
+    return (f"第{shown_rows}行 row " if len(idx) == 1 else f"第{shown_rows}{more}行 rows ") + shown_rows + more
+
+
+def _row(rows: np.ndarray, i: int) -> str:
+    return f"第{rows[i]}行 row {rows[i]}"
 
 
 def _grouped(col: pd.Series) -> tuple[np.ndarray, list]:
@@ -124,6 +181,11 @@ def _groups(col: pd.Series) -> tuple[np.ndarray, list] | None:
     group of each row and each group's first value; None for unhashable values."""
     values = col.tolist()
     n = len(values)
+    if col.dtype == object and set(map(type, values)) <= {str, bool, type(None)}:
+        index: dict = {}  # text, yes/no and blanks: equal values are of one type (True == 1 is not among them)
+        get = index.setdefault
+        inv = np.fromiter([get(v, len(index)) for v in values], np.int64, n)
+        return inv, list(index)
     try:
         key, _ = pd.factorize(col, use_na_sentinel=False)
         if col.dtype == object:  # the types, where values of several may be equal (True == 1 == 1.0)
@@ -145,6 +207,8 @@ def _booleans(col: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
     if col.dtype != object:
         return None
     arr = col.to_numpy()
+    if len(arr) and type(arr[0]) is str:  # text (a CSV): read once per distinct value
+        return None
     if pd.api.types.infer_dtype(arr, skipna=True) not in ("boolean", "empty"):
         return None
     try:  # every value is a boolean or missing: the booleans are those equal to True or False
@@ -176,31 +240,158 @@ def _fifteen(x: np.ndarray) -> np.ndarray:
     return out
 
 
+# ---- numbers as text, read in numpy --------------------------------------------------------------
+
+#: substrings no plain decimal has: a dot without a digit on each side, a sign before a dot
+_NOT_PLAIN = (b"..", b"\n.", b".\n", b"+.", b"-.")
+_DECIMAL_BYTES = b"0123456789.+-\n"
+_DECIMALS_AT_ONCE = 1 << 16  # cells joined at once (a few MB of text)
+
+
+def _decimal_pass(values: list) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`_plain_decimals` of at most :data:`_DECIMALS_AT_ONCE` cells, or None when a cell is
+    not text or not plain decimal text (then read cell by cell).
+
+    The cells, joined by line breaks, are tested as one text (each test a scan of the bytes): only
+    digits, dots, signs and the line breaks; a sign only at a cell's start; no dot without a digit on
+    each side. Then numpy reads the numbers of the text (its decimal reading is Python's, correctly
+    rounded: ``float`` of each cell, as :func:`xlmodel.case.read_field` reads it), stopping at a cell
+    it cannot read (a lone sign, two dots): then the pass is read cell by cell."""
+    n = len(values)
+    try:
+        text = "\n".join(values).encode("ascii")
+    except (TypeError, UnicodeEncodeError):
+        return None
+    if text.translate(None, _DECIMAL_BYTES) or text.count(b"\n") != n - 1:
+        return None  # another character, or a cell holding a line break
+    if text.startswith(b".") or text.endswith(b".") or any(s in text for s in _NOT_PLAIN):
+        return None
+    for sign in (b"+", b"-"):
+        if text.count(sign) != text.count(b"\n" + sign) + text.startswith(sign):
+            return None  # a sign inside a cell
+    empty = np.zeros(n, bool)
+    if not text or text.startswith(b"\n") or text.endswith(b"\n") or b"\n\n" in text:  # blanks among them
+        breaks = np.flatnonzero(np.frombuffer(text, np.uint8) == 10)
+        empty = np.diff(breaks, prepend=-1, append=len(text)) == 1
+        text = b"\n" + text + b"\n"
+        for _ in range(2):  # a blank between two breaks reads 0 (twice: runs of blanks)
+            text = text.replace(b"\n\n", b"\n0\n")
+        text = text[1:-1]
+    try:
+        with warnings.catch_warnings():  # a cell it cannot read ends the array early, or raises
+            warnings.simplefilter("ignore")
+            num = np.fromstring(text.decode("ascii"), dtype=float, sep="\n")  # Python's own, correctly rounded
+    except ValueError:
+        return None
+    if len(num) != n:
+        return None
+    num[empty] = 0.0
+    return num, ~empty, empty
+
+
+def _plain_decimals(values: list) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(number, which cells are plain decimal text, which are empty) of a list of text cells, or None
+    when a cell is not text.
+
+    Plain decimal text is what :func:`xlmodel.case.plain_number` reads (``[+-]?digits(.digits)?``),
+    read by ``float`` as :func:`xlmodel.case.read_field` reads it; a pass of cells that is not all
+    plain is read cell by cell (:func:`xlmodel.case.plain_number`): the cells it refuses are read by
+    :func:`xlmodel.case.read_field`, one by one."""
+    n = len(values)
+    if not n:
+        return np.zeros(0), np.zeros(0, bool), np.zeros(0, bool)
+    if type(values[0]) is not str:
+        return None
+    parts = []
+    for a in range(0, n, _DECIMALS_AT_ONCE):
+        chunk = values[a:a + _DECIMALS_AT_ONCE]
+        if not all(type(v) is str for v in chunk[:1]) or (got := _decimal_pass(chunk)) is None:
+            if any(type(v) is not str for v in chunk):
+                return None
+            got = _decimals_by_cell(chunk)
+        parts.append(got)
+    if len(parts) == 1:
+        return parts[0]
+    return tuple(np.concatenate(p) for p in zip(*parts))  # type: ignore[return-value]
+
+
+def _decimals_by_cell(values: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    parsed = [plain_number(v) for v in values]
+    ok = np.array([p is not None for p in parsed], dtype=bool)
+    num = np.array([p if p is not None else 0.0 for p in parsed], dtype=float)
+    empty = np.array([v is None or (type(v) is str and not v) for v in values], dtype=bool)
+    return num, ok, empty
+
+
+def _numbers_of(values: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(number, read here, blank) of each cell of a numeric column of any types: text through
+    :func:`_plain_decimals`, int and float as numbers, None and NaN blank; the rest is left to
+    :func:`read_field` (not read here, not blank)."""
+    got = _plain_decimals(values)
+    if got is not None:
+        return got
+    n = len(values)
+    types = np.array(list(map(type, values)), dtype=object)
+    num, fast, blank = np.zeros(n), np.zeros(n, bool), (types == type(None))
+    text = np.flatnonzero(types == str)
+    if len(text):
+        t_num, t_ok, t_empty = _plain_decimals([values[i] for i in text])
+        num[text], fast[text], blank[text] = t_num, t_ok, t_empty
+    plain = np.flatnonzero((types == float) | (types == int))
+    if len(plain):
+        try:
+            x = np.array([values[i] for i in plain], dtype=float)
+        except OverflowError:  # an int beyond any double: each on its own
+            x = np.array([float(values[i]) if abs(values[i]) < 1e300 else np.inf for i in plain])
+        num[plain] = x
+        nan = np.isnan(x)
+        fast[plain] = ~nan
+        blank[plain[nan]] = True
+    return num, fast, blank
+
+
+# ---- reading a column ------------------------------------------------------------------------------
+
+def _scaled_field(f: Field) -> Field:
+    """The field read before a header's unit scales it: any number (the field's own bounds are
+    checked on the scaled value)."""
+    return Field(f.id, f.zh, f.en, Kind.AMOUNT, f.per_year, default_zero=f.default_zero)
+
+
 def _encode_numbers(f: Field, num: np.ndarray, fast: np.ndarray, absent: np.ndarray, values, origin: str,
-                    errors: list[tuple[int, str]]) -> tuple[np.ndarray, np.ndarray]:
-    """Plain numbers vectorised (``num``/``fast``); every other cell through :func:`read_field`."""
+                    errors: list[tuple[int, str]], head: Header | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Numbers read in numpy (``num`` where ``fast``), scaled by the header's unit; every other cell
+    through :func:`read_field` (a scaled one read as any number, then checked scaled)."""
     kind, n = f.kind, len(num)
-    ok = fast & np.isfinite(num) & (np.abs(num) < 1e15)
-    if kind == Kind.RATIO:
-        ok &= (num >= 0) & (num <= 1)
-    elif kind == Kind.COUNT:
-        ok &= (num >= 0) & (num == np.floor(num))
-    elif f.default_zero:
-        ok &= num >= 0
+    factor = head.factor if head is not None else 1.0
+    x = num * factor if factor != 1 else num
+    with np.errstate(invalid="ignore"):
+        ok = fast & np.isfinite(x) & (np.abs(x) < MAX_AMOUNT)
+        if kind == Kind.RATIO:
+            ok &= (x >= 0) & (x <= 1)
+        elif kind == Kind.COUNT:
+            ok &= (x >= 0) & (x == np.floor(x))
+        elif f.default_zero:
+            ok &= x >= 0
     out = np.zeros(n, dtype=float)
     good = np.flatnonzero(ok)
-    out[good] = _fifteen(num[good])
+    out[good] = _fifteen(x[good])
     rest = np.flatnonzero(~ok & ~absent)
     if len(rest):
         values = values() if callable(values) else values
+        reader = f if factor == 1 else _scaled_field(f)
         for i in rest:  # everything else: the scalar reader, value or message
-            x, err = read_field(f, values[i], origin)
+            v, err = read_field(reader, values[i], origin)
+            if err is None and v is not None and factor != 1:
+                v, err = read_number(f, v * factor, origin)
+                if err:
+                    err = f"{err}（{shown(values[i])} {head.unit}）"
             if err:
                 errors.append((int(i), err))
-            elif x is None:
+            elif v is None:
                 absent[i] = True
             else:
-                out[i] = x
+                out[i] = v
     return out, absent
 
 
@@ -208,10 +399,7 @@ def _encode_values(f: Field, values: list, origin: str, errors: list[tuple[int, 
     """A list of raw cells read one by one (:func:`read_field`), as the evaluator stores them."""
     kind, n = f.kind, len(values)
     if kind in _NUMERIC:
-        parsed = [plain_number(v) for v in values]
-        fast = np.array([p is not None for p in parsed], dtype=bool)
-        num = np.array([p if p is not None else np.nan for p in parsed], dtype=float)
-        absent = np.array([is_blank(v, origin) for v in values], dtype=bool) if n else np.zeros(0, bool)
+        num, fast, absent = _numbers_of(values)
         return _encode_numbers(f, num, fast, absent, values, origin, errors)
     vals = []
     for i, v in enumerate(values):
@@ -230,10 +418,11 @@ def _encode_values(f: Field, values: list, origin: str, errors: list[tuple[int, 
 
 
 def _encode_column(fid: str, col: pd.Series, problems: list[Problem], rows: np.ndarray, origin: str = "table",
-                   labels: list[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Validate and encode one input column as the evaluator reads it, every cell through
-    :func:`xlmodel.case.read_field`, once per distinct value and type (plain numbers vectorised,
-    with the same result); the problems in row order."""
+                   labels: list[str] | None = None, head: Header | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Validate and encode one input column as the evaluator reads it: numbers as arrays
+    (:func:`_numbers_of`), every other kind once per distinct value and type, every cell that is not
+    a plain number through :func:`xlmodel.case.read_field`; scaled by the header's unit; the problems
+    in row order, naming the row and the column as the file names it."""
     f = FIELDS.get(fid)
     if f is None:  # an attest_<rule> column: a yes/no
         rid = fid[len("attest_"):] if fid.startswith("attest_") else fid
@@ -244,12 +433,14 @@ def _encode_column(fid: str, col: pd.Series, problems: list[Problem], rows: np.n
     if kind in _NUMERIC and pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype):
         num = col.to_numpy(dtype=float, na_value=np.nan)
         absent = np.isnan(num) if origin in ("csv", "xlsx", "table") else np.zeros(n, bool)
-        out, absent = _encode_numbers(f, num, np.isfinite(num), absent, col.tolist, origin, errors)
-    elif kind in _NUMERIC and col.dtype == object:  # numbers of any type: each cell (-0.0 stays -0.0)
-        out, absent = _encode_values(f, col.tolist(), origin, errors)
+        out, absent = _encode_numbers(f, num, np.isfinite(num), absent, col.tolist, origin, errors, head)
+    elif kind in _NUMERIC and (col.dtype == object or pd.api.types.is_string_dtype(col.dtype)):
+        values = col.tolist()  # numbers of any type, as text or not (-0.0 stays -0.0)
+        num, fast, absent = _numbers_of(values)
+        out, absent = _encode_numbers(f, num, fast, absent, values, origin, errors, head)
     elif kind == Kind.BOOL and (hit := _booleans(col)) is not None:
         out, absent = hit
-    else:  # yes/no, choices, dates, text, and numbers as text: once per distinct value
+    else:  # yes/no, choices, dates, text: once per distinct value
         grouped = _groups(col)
         if grouped is None:
             out, absent = _encode_values(f, col.tolist(), origin, errors)
@@ -261,8 +452,9 @@ def _encode_column(fid: str, col: pd.Series, problems: list[Problem], rows: np.n
             if rep_errors:
                 msg = dict(rep_errors)
                 errors = [(int(i), msg[inv[i]]) for i in np.flatnonzero(np.isin(inv, list(msg)))]
+    where = head.where if head is not None else fid
     for i, m in errors:
-        problems.append(Problem(f"row {rows[i]}, {fid}" + (f" ({labels[i]})" if labels and labels[i] else ""), m))
+        problems.append(Problem(f"{_row(rows, i)}, {where}" + (f" ({labels[i]})" if labels and labels[i] else ""), m))
     if f.default_zero:
         absent = np.zeros(n, dtype=bool)
     return out, absent
@@ -300,173 +492,94 @@ def _unit_warnings(encoded: dict, n: int, rows: np.ndarray, labels: list[str]) -
     if not len(idx):
         return []
     which = ", ".join(f"row {rows[i]} ({labels[i]})" for i in idx[:10]) + (f" (+{len(idx) - 10} more)" if len(idx) > 10 else "")
-    return [f"{which}: amounts look like 万元 or 亿元, not 元 ({', '.join(f for f in UNIT_FIELDS if f in encoded)} "
-            f"all below {UNIT_WARNING_BELOW:,.0f}): every amount is read in 元 (1.2亿 is 120000000)"]
+    return [f"{which}: 金额像是以万元或亿元填写 amounts look like 万元 or 亿元, not 元 "
+            f"({', '.join(f for f in UNIT_FIELDS if f in encoded)} all below {UNIT_WARNING_BELOW:,.0f}): "
+            "every amount is read in 元 (1.2亿 is 120000000); 表头写明单位（如 归母净利润(万元)）即按该单位换算 "
+            "a header stating the unit (归母净利润(万元)) scales the column"]
 
 
-def evaluate_batch(df: pd.DataFrame, policy: str | Policy | None = None, source: str = "<batch>",
-                   progress: bool | None = False) -> pd.DataFrame:
-    """Evaluate every row (company-year) of ``df``; see the module doc.
+# ---- the regulatory baseline alone -----------------------------------------------------------------
 
-    ``policy``: a plan id (or a loaded :class:`~xlmodel.policy.Policy`) for every row, else
-    the ``policy`` column (ids only). Every cell is read by :func:`xlmodel.case.read_field`;
-    every problem is reported at once, naming the row, the column and the fiscal year.
-    The result's columns: :func:`result_columns` (company, policy, year, ``in_plan_period``,
-    the outputs, then per rule status, actual, bound, margin, shortfall).
-    ``result.attrs["warnings"]``: amounts that look like 万元/亿元 (not errors);
-    ``result.attrs["columns"]``: each column's labels and unit (for :mod:`xlmodel.batch_output`);
-    ``result.attrs["policies"]``: each plan's title and plan years.
-    ``progress``: a bar on stderr per policy (``None``: when stderr is a terminal and the run is long)."""
-    problems: list[Problem] = []
-    origin = df.attrs.get("xlmodel_origin", "table")
-    if origin not in ("csv", "xlsx", "table"):
-        origin = "table"
-    file_rows = df.index.to_numpy() if df.index.name == FILE_ROW else None
-    df = df.reset_index(drop=True)
-    if any(not isinstance(c, str) for c in df.columns):
-        df = df.rename(columns=str)
-    n = len(df)
-    rows = np.arange(n) + 2 if file_rows is None else file_rows  # spreadsheet row numbers (header is row 1)
-    dup_cols = sorted({c for c in df.columns if list(df.columns).count(c) > 1})
-    for c in dup_cols:
-        problems.append(Problem(f"column {c!r}", "appears more than once"))
-    if n == 0:
-        problems.append(Problem("(file)", "no data rows; expected one row per company and fiscal year"))
-    if "fiscal_year" not in df.columns:
-        problems.append(Problem("column 'fiscal_year'", "required"))
-    key_col = "stock_code" if "stock_code" in df.columns else "company_name" if "company_name" in df.columns else None
-    if key_col is None:
-        problems.append(Problem("column 'stock_code'", "required (or company_name) to tell companies apart"))
-    if policy is None and "policy" not in df.columns:
-        problems.append(Problem("column 'policy'", "required unless a policy is given (--policy)"))
-    if problems:
-        raise CaseError(source, problems)
+_SCREENS: dict[tuple, tuple] = {}
 
-    # the plans: one id for every row, or the policy column, each id looked up once (never a path)
-    models: dict[str, object] = {}
-    if policy is not None:
-        pid = policy.id if isinstance(policy, Policy) else policy
-        try:
-            models[pid] = model_for(policy if isinstance(policy, Policy) else policy_by_id(policy))
-        except XlmodelError as e:
-            raise CaseError(source, [Problem("policy (--policy)", str(e))]) from None
-        pol_col = pd.Series([pid] * n)
-    else:
-        inv, reps = _grouped(df["policy"])
-        g_pid, g_blank, g_key = [], [], []
-        for v in reps:
-            blank = is_blank(v, origin)
-            p = v.strip() if isinstance(v, str) else v
-            g_blank.append(blank)
-            g_pid.append("" if blank or not isinstance(p, str) else p)
-            g_key.append(None if blank else (type(p), p))
-        blank_rows = np.flatnonzero(np.array(g_blank, dtype=bool)[inv])
-        for i in blank_rows:
-            problems.append(Problem(f"row {rows[i]}, policy", "required: a policy id (see `xlmodel policies`)"))
-        by_value: dict = {}
-        for g, key in enumerate(g_key):
-            if key is not None:
-                by_value.setdefault(key, []).append(g)
-        order = np.argsort(inv, kind="stable")
-        starts = np.searchsorted(inv[order], np.arange(len(reps) + 1))
-        for (_, p), groups in sorted(by_value.items(), key=lambda kv: min(order[starts[g]] for g in kv[1])):
-            idx = np.sort(np.concatenate([order[starts[g]:starts[g + 1]] for g in groups]))
-            try:
-                models[p] = model_for(policy_by_id(p))
-            except XlmodelError as e:
-                problems.append(Problem(f"{_rows_text(idx, rows)}, policy", str(e)))
-        pids = np.array(g_pid, dtype=object)[inv]
-        pol_col = pd.Series(pids)
-    known_att = {pid: set(m.attestation_ids()) for pid, m in models.items()}
-    all_att = sorted(set().union(*known_att.values())) if known_att else []
 
-    attest_cols = [c for c in df.columns if c.startswith("attest_")]
-    known_cols = list(KEY_COLUMNS) + list(FIELDS) + [_attest_col(a) for a in all_att]
-    for c in df.columns:
-        if c in attest_cols:
-            rid = c[len("attest_"):]
-            if models and rid not in all_att and len(models) == len(set(pol_col) - {""}):
-                problems.append(Problem(f"column {c!r}", f"not an attestation of {', '.join(models)}"
-                                                         + did_you_mean(rid, all_att)))
-        elif c not in KEY_COLUMNS and c not in FIELDS:
-            problems.append(Problem(f"column {c!r}", "unknown field id" + did_you_mean(c, known_cols)))
+def screen_model(baseline_id: str | None = None) -> tuple[cat.Model, list[tuple[str, str, str]]]:
+    """A baseline-only screen: the model of the regulatory baseline's rules (``baseline_id``, by
+    default the one a plan applies) with no plan, and the rules left out, ``(rule id, title, why)``.
 
-    # fiscal years
-    inv_y, res_y = _read_grouped(lambda v: read_year(v, origin), df["fiscal_year"])
-    g_year = np.empty(len(res_y), dtype=object)
-    g_year[:] = [fy for fy, _ in res_y]
-    bad = np.array([err is not None or fy is None for fy, err in res_y], dtype=bool)
-    for i in np.flatnonzero(bad[inv_y]):
-        fy, err = res_y[inv_y[i]]
-        problems.append(Problem(f"row {rows[i]}, fiscal_year", err or "required: a fiscal year such as 2024"))
-    year_vals = g_year[inv_y]
-    # the company key
-    inv_k, res_k = _read_grouped(lambda v: read_field(FIELDS[key_col], v, origin), df[key_col])
-    g_key = np.empty(len(res_k), dtype=object)
-    g_key[:] = [k or "" for k, _ in res_k]
-    bad = np.array([err is not None or k is None for k, err in res_k], dtype=bool)
-    for i in np.flatnonzero(bad[inv_k]):
-        k, err = res_k[inv_k[i]]
-        problems.append(Problem(f"row {rows[i]}, {key_col}", err or "required to tell companies apart"))
-    key_vals = g_key[inv_k]
-    labels = _Labels(key_vals, year_vals)
-    if key_col == "stock_code" and "company_name" in df.columns:
-        inv_c, res_c = _read_grouped(lambda v: read_field(FIELDS["company_name"], v, origin), df["company_name"])
-        bad = np.array([err is not None for _, err in res_c], dtype=bool)
-        for i in np.flatnonzero(bad[inv_c]):
-            problems.append(Problem(f"row {rows[i]}, company_name" + (f" ({labels[i]})" if labels[i] else ""),
-                                    res_c[inv_c[i]][1]))
-    keys = pd.Series(key_vals, dtype=object)
-    has_year = np.array([fy is not None for fy, _ in res_y], dtype=bool)[inv_y]
-    years = pd.Series(np.where(has_year, year_vals, 0).astype(int))
-    valid = (key_vals != "") & has_year
-    dup = pd.DataFrame({"k": keys, "y": years}).duplicated(keep=False).to_numpy() & valid
-    for i in np.flatnonzero(dup):
-        problems.append(Problem(f"row {rows[i]}", f"{keys.iloc[i]} {years.iloc[i]} appears more than once"))
+    Every rule of the baseline file is screened except the confirmations a company gives (rules of
+    kind ``attestation``: its low-payout explanation, online voting …, which no figure can show)
+    and rules that read a plan's cash-dividend conditions (there is no plan). Compiled once per
+    baseline file."""
+    bid = baseline_id or pol.Settings().regulatory_baseline
+    base = pol.load_baseline(bid)
+    key = (bid, id(base))
+    hit = _SCREENS.get(key)
+    if hit is not None and hit[0] is base:
+        return hit[1], hit[2]
+    lo, hi = MIN_YEAR, MAX_YEAR
+    empty = Policy.model_construct(id=base.id, version=base.version, title_zh=base.title_zh, title_en=base.title_en,
+                                   company=None, plan_years=(lo, hi), adopted=None, text=None, settings=pol.Settings(),
+                                   major_outlay=None, clauses={}, rules=[])
+    full = cat.compile_policy(empty, base)
+    reads_plan = {"cond_met", "cond_unknown"}
+    left: list[tuple[str, str, str]] = []
+    for rd in full.rules:
+        if rd.spec.kind == "attestation":
+            left.append((rd.id, rd.spec.title_zh, "需公司确认的事项，数据无从显示 a confirmation the company gives"))
+        elif any(nm.startswith(rd.id + ".") and any(c in reads_plan for c, _ in node.calcs())
+                 for nm, node in full.scalars.items()):
+            left.append((rd.id, rd.spec.title_zh, "依据规划的现金分红条件，无规划不适用 reads a plan's own conditions"))
+    gone = {rid for rid, _, _ in left}
+    kept = base.model_copy(update={"rules": [r for r in base.rules if r.id not in gone]})
+    model = cat.compile_policy(empty, kept) if gone else full
+    if len(_SCREENS) > 8:
+        _SCREENS.clear()
+    _SCREENS[key] = (base, model, left)
+    return model, left
 
-    encoded: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    for c in df.columns:
-        if (c in FIELDS and c not in ("company_name", "stock_code")) or c in attest_cols:
-            encoded[c] = _encode_column(c, df[c], problems, rows, origin, labels)
-    # an attestation given on a row whose plan has no such attestation
-    pol_arr = pol_col.to_numpy(dtype=object)
-    for c in attest_cols:
-        rid = c[len("attest_"):]
-        lacking = [p for p, ids in known_att.items() if rid not in ids]
-        if c in encoded and rid in all_att and lacking:
-            arr, absent = encoded[c]
-            wrong = np.flatnonzero(~absent & np.isin(pol_arr, lacking))
-            if len(wrong):
-                problems.append(Problem(f"{_rows_text(wrong, rows)}, {c}",
-                                        f"not an attestation of policy {pol_col.iloc[wrong[0]]}; leave it blank there"))
-    problems += _part_problems(encoded, n, rows)
-    warnings = _unit_warnings(encoded, n, rows, labels)
-    if problems:
-        raise CaseError(source, problems[:MAX_LISTED] + ([Problem("…", f"{len(problems) - MAX_LISTED} more")] if len(problems) > MAX_LISTED else []))
 
-    y = years.to_numpy(dtype=int)
-    # (company, year) as one integer, sorted once: every offset's rows by one binary search
-    company_code, _ = pd.factorize(keys)
-    row_key = company_code.astype(np.int64) * 1_000_000 + (y - y.min() + 500_000)
-    key_order = np.argsort(row_key, kind="stable")
-    sorted_key = row_key[key_order]
-    names = _company_names(df, key_col, origin)
-    bar = progress_bar(len(y), "评估 evaluating", progress)
-    out_frames = []
-    for pid, model in models.items():
-        sel = np.flatnonzero((pol_col == pid).to_numpy())
-        n = len(sel)
+# ---- reading a whole table --------------------------------------------------------------------------
+
+class Batch:
+    """A batch read and checked (:func:`prepare_batch`), ready to be evaluated chunk by chunk."""
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+    @property
+    def screen(self) -> bool:
+        """True for a baseline-only screen (no plan)."""
+        return self.left_out is not None
+
+    def meta(self) -> dict:
+        """The ``attrs`` of the result: warnings, notes, each column's labels, each plan's title."""
+        policies = {pid: {"title_zh": m.policy.title_zh, "title_en": m.policy.title_en,
+                          "plan_years": None if self.screen else list(m.policy.plan_years)} for pid, m in self.models.items()}
+        if self.screen:
+            for p in policies.values():
+                p["screen"] = True
+                p["left_out"] = [list(x) for x in self.left_out]
+        return {"warnings": list(self.warnings), "notes": list(self.notes),
+                "columns": column_labels(self.columns, list(self.models.values())), "policies": policies}
+
+    def _getter(self, sel: np.ndarray):
         lookups: dict[int, np.ndarray] = {}
+        n = len(sel)
+        encoded, row_key, sorted_key, key_order = self.encoded, self.row_key, self.sorted_key, self.key_order
 
-        def loc(offset: int, sel=sel) -> np.ndarray:
+        def loc(offset: int) -> np.ndarray:
             """The row of each selected row's company in its year + offset (-1: no such row)."""
             if offset not in lookups:
-                target = row_key[sel] + offset
-                pos = np.minimum(np.searchsorted(sorted_key, target), len(sorted_key) - 1)
-                lookups[offset] = np.where(sorted_key[pos] == target, key_order[pos], -1)
+                if offset == 0:
+                    lookups[0] = sel
+                else:
+                    target = row_key[sel] + offset
+                    pos = np.minimum(np.searchsorted(sorted_key, target), len(sorted_key) - 1)
+                    lookups[offset] = np.where(sorted_key[pos] == target, key_order[pos], -1)
             return lookups[offset]
 
-        def getter(fid: str, offset: int, sel=sel, n=n):
+        def getter(fid: str, offset: int):
             col = _attest_col(fid[len(cat.ATTEST):]) if fid.startswith(cat.ATTEST) else fid
             f = FIELDS.get(fid)
             if col not in encoded or (fid.startswith(cat.ATTEST) and offset != 0):
@@ -476,22 +589,322 @@ def evaluate_batch(df: pd.DataFrame, policy: str | Policy | None = None, source:
                 return fill, np.full(n, not (f is not None and f.default_zero))
             arr, absent = encoded[col]
             li = loc(offset)
+            if offset == 0:
+                return arr[li], absent[li]
             found = li >= 0
             safe = np.where(found, li, 0)
-            vals = arr[safe].copy()
+            vals = arr[safe]
             miss = np.where(found, absent[safe], not (f is not None and f.default_zero))
             if not found.all():
                 vals[~found] = "" if vals.dtype == object else 0
             return vals, miss
+        return getter
 
-        env = evaluate_arrays(model, n, getter, y[sel])
-        company = {key_col: keys.to_numpy()[sel]}
-        if names is not None:
-            company["company_name"] = names[sel]
-        out_frames.append(pd.DataFrame(_results(model, env, pid, company, y[sel]), index=sel))
-        bar.update(n)
-    bar.close()
-    return _finish(out_frames, models, warnings)
+    def frames(self, chunk_rows: int | None = None, progress: bool | None = False) -> Iterator[pd.DataFrame]:
+        """The result rows in the input's order, ``chunk_rows`` (:data:`CHUNK_ROWS`) at a time, every
+        chunk with the same columns (:attr:`columns`)."""
+        chunk_rows = chunk_rows or CHUNK_ROWS
+        bar = progress_bar(self.n, "评估 evaluating", progress)
+        try:
+            for a in range(0, self.n, chunk_rows):
+                b = min(self.n, a + chunk_rows)
+                parts = []
+                for pid, model in self.models.items():
+                    sel = a + np.flatnonzero(self.pol[a:b] == pid) if len(self.models) > 1 else np.arange(a, b)
+                    if not len(sel):
+                        continue
+                    env = evaluate_arrays(model, len(sel), self._getter(sel), self.years[sel])
+                    company = {self.key_col: self.keys[sel]}
+                    if self.names is not None:
+                        company["company_name"] = self.names[sel]
+                    parts.append(pd.DataFrame(_results(model, env, pid, company, self.years[sel]), index=sel))
+                    bar.update(len(sel))
+                out = pd.concat(parts).sort_index() if len(parts) > 1 else parts[0]
+                if list(out.columns) != self.columns:
+                    out = out.reindex(columns=self.columns)
+                for c in ("fail_count", "warn_count", "missing_input_count"):
+                    out[c] = out[c].astype(int)
+                for c in self.numeric_columns:  # a chunk whose values are all blank is numbers all the same
+                    if out[c].dtype == object:
+                        out[c] = out[c].astype(float)
+                yield out
+        finally:
+            bar.close()
+
+
+def _headers(df: pd.DataFrame, problems: list[Problem], notes: list[str]) -> dict[str, tuple[str, Header]]:
+    """Each column's header read (:func:`xlmodel.columns.read_header`): field id -> (column, header)."""
+    heads: dict[str, tuple[str, Header]] = {}
+    names = [str(c) for c in df.columns]
+    for c in sorted({c for c in names if names.count(c) > 1}):
+        problems.append(Problem(f"列 column {c!r}", "出现不止一次 appears more than once"))
+    for c in df.columns:
+        h = read_header(str(c))
+        if h.problem:
+            problems.append(Problem(f"列 column {str(c)!r}", h.problem))
+            continue
+        if h.field in heads:
+            other = heads[h.field][0]
+            if other != c:
+                problems.append(Problem(f"列 column {str(c)!r}", f"与列 {str(other)!r} 同为 {h.field}，请只保留一列 "
+                                                                f"both this and {str(other)!r} are {h.field}: keep one"))
+            continue
+        heads[h.field] = (c, h)
+        if h.note:
+            notes.append(f"列 column {str(c)!r}: {h.note}")
+    return heads
+
+
+def prepare_batch(df: pd.DataFrame, policy: str | Policy | None = None, source: str = "<batch>") -> Batch:
+    """Read and check every row and column of ``df`` (see the module doc): a :class:`Batch`, or a
+    :class:`BatchError` with every problem, each naming the row and the column."""
+    problems: list[Problem] = []
+    notes: list[str] = list(df.attrs.get("notes") or [])  # how the file was read (a title row, a footer)
+    origin = df.attrs.get("xlmodel_origin", "table")
+    if origin not in ("csv", "xlsx", "table"):
+        origin = "table"
+    file_rows = df.index.to_numpy() if df.index.name == FILE_ROW else None
+    n = len(df)
+    rows = np.arange(n) + 2 if file_rows is None else file_rows  # spreadsheet row numbers (header is row 1)
+    heads = _headers(df, problems, notes)
+
+    def column(fid: str) -> pd.Series:
+        return df[heads[fid][0]]
+
+    if n == 0:
+        problems.append(Problem("(file)", "没有数据行 no data rows; expected one row per company and fiscal year"))
+    if "fiscal_year" not in heads:
+        problems.append(Problem("列 column 'fiscal_year'", "缺少会计年度列 required: a fiscal_year (会计年度) column"))
+    key_col = "stock_code" if "stock_code" in heads else "company_name" if "company_name" in heads else None
+    if key_col is None:
+        problems.append(Problem("列 column 'stock_code'", "缺少证券代码列 required: a stock_code (证券代码) column, "
+                                                         "or company_name (公司名称), to tell companies apart"))
+    cash = heads.get("cash_dividend")
+    if cash is not None and cash[1].per and "share_count" not in heads:
+        problems.append(Problem(cash[1].where, "每股数字需要总股本列 a per-share figure needs a share_count (总股本) "
+                                               "column to give the cash dividend"))
+    if problems and (n == 0 or "fiscal_year" not in heads or key_col is None):
+        raise BatchError(source, problems)
+
+    # the plans: one id for every row, the policy column (each id looked up once, never a path), or none
+    models: dict[str, cat.Model] = {}
+    left_out = None
+    if policy is not None:
+        pid = policy.id if isinstance(policy, Policy) else policy
+        try:
+            models[pid] = model_for(policy if isinstance(policy, Policy) else policy_by_id(policy))
+        except XlmodelError as e:
+            raise BatchError(source, [Problem("policy (--policy)", str(e))]) from None
+        pol_col = np.full(n, pid, dtype=object)
+    elif "policy" not in heads:
+        model, left_out = screen_model()
+        models[model.policy.id] = model
+        pol_col = np.full(n, model.policy.id, dtype=object)
+        notes.append(f"无规划（无 policy 列、未给 --policy）：按监管底线 {model.policy.id} 筛查每一行"
+                     + (f"；未纳入 left out: {', '.join(r for r, _, _ in left_out)}（需公司确认的事项或依据规划条件的规则 "
+                        "confirmations and rules on a plan's conditions)" if left_out else "")
+                     + f" — no plan: every row screened against the regulatory baseline {model.policy.id} alone")
+    else:
+        pol_col = _read_policies(column("policy"), rows, origin, models, problems)
+    known_att = {pid: set(m.attestation_ids()) for pid, m in models.items()}
+    all_att = sorted(set().union(*known_att.values())) if known_att else []
+
+    attest_cols = [fid for fid in heads if fid.startswith("attest_")]
+    for c in attest_cols:
+        rid = c[len("attest_"):]
+        if left_out is not None:
+            problems.append(Problem(f"列 column {c!r}", "按监管底线筛查时不读确认事项，请删去此列 a baseline-only screen "
+                                                        "reads no attestations: leave the column out"))
+        elif models and rid not in all_att and len(models) == len(set(pol_col.tolist()) - {""}):
+            problems.append(Problem(f"列 column {c!r}", f"不是 {', '.join(models)} 的确认事项 not an attestation of "
+                                                        f"{', '.join(models)}" + did_you_mean(rid, all_att)))
+
+    # fiscal years
+    inv_y, res_y = _read_grouped(lambda v: read_year(v, origin), column("fiscal_year"))
+    g_year = np.empty(len(res_y), dtype=object)
+    g_year[:] = [fy for fy, _ in res_y]
+    bad = np.array([err is not None or fy is None for fy, err in res_y], dtype=bool)
+    year_where = heads["fiscal_year"][1].where
+    for i in np.flatnonzero(bad[inv_y]):
+        fy, err = res_y[inv_y[i]]
+        problems.append(Problem(f"{_row(rows, i)}, {year_where}", err or "缺少会计年度 required: a fiscal year such as 2024"))
+    year_vals = g_year[inv_y]
+    # the company key
+    key_head = heads[key_col][1]
+    inv_k, reps_k = _grouped(column(key_col))
+    res_k = [read_field(FIELDS[key_col], v, origin) for v in reps_k]
+    g_key = np.empty(len(res_k), dtype=object)
+    g_key[:] = [k or "" for k, _ in res_k]
+    bad = np.array([err is not None or k is None for k, err in res_k], dtype=bool)
+    for i in np.flatnonzero(bad[inv_k]):
+        k, err = res_k[inv_k[i]]
+        problems.append(Problem(f"{_row(rows, i)}, {key_head.where}", err or "缺少 required to tell companies apart"))
+    key_vals = g_key[inv_k]
+    if key_col == "stock_code":
+        _code_notes(inv_k, reps_k, res_k, notes)
+    labels = _Labels(key_vals, year_vals)
+    names = None
+    if key_col == "stock_code" and "company_name" in heads:
+        inv_c, res_c = _read_grouped(lambda v: read_field(FIELDS["company_name"], v, origin), column("company_name"))
+        bad = np.array([err is not None for _, err in res_c], dtype=bool)
+        for i in np.flatnonzero(bad[inv_c]):
+            problems.append(Problem(f"{_row(rows, i)}, {heads['company_name'][1].where}" + (f" ({labels[i]})" if labels[i] else ""),
+                                    res_c[inv_c[i]][1]))
+        g = np.empty(len(res_c), dtype=object)
+        g[:] = [v for v, _ in res_c]
+        names = g[inv_c]
+    has_year = np.array([fy is not None for fy, _ in res_y], dtype=bool)[inv_y]
+    years = np.where(has_year, year_vals, 0).astype(int)
+    valid = (key_vals != "") & has_year
+    dup = pd.DataFrame({"k": key_vals, "y": years}).duplicated(keep=False).to_numpy() & valid
+    for i in np.flatnonzero(dup):
+        problems.append(Problem(_row(rows, i), f"公司年度重复 {key_vals[i]} {years[i]} appears more than once"))
+
+    encoded: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for fid, (c, h) in heads.items():
+        if (fid in FIELDS and fid not in ("company_name", "stock_code")) or fid in attest_cols:
+            encoded[fid] = _encode_column(fid, df[c], problems, rows, origin, labels, h if fid in FIELDS else None)
+    if cash is not None and cash[1].per:
+        _per_share(encoded, cash[1], rows, labels, problems)
+    if key_col == "stock_code":
+        _boards(encoded, key_vals, heads.get("board"), rows, labels, problems, notes)
+    # an attestation given on a row whose plan has no such attestation
+    for c in attest_cols:
+        rid = c[len("attest_"):]
+        lacking = [p for p, ids in known_att.items() if rid not in ids]
+        if c in encoded and rid in all_att and lacking:
+            arr, absent = encoded[c]
+            wrong = np.flatnonzero(~absent & np.isin(pol_col, lacking))
+            if len(wrong):
+                problems.append(Problem(f"{_rows_text(wrong, rows)}, {c}",
+                                        f"不是规划 {pol_col[wrong[0]]} 的确认事项，请留空 not an attestation of policy "
+                                        f"{pol_col[wrong[0]]}; leave it blank there"))
+    problems += _part_problems(encoded, n, rows)
+    warnings = _unit_warnings(encoded, n, rows, labels)
+    if problems:
+        raise BatchError(source, problems[:MAX_LISTED] + ([Problem("…", f"另有 {len(problems) - MAX_LISTED} 处 "
+                                                                       f"{len(problems) - MAX_LISTED} more")]
+                                                         if len(problems) > MAX_LISTED else []))
+
+    # (company, year) as one integer, sorted once: every offset's rows by one binary search
+    company_code, _ = pd.factorize(pd.Series(key_vals, dtype=object))
+    row_key = company_code.astype(np.int64) * 1_000_000 + (years - years.min() + 500_000)
+    key_order = np.argsort(row_key, kind="stable")
+    company_cols = tuple(c for c in COMPANY_COLUMNS if c == key_col or (c == "company_name" and names is not None))
+    columns: list[str] = []
+    for m in models.values():
+        columns += [c for c in result_columns(m, company_cols, screen=left_out is not None) if c not in columns]
+    labels_ = column_labels(columns, list(models.values()))
+    numeric = [c for c in columns if c not in ("fail_count", "warn_count", "missing_input_count", "fiscal_year")
+               and (units := labels_[c].get("units")) and all(u in ("元", "%", "项", "年") for u in units)]
+    return Batch(source=source, n=n, rows=rows, key_col=key_col, keys=key_vals, years=years, names=names,
+                 encoded=encoded, models=models, pol=pol_col, notes=notes, warnings=warnings, left_out=left_out,
+                 row_key=row_key, key_order=key_order, sorted_key=row_key[key_order], columns=columns,
+                 numeric_columns=numeric)
+
+
+def _read_policies(col: pd.Series, rows: np.ndarray, origin: str, models: dict, problems: list[Problem]) -> np.ndarray:
+    """The policy column: each id looked up once (never a path); the plan id of every row."""
+    inv, reps = _grouped(col)
+    g_pid, g_blank, g_key = [], [], []
+    for v in reps:
+        blank = is_blank(v, origin)
+        p = v.strip() if isinstance(v, str) else v
+        g_blank.append(blank)
+        g_pid.append("" if blank or not isinstance(p, str) else p)
+        g_key.append(None if blank else (type(p), p))
+    for i in np.flatnonzero(np.array(g_blank, dtype=bool)[inv]):
+        problems.append(Problem(f"{_row(rows, i)}, policy", "缺少规划 required: a policy id (see `xlmodel policies`)"))
+    by_value: dict = {}
+    for g, key in enumerate(g_key):
+        if key is not None:
+            by_value.setdefault(key, []).append(g)
+    order = np.argsort(inv, kind="stable")
+    starts = np.searchsorted(inv[order], np.arange(len(reps) + 1))
+    for (_, p), groups in sorted(by_value.items(), key=lambda kv: min(order[starts[g]] for g in kv[1])):
+        idx = np.sort(np.concatenate([order[starts[g]:starts[g + 1]] for g in groups]))
+        try:
+            models[p] = model_for(policy_by_id(p))
+        except XlmodelError as e:
+            problems.append(Problem(f"{_rows_text(idx, rows)}, policy", str(e)))
+    return np.array(g_pid, dtype=object)[inv]
+
+
+def _code_notes(inv: np.ndarray, reps: list, res: list[tuple], notes: list[str]) -> None:
+    """A note for the codes read with their leading zeros restored (2015 -> 002015)."""
+    said = [stock_code_note(v, code) for v, (code, _) in zip(reps, res)]
+    hit = np.array([s is not None for s in said], dtype=bool)
+    rows = np.flatnonzero(hit[inv])
+    if len(rows):
+        first = next(s for s in said if s is not None)
+        notes.append(f"{len(rows)} 行的证券代码补足了前导零 {len(rows)} rows' stock codes had their leading zeros "
+                     f"restored (e.g. {first})")
+
+
+def _boards(encoded: dict, codes: np.ndarray, head: tuple[str, Header] | None, rows: np.ndarray, labels,
+            problems: list[Problem], notes: list[str]) -> None:
+    """The board follows from the stock code where the file gives none; a stated board that
+    contradicts the code is a problem (:func:`xlmodel.case.board_problem`)."""
+    uniq, inv = np.unique(codes.astype(str), return_inverse=True)
+    implied = np.array([board_of_code(c) or "" for c in uniq], dtype=object)[inv.reshape(-1)]
+    if head is None:
+        if not (implied != "").any():
+            return
+        encoded["board"] = (implied, implied == "")
+        notes.append(f"上市板块由证券代码推定 the board follows from the stock code ({int((implied != '').sum())} rows)")
+        return
+    arr, absent = encoded["board"]
+    wrong = np.flatnonzero(~absent & (implied != "") & (arr != implied))
+    for i in wrong:
+        problems.append(Problem(f"{_row(rows, i)}, {head[1].where}" + (f" ({labels[i]})" if labels[i] else ""),
+                                board_problem(codes[i], arr[i])))
+    fill = absent & (implied != "")
+    if fill.any():
+        arr, absent = arr.copy(), absent.copy()
+        arr[fill], absent[fill] = implied[fill], False
+        encoded["board"] = (arr, absent)
+        notes.append(f"{int(fill.sum())} 行未填上市板块，由证券代码推定 rows without a board: it follows from the stock code")
+
+
+def _per_share(encoded: dict, head: Header, rows: np.ndarray, labels, problems: list[Problem]) -> None:
+    """A per-share cash dividend (每股派息) as the year's cash dividend: × the share count (÷ 10 per
+    10 shares), to the fen."""
+    if "share_count" not in encoded:  # (said: the column is required)
+        return
+    dps, dps_absent = encoded["cash_dividend"]
+    shares, s_absent = encoded["share_count"]
+    given = ~dps_absent & (dps != 0)
+    lacking = np.flatnonzero(given & s_absent)
+    for i in lacking:
+        problems.append(Problem(f"{_row(rows, i)}, share_count" + (f" ({labels[i]})" if labels[i] else ""),
+                                f"每股派息需要总股本 a per-share dividend ({head.text}) needs the share count"))
+    cash = np.where(given & ~s_absent, round_fen_v(dps / head.per * shares if head.per != 1 else dps * shares), 0.0)
+    big = np.flatnonzero(np.abs(cash) >= MAX_AMOUNT)
+    for i in big:
+        problems.append(Problem(f"{_row(rows, i)}, {head.where}", f"现金分红超出上限 the cash dividend {cash[i]:,.2f} is "
+                                                                  "beyond 1e15 元"))
+    encoded["cash_dividend"] = (cash, np.zeros(len(cash), bool))
+
+
+def evaluate_batch(df: pd.DataFrame, policy: str | Policy | None = None, source: str = "<batch>",
+                   progress: bool | None = False) -> pd.DataFrame:
+    """Evaluate every row (company-year) of ``df``; see the module doc.
+
+    ``policy``: a plan id (or a loaded :class:`~xlmodel.policy.Policy`) for every row, else the
+    ``policy`` column (ids only), else (neither) the regulatory baseline alone (:func:`screen_model`).
+    Columns are named by field id, Chinese label or a data terminal's name (:mod:`xlmodel.columns`);
+    every problem is reported at once (:class:`BatchError`), naming the row, the column and the
+    company and year. The result's columns: :func:`result_columns` (company, policy, year,
+    ``in_plan_period``, the outputs, then per rule status, actual, bound, margin, shortfall).
+    ``result.attrs``: ``warnings`` (amounts that look like 万元/亿元: not errors), ``notes`` (what was
+    read how: scaled units, codes, boards, the screen), ``columns`` (each column's labels and unit, for
+    :mod:`xlmodel.batch_output`), ``policies`` (each plan's title and plan years).
+    ``progress``: a bar on stderr (``None``: when stderr is a terminal and the run is long)."""
+    batch = prepare_batch(df, policy, source)
+    frames = list(batch.frames(progress=progress))
+    out = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0].reset_index(drop=True)
+    out.attrs.update(batch.meta())
+    return out
 
 
 def _col(a: np.ndarray) -> np.ndarray:
@@ -540,22 +953,19 @@ def rule_parts(rd: cat.RuleDef) -> tuple[str, ...]:
     return tuple(p for p in RULE_PARTS if has[p])
 
 
-def result_columns(model: cat.Model, company: tuple[str, ...] = ("stock_code",)) -> list[str]:
-    """The result columns of one plan's rows, in order (``company``: the company columns given)."""
+#: what a baseline-only screen leaves out of the lead and output columns: the plan's own results
+SCREEN_OMITS = ("in_plan_period", "cash_conditions_met", "min_cash_dividend")
+
+
+def result_columns(model: cat.Model, company: tuple[str, ...] = ("stock_code",), screen: bool = False) -> list[str]:
+    """The result columns of one plan's rows, in order (``company``: the company columns given;
+    ``screen``: a baseline-only screen, without the plan's own results :data:`SCREEN_OMITS`)."""
     cols = [c for c in COMPANY_COLUMNS if c in company] + list(LEAD_COLUMNS) + list(OUTPUT_COLUMNS)
+    if screen:
+        cols = [c for c in cols if c not in SCREEN_OMITS]
     for rd in model.rules:
         cols += [f"{rd.id}.{p}" for p in rule_parts(rd)]
     return cols
-
-
-def _company_names(df: pd.DataFrame, key_col: str, origin: str) -> np.ndarray | None:
-    """The company_name column as read (already checked), when the rows are keyed by stock code."""
-    if key_col == "company_name" or "company_name" not in df.columns:
-        return None
-    inv, res = _read_grouped(lambda v: read_field(FIELDS["company_name"], v, origin), df["company_name"])
-    g = np.empty(len(res), dtype=object)
-    g[:] = [v for v, _ in res]
-    return g[inv]
 
 
 def _unit_values(a: np.ndarray, unit: str) -> np.ndarray:
@@ -623,19 +1033,6 @@ def _results_typed(model: cat.Model, env: VectorEnv, res: dict) -> dict:
                 vals = np.where(short, vals.astype(float), np.nan)
             res[f"{rid}.{part}"] = vals
     return res
-
-
-def _finish(frames: list[pd.DataFrame], models: dict, warnings: list[str]) -> pd.DataFrame:
-    """The plans' results in the input's row order, with their column labels in ``attrs``."""
-    out = pd.concat(frames).sort_index() if len(frames) > 1 else frames[0].sort_index()
-    for c in ("fail_count", "warn_count", "missing_input_count"):
-        out[c] = out[c].astype(int)
-    out = out.reset_index(drop=True)
-    out.attrs["warnings"] = warnings  # amounts that look like 万元/亿元: not errors
-    out.attrs["columns"] = column_labels(list(out.columns), list(models.values()))
-    out.attrs["policies"] = {pid: {"title_zh": m.policy.title_zh, "title_en": m.policy.title_en,
-                                   "plan_years": list(m.policy.plan_years)} for pid, m in models.items()}
-    return out
 
 
 def column_labels(columns: list[str], models: list[cat.Model]) -> dict[str, dict]:

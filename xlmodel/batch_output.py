@@ -11,6 +11,11 @@
   (满足/不满足, 通过/不通过/警告, 不适用, 缺少输入; 是/否) and coloured by conditional formats.
   Every cell is a static value: no formula is written.
 
+Both are written as the rows arrive (:meth:`xlmodel.batch.Batch.frames`, a chunk at a time: memory
+stays flat however long the batch), counting what the summary and the command show (:class:`Tally`);
+the .xlsx is written in XlsxWriter's constant-memory mode (its part files in a private temporary
+folder, removed whatever happens).
+
 Company names and stock codes come from the input table, so every text cell is
 written as inert text: in CSV through :func:`~xlmodel.sanitize.csv_cell` (a text
 a spreadsheet would run as a formula gets a leading ``'``), in XLSX with
@@ -24,6 +29,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +38,7 @@ import pandas as pd
 from .errors import XlmodelError
 from .io import atomic_write, save_xlsx
 from .progress import progress_bar
-from .sanitize import csv_cell
+from .sanitize import CSV_FORMULA_START, csv_cell
 
 AMOUNT_COLUMNS = ("min_cash_dividend", "max_distribution", "cash_needed_to_avoid_st")
 AMOUNT_SUFFIXES = (".shortfall", ".actual", ".bound", ".required", ".margin")
@@ -43,6 +49,7 @@ SUMMARY_SHEET, RESULTS_SHEET = "汇总", "结果"
 HEADER_ROWS = 2  #: the results sheet's header: Chinese labels, then column ids
 XLSX_MAX_ROWS, XLSX_MAX_COLS, XLSX_MAX_TEXT = 1_048_576, 16_384, 32_767
 CHUNK = 500  #: rows between progress updates
+CSV_LINES_AT_ONCE = 4096  #: rows made into text at once (each cell a string for a moment)
 
 #: (status code, 中文 label, who has it, meaning 中文, meaning English), the legend's order
 LEGEND = (
@@ -126,50 +133,189 @@ def _csv_text(v) -> str:
     return csv_cell(v)
 
 
-def write_batch_csv(df: pd.DataFrame, path, *, force: bool = False, progress: bool | None = False) -> Path:
+class Tally:
+    """What the 汇总 sheet and the command show, counted as the result rows are written: rows by
+    plan and outside the plan years, companies, overall statuses, each rule's statuses, the
+    company-years at risk of the exchange warning."""
+
+    def __init__(self, columns: list[str]):
+        self.columns = [str(c) for c in columns]
+        self.n = 0
+        self.key = next((c for c in ("stock_code", "company_name") if c in self.columns), None)
+        self.companies: set = set()
+        self.overall: dict = {}
+        self.status_cols = [c for c in self.columns if c.endswith(".status")]
+        self.by_rule: dict[str, dict] = {c: {} for c in self.status_cols}
+        self.plans: dict[str, list[int]] = {}  # plan id -> [rows, rows outside the plan years]
+        self._risk: list[pd.DataFrame] = []
+
+    def add(self, df: pd.DataFrame) -> None:
+        self.n += len(df)
+        if self.key:
+            self.companies.update(df[self.key].tolist())
+        if "overall_status" in df:
+            for k, v in df["overall_status"].value_counts().items():
+                self.overall[k] = self.overall.get(k, 0) + int(v)
+        for c in self.status_cols:
+            got = self.by_rule[c]
+            for k, v in df[c].value_counts().items():
+                got[k] = got.get(k, 0) + int(v)
+        if "policy" in df:
+            inside = df["in_plan_period"].astype(bool) if "in_plan_period" in df else None
+            for pid, idx in df.groupby("policy", sort=False).indices.items():
+                have = self.plans.setdefault(pid, [0, 0])
+                have[0] += len(idx)
+                if inside is not None:
+                    have[1] += int((~inside.iloc[idx]).sum())
+        risk = at_risk(df)
+        if len(risk):
+            self._risk.append(risk)
+
+    @property
+    def outside(self) -> int:
+        return sum(v[1] for v in self.plans.values())
+
+    def at_risk(self) -> pd.DataFrame:
+        """:func:`at_risk` of every row added."""
+        if not self._risk:
+            return pd.DataFrame(columns=[c for c in _RISK_COLUMNS if c in self.columns])
+        return _sort_risk(pd.concat(self._risk, ignore_index=True))
+
+
+_BOTH = "评估并写出 evaluating and writing"  # a batch is evaluated as it is written
+
+
+def _chunks(data) -> tuple[list[str], int, dict, object]:
+    """(columns, rows, meta, the frames) of a result DataFrame or a :class:`~xlmodel.batch.Batch`."""
+    if isinstance(data, pd.DataFrame):
+        meta = dict(data.attrs)
+        df = data.copy(deep=False)
+        df.attrs = {}  # pandas deep-copies attrs on every operation: read them once
+        return [str(c) for c in df.columns], len(df), meta, [df]
+    return list(data.columns), data.n, data.meta(), None
+
+
+_QUOTED = re.compile(r'[,"\r\n]')
+_BOOL_TEXT = {True: "True", False: "False", None: ""}
+
+
+def _quoted(t: str) -> str:
+    """A cell as Python's csv writer writes it (QUOTE_MINIMAL): quoted where it holds , " CR or LF."""
+    return '"' + t.replace('"', '""') + '"' if _QUOTED.search(t) else t
+
+
+#: the fen of an amount as repr writes it after the point: .0, .01 … .1, .11 … (trailing zeros dropped)
+_FEN_TEXT = [".0"] + [("." + f"{k:02d}").rstrip("0") for k in range(1, 100)]
+
+
+def _float_text(a: np.ndarray) -> list[str]:
+    """``repr`` of each float (NaN blank, infinities as :func:`_csv_text`), the amounts to the fen
+    from their whole fen: for |x| < 10**13 that is the double nearest a decimal of at most 15
+    digits, whose repr is that decimal (two such decimals never share a double), written here
+    from the integer of its fen — without formatting a float."""
+    n = len(a)
+    nan = np.isnan(a)
+    if nan.all():
+        return [""] * n
+    out = np.full(n, "", dtype=object)
+    with np.errstate(invalid="ignore", over="ignore"):
+        k = np.rint(np.abs(a) * 100.0)
+        fen = ~nan & (np.abs(a) < 1e13) & (k / 100.0 == np.abs(a))
+    idx = np.flatnonzero(fen)
+    if len(idx):
+        cents = k[idx].astype(np.int64)
+        whole = list(map(str, (cents // 100).tolist()))
+        part = [_FEN_TEXT[f] for f in (cents % 100).tolist()]
+        sign = np.signbit(a[idx])
+        text = [w + f for w, f in zip(whole, part)]
+        if sign.any():
+            for j in np.flatnonzero(sign).tolist():
+                text[j] = "-" + text[j]
+        out[idx] = text
+    rest = np.flatnonzero(~fen & ~nan)
+    if len(rest):
+        out[rest] = [_csv_text(v) for v in a[rest].tolist()]  # repr; an infinity as text
+    return out.tolist()
+
+
+def _column_text(a: np.ndarray) -> list[str]:
+    """Every cell of a result column as :func:`_csv_text` writes it (then quoted as the csv module
+    would), by the column's type: floats by ``repr`` (NaN blank), booleans, whole numbers, and text,
+    statuses, yes/no and dates of object columns; anything else cell by cell."""
+    kind = a.dtype.kind
+    if kind == "f":
+        return _float_text(a)
+    if kind == "b":
+        return np.where(a, "True", "False").tolist()
+    if kind in "iu":
+        return list(map(str, a.tolist()))
+    vals = a.tolist()
+    types = set(map(type, vals))
+    if types <= {str, type(None)}:
+        out = ["" if v is None else v for v in vals]
+        if any(t.startswith(CSV_FORMULA_START) or _QUOTED.search(t) for t in set(out)):
+            return [_quoted(csv_cell(t)) for t in out]
+        return out
+    if types <= {bool, np.bool_, type(None)}:
+        return [_BOOL_TEXT[v] for v in vals]
+    return [_quoted(_csv_text(v)) for v in vals]
+
+
+def _csv_lines(df: pd.DataFrame) -> str:
+    """The rows of a result chunk as CSV text, each line ending CRLF, as csv.writer with
+    :func:`_csv_text` writes them (tests/test_batch_output.py holds the two equal)."""
+    cols = [_column_text(df[c].to_numpy()) for c in df.columns]
+    return "".join(line + "\r\n" for line in map(",".join, zip(*cols))) if cols else ""
+
+
+def write_batch_csv(data, path, *, force: bool = False, progress: bool | None = False, tally: Tally | None = None) -> Path:
     """UTF-8 with a BOM (so Excel opens Chinese text correctly); one header row of column ids;
-    every text cell through ``csv_cell``."""
+    every text from the input through ``csv_cell``. ``data``: the result DataFrame, or a
+    :class:`~xlmodel.batch.Batch` written chunk by chunk; ``tally`` counts what was written."""
     path = Path(path)
-    bar = progress_bar(len(df), "写出 writing", progress)
+    columns, n, _meta, frames = _chunks(data)
+    bar = progress_bar(n, "写出 writing" if frames is not None else _BOTH, progress)
+    tally = tally if tally is not None else Tally(columns)
     with atomic_write(path, force=force) as tmp:
         with open(tmp, "w", encoding="utf-8-sig", newline="") as fh:
-            w = csv.writer(fh, lineterminator="\r\n")
-            w.writerow([_csv_text(str(c)) for c in df.columns])
-            for i, row in enumerate(df.itertuples(index=False, name=None), start=1):
-                w.writerow([_csv_text(v) for v in row])
-                if i % CHUNK == 0:
-                    bar.update(CHUNK)
-            bar.update(len(df) % CHUNK)
+            csv.writer(fh, lineterminator="\r\n").writerow([_csv_text(c) for c in columns])
+            for df in (frames if frames is not None else data.frames(progress=False)):
+                tally.add(df)
+                for a in range(0, len(df), CSV_LINES_AT_ONCE):  # the text of a few thousand rows at a time
+                    fh.write(_csv_lines(df.iloc[a:a + CSV_LINES_AT_ONCE]))
+                bar.update(len(df))
     bar.close()
     return path
 
 
-def write_batch_xlsx(df: pd.DataFrame, path, *, force: bool = False, progress: bool | None = False) -> Path:
-    """The summary sheet 汇总 and the results sheet 结果 (see the module doc); static values only."""
+def write_batch_xlsx(data, path, *, force: bool = False, progress: bool | None = False, tally: Tally | None = None) -> Path:
+    """The summary sheet 汇总 and the results sheet 结果 (see the module doc); static values only.
+    ``data`` and ``tally`` as for :func:`write_batch_csv`."""
+    import tempfile
+
     import xlsxwriter
     from xlsxwriter.exceptions import XlsxWriterException
 
     path = Path(path)
-    n_rows, n_cols = len(df), len(df.columns)
+    columns, n_rows, meta, frames = _chunks(data)
+    n_cols = len(columns)
     if n_rows + HEADER_ROWS > XLSX_MAX_ROWS or n_cols > XLSX_MAX_COLS:
-        raise XlmodelError(f"{path}: {n_rows} rows × {n_cols} columns do not fit in an Excel sheet "
-                           f"({XLSX_MAX_ROWS - HEADER_ROWS} rows, {XLSX_MAX_COLS} columns); write a .csv instead")
-    meta = dict(df.attrs)
-    df = df.copy(deep=False)
-    df.attrs = {}  # pandas deep-copies attrs on every operation: read them once
-    bar = progress_bar(n_rows, "写出 writing", progress)
-    with atomic_write(path, force=force) as tmp:
+        raise XlmodelError(f"{path}: {n_rows} 行 rows × {n_cols} 列 columns 超出 Excel 工作表 do not fit in an Excel sheet "
+                           f"({XLSX_MAX_ROWS - HEADER_ROWS} rows, {XLSX_MAX_COLS} columns); 请改写 .csv write a .csv instead")
+    bar = progress_bar(n_rows, "写出 writing" if frames is not None else _BOTH, progress)
+    tally = tally if tally is not None else Tally(columns)
+    with atomic_write(path, force=force) as tmp, tempfile.TemporaryDirectory(prefix="xlmodel-") as parts:
         wb = xlsxwriter.Workbook(str(tmp), {"strings_to_formulas": False, "strings_to_urls": False,
                                             "strings_to_numbers": False, "nan_inf_to_errors": False,
-                                            "in_memory": True})  # no temporary files of its own
+                                            "constant_memory": True, "tmpdir": parts})
         try:
             st = _Styles(wb)
             summary = wb.add_worksheet(SUMMARY_SHEET)  # first: the sheet a reader opens on
             results = wb.add_worksheet(RESULTS_SHEET)
-            _results_sheet(results, st, df, meta, path, bar)
-            bar.update(n_rows % CHUNK)
+            _results_sheet(results, st, columns, n_rows, frames if frames is not None else data.frames(progress=False),
+                           meta, path, bar, tally)
             bar.set_description_str("保存 saving")
-            _summary_sheet(summary, st, df, meta, path)
+            _summary_sheet(summary, st, tally, meta, path)
         except XlsxWriterException as e:
             wb.fileclosed = True
             raise XlmodelError(f"{path}: cannot write ({type(e).__name__}: {e})") from None
@@ -244,32 +390,38 @@ def _width(name: str, units: list[str]) -> int:
     return 13
 
 
-def _results_sheet(ws, st: _Styles, df: pd.DataFrame, meta: dict, path: Path, bar) -> None:
-    columns = [str(c) for c in df.columns]
+def _results_sheet(ws, st: _Styles, columns: list[str], n_rows: int, frames, meta: dict, path: Path, bar,
+                   tally: Tally) -> None:
     infos = [column_info(meta.get("columns") or {}, c) for c in columns]
-    n_rows, n_cols = len(df), len(columns)
-    group, prev = 0, None
-    for j, (name, info) in enumerate(zip(columns, infos)):
+    n_cols = len(columns)
+    shade, group, prev = [], 0, None  # a rule's columns share a header colour; neighbouring rules alternate
+    for name, info in zip(columns, infos):
         rule = info.get("rule")
         if rule is not None and rule != prev:
             group += 1
         prev = rule
-        g = group % 2 if rule is not None else 0
-        _put(ws, path, 0, j, str(info.get("zh") or name), st.head[g], f"{RESULTS_SHEET}: the header of column {j + 1}")
-        _put(ws, path, 1, j, name, st.ids[g], f"{RESULTS_SHEET}: the header of column {j + 1}")
+        shade.append(group % 2 if rule is not None else 0)
+    for j, (name, info) in enumerate(zip(columns, infos)):
         ws.set_column(j, j, _width(name, info.get("units") or []))
     ws.set_row(0, 64)
+    # constant memory: a row is written out when the next begins, so each header row in turn
+    for j, (name, info) in enumerate(zip(columns, infos)):
+        _put(ws, path, 0, j, str(info.get("zh") or name), st.head[shade[j]], f"{RESULTS_SHEET}: the header of column {j + 1}")
+    for j, name in enumerate(columns):
+        _put(ws, path, 1, j, name, st.ids[shade[j]], f"{RESULTS_SHEET}: the header of column {j + 1}")
     ws.repeat_rows(0, HEADER_ROWS - 1)  # printed: the header on every page
     ws.set_landscape()
     ws.set_paper(9)  # A4
 
     writers = [_cell_writer(ws, st, path, name, info) for name, info in zip(columns, infos)]
-    for i, row in enumerate(df.itertuples(index=False, name=None)):
-        r = i + HEADER_ROWS
-        for j, raw in enumerate(row):
-            writers[j](r, j, raw)
-        if (i + 1) % CHUNK == 0:
-            bar.update(CHUNK)
+    r = HEADER_ROWS
+    for df in frames:
+        tally.add(df)
+        for row in df.itertuples(index=False, name=None):
+            for j, raw in enumerate(row):
+                writers[j](r, j, raw)
+            r += 1
+        bar.update(len(df))
     ws.freeze_panes(HEADER_ROWS, _company_columns(columns))
     ws.autofilter(HEADER_ROWS - 1, 0, HEADER_ROWS - 1 + max(n_rows, 1), max(n_cols - 1, 0))
     status_cols = [j for j, info in enumerate(infos) if "状态" in (info.get("units") or [])]
@@ -327,22 +479,31 @@ def _cell_writer(ws, st: _Styles, path: Path, name: str, info: dict):
 
 # ---- the summary sheet ---------------------------------------------------------------------------
 
+_RISK_COLUMNS = ("company_name", "stock_code", "policy", "fiscal_year", "cash_needed_to_avoid_st")
+
+
+def _sort_risk(df: pd.DataFrame) -> pd.DataFrame:
+    keys = [c for c in ("cash_needed_to_avoid_st", "stock_code", "company_name", "fiscal_year") if c in df.columns]
+    asc = [c != "cash_needed_to_avoid_st" for c in keys]
+    return df.sort_values(keys, ascending=asc, na_position="last", kind="stable") if keys else df
+
+
 def at_risk(df: pd.DataFrame) -> pd.DataFrame:
     """The company-years with ``st_risk_warning`` true, by the cash each still needs to avoid the
     warning (``cash_needed_to_avoid_st``, most first), then company and year."""
     if "st_risk_warning" not in df.columns:
         return df.iloc[0:0]
-    flagged = df[df["st_risk_warning"].map(lambda v: isinstance(v, (bool, np.bool_)) and bool(v)).astype(bool)]
-    cols = [c for c in ("company_name", "stock_code", "policy", "fiscal_year", "cash_needed_to_avoid_st") if c in df.columns]
-    keys = [c for c in ("cash_needed_to_avoid_st", "stock_code", "company_name", "fiscal_year") if c in cols]
-    asc = [c != "cash_needed_to_avoid_st" for c in keys]
-    return flagged[cols].sort_values(keys, ascending=asc, na_position="last", kind="stable") if keys else flagged[cols]
+    col = df["st_risk_warning"]
+    flagged = df[col.to_numpy(dtype=bool)] if col.dtype == bool else \
+        df[np.array([isinstance(v, (bool, np.bool_)) and bool(v) for v in col.tolist()], dtype=bool)]
+    return _sort_risk(flagged[[c for c in _RISK_COLUMNS if c in df.columns]])
 
 
-def _summary_sheet(ws, st: _Styles, df: pd.DataFrame, meta: dict, path: Path) -> None:
+def _summary_sheet(ws, st: _Styles, tally: Tally, meta: dict, path: Path) -> None:
+    """汇总: the companies at risk of the exchange warning first, then the counts, the legend, what was read how."""
     from . import __version__
 
-    n = len(df)
+    n = tally.n
     ws.set_landscape()
     ws.set_paper(9)  # A4
     ws.fit_to_pages(1, 0)  # printed: one page wide
@@ -350,59 +511,115 @@ def _summary_sheet(ws, st: _Styles, df: pd.DataFrame, meta: dict, path: Path) ->
     ws.set_column(1, 1, 44)
     ws.set_column(2, 12, 12)
     r = 0
+
+    def note(text: str):
+        nonlocal r
+        _put(ws, path, r, 0, text, st.note, f"{SUMMARY_SHEET} row {r + 1}")
+        r += 1
+
     ws.write_string(r, 0, "分红回报规划批量评估汇总 Batch evaluation summary", st.title)
     r += 1
-    key = next((c for c in ("stock_code", "company_name") if c in df.columns), None)
-    companies = df[key].nunique() if key else 0
-    ws.write_string(r, 0, f"{n:,} 个公司年度 company-years，{companies:,} 家公司 companies；xlmodel {__version__}；"
-                          f"明细见“{RESULTS_SHEET}”表 (details on the {RESULTS_SHEET} sheet)", st.note)
-    r += 1
+    note(f"{n:,} 个公司年度 company-years，{len(tally.companies):,} 家公司 companies；xlmodel {__version__}；"
+         f"明细见“{RESULTS_SHEET}”表 (details on the {RESULTS_SHEET} sheet)")
     policies = meta.get("policies") or {}
-    if "policy" in df.columns:
-        for pid, grp in df.groupby("policy", sort=True):
-            plan = policies.get(pid, {})
-            years = plan.get("plan_years")
-            outside = int((~grp["in_plan_period"].astype(bool)).sum()) if "in_plan_period" in grp else 0
+    for pid in sorted(tally.plans):
+        rows_, outside = tally.plans[pid]
+        plan = policies.get(pid, {})
+        years = plan.get("plan_years")
+        if plan.get("screen"):
+            text = f"{pid}  {plan.get('title_zh', '')}：无规划，仅按监管底线筛查 a screen on the regulatory baseline alone"
+        else:
             text = f"{pid}  {plan.get('title_zh', '')}" + (f"  规划期 plan years {years[0]}–{years[1]}" if years else "")
-            text += f"：{len(grp):,} 行 rows"
-            if outside:
-                text += (f"，其中 {outside:,} 行会计年度在规划期外 ({outside:,} outside the plan period: "
-                         f"evaluated, marked 否 in in_plan_period)")
-            _put(ws, path, r, 0, text, st.note, f"{SUMMARY_SHEET} row {r + 1}")
-            r += 1
-    risk = at_risk(df)
+        text += f"：{rows_:,} 行 rows"
+        if outside:
+            text += (f"，其中 {outside:,} 行会计年度在规划期外 ({outside:,} outside the plan period: "
+                     f"evaluated, marked 否 in in_plan_period)")
+        note(text)
+        for rid, title, why in plan.get("left_out") or []:
+            note(f"  未纳入筛查 left out: {rid}  {title}（{why}）")
     r += 1
+    r = _risk_section(ws, st, tally, path, r)
+    r = _overall_section(ws, st, tally, path, r)
+    r = _legend_section(ws, st, path, r)
+    r = _rule_section(ws, st, tally, meta, path, r)
+    said = list(meta.get("notes") or []) + list(meta.get("warnings") or [])
+    if said:
+        ws.write_string(r, 0, "5. 读入说明 How the input was read", st.section)
+        r += 1
+        for line in said:
+            note(line)
 
-    # 1. overall status
-    if "overall_status" in df.columns:
-        ws.write_string(r, 0, "1. 总体结果 Overall status", st.section)
-        r += 1
-        for j, h in enumerate(("状态 Status", "代码 Code", "公司年度\nCompany-years", "占比 Share")):
-            ws.write_string(r, j, h, st.th)
-        ws.set_row(r, 30)
-        r += 1
-        counts = df["overall_status"].value_counts()
-        order = [s for s in _OVERALL_ORDER[:4]] + [s for s in counts.index if s not in _OVERALL_ORDER[:4]]
-        for s in order:
-            c = int(counts.get(s, 0))
-            _put(ws, path, r, 0, STATUS_LABELS.get(s, str(s)), st.status.get(s, st.plain), f"{SUMMARY_SHEET} row {r + 1}")
-            _put(ws, path, r, 1, str(s), st.plain, f"{SUMMARY_SHEET} row {r + 1}")
-            ws.write_number(r, 2, c, st.int)
-            ws.write_number(r, 3, c / n if n else 0, st.pct)
-            r += 1
-        ws.write_string(r, 0, "合计 Total", st.plain)
-        ws.write_number(r, 2, n, st.bold_int)
-        r += 1
-        ws.write_string(r, 0, "总体结果：任一规划要求或监管规则不通过即为不通过；否则有缺少输入即为缺少输入；否则有警告即为警告；否则通过。条件不计入。"
-                              "Overall: fail if any obligation fails, else missing input, else warning, else pass; "
-                              "conditions are not counted.", st.note)
-        r += 2
 
-    # 2. the legend
-    ws.write_string(r, 0, "2. 状态说明 Statuses", st.section)
+def _risk_section(ws, st: _Styles, tally: Tally, path: Path, r: int) -> int:
+    """1. The company-years at risk of the exchange low-dividend warning, most cash needed first."""
+    if "st_risk_warning" not in tally.columns:
+        return r
+    risk = tally.at_risk()
+    companies = risk[tally.key].nunique() if tally.key in risk else len(risk)
+    ws.write_string(r, 0, f"1. 交易所低分红风险警示 At risk of the exchange low-dividend warning：{companies:,} 家公司 "
+                          f"companies，{len(risk):,} 个公司年度 company-years", st.section)
     r += 1
-    heads = ("状态 Status", "适用 For", "代码 Code", "含义 Meaning")
-    for j, h in enumerate(heads):
+    ws.write_string(r, 0, "st_risk_warning 为“是”的公司年度，按避免警示本年尚需宣告的现金分红（cash_needed_to_avoid_st）从高到低排列。"
+                          "Sorted by the cash still needed this year to avoid the warning, most first.", st.note)
+    r += 1
+    labels = {"company_name": "公司名称 Company", "stock_code": "证券代码 Code", "policy": "规划 Policy",
+              "fiscal_year": "会计年度 Year", "cash_needed_to_avoid_st": "尚需现金分红（元）Cash needed"}
+    cols = list(risk.columns)
+    for j, c in enumerate(cols):
+        ws.write_string(r, j, labels[c], st.th)
+    r += 1
+    if not len(risk):
+        ws.write_string(r, 0, "无 None", st.plain)
+        r += 1
+    for row in risk.itertuples(index=False, name=None):
+        for j, (c, raw) in enumerate(zip(cols, row)):
+            v = _value(raw)
+            if v is None:
+                continue
+            if isinstance(v, bool):
+                ws.write_string(r, j, _YES_NO[v], st.plain)
+            elif isinstance(v, (int, float)) and math.isfinite(v):
+                ws.write_number(r, j, v, st.money if c == "cash_needed_to_avoid_st" else st.int)
+            else:
+                _put(ws, path, r, j, str(v), st.plain, f"{SUMMARY_SHEET} row {r + 1}, column {c!r}")
+        r += 1
+    return r + 1
+
+
+def _overall_section(ws, st: _Styles, tally: Tally, path: Path, r: int) -> int:
+    """2. Counts by overall status."""
+    if "overall_status" not in tally.columns:
+        return r
+    n = tally.n
+    ws.write_string(r, 0, "2. 总体结果 Overall status", st.section)
+    r += 1
+    ws.set_row(r, 30)
+    for j, h in enumerate(("状态 Status", "代码 Code", "公司年度\nCompany-years", "占比 Share")):
+        ws.write_string(r, j, h, st.th)
+    r += 1
+    counts = tally.overall
+    order = [s for s in _OVERALL_ORDER[:4]] + [s for s in counts if s not in _OVERALL_ORDER[:4]]
+    for s in order:
+        c = int(counts.get(s, 0))
+        _put(ws, path, r, 0, STATUS_LABELS.get(s, str(s)), st.status.get(s, st.plain), f"{SUMMARY_SHEET} row {r + 1}")
+        _put(ws, path, r, 1, str(s), st.plain, f"{SUMMARY_SHEET} row {r + 1}")
+        ws.write_number(r, 2, c, st.int)
+        ws.write_number(r, 3, c / n if n else 0, st.pct)
+        r += 1
+    ws.write_string(r, 0, "合计 Total", st.plain)
+    ws.write_number(r, 2, n, st.bold_int)
+    r += 1
+    ws.write_string(r, 0, "总体结果：任一规划要求或监管规则不通过即为不通过；否则有缺少输入即为缺少输入；否则有警告即为警告；否则通过。条件不计入。"
+                          "Overall: fail if any obligation fails, else missing input, else warning, else pass; "
+                          "conditions are not counted.", st.note)
+    return r + 2
+
+
+def _legend_section(ws, st: _Styles, path: Path, r: int) -> int:
+    """3. The statuses."""
+    ws.write_string(r, 0, "3. 状态说明 Statuses", st.section)
+    r += 1
+    for j, h in enumerate(("状态 Status", "适用 For", "代码 Code", "含义 Meaning")):
         ws.write_string(r, j, h, st.th)
     r += 1
     for code, zh, who, mzh, men in LEGEND:
@@ -417,65 +634,38 @@ def _summary_sheet(ws, st: _Styles, df: pd.DataFrame, meta: dict, path: Path) ->
                  "A fiscal year outside the plan's years is evaluated against it all the same and marked 否."):
         _put(ws, path, r, 0, line, st.note, f"{SUMMARY_SHEET} row {r + 1}")
         r += 1
+    return r + 1
+
+
+def _rule_section(ws, st: _Styles, tally: Tally, meta: dict, path: Path, r: int) -> int:
+    """4. Counts by rule and status."""
+    if not tally.status_cols:
+        return r
+    ws.write_string(r, 0, "4. 按规则统计 By rule and status（公司年度数 company-years）", st.section)
     r += 1
-
-    # 3. by rule and status
-    status_cols = [c for c in df.columns if str(c).endswith(".status")]
-    if status_cols:
-        ws.write_string(r, 0, "3. 按规则统计 By rule and status（公司年度数 company-years）", st.section)
+    heads = ["规则 Rule", "标题 Title", "类型 Role"] + [f"{STATUS_LABELS[s]}\n{s}" for s in _RULE_ORDER] + ["合计 Total"]
+    ws.set_row(r, 30)
+    for j, h in enumerate(heads):
+        ws.write_string(r, j, h, st.th)
+    r += 1
+    for c in tally.status_cols:
+        info = column_info(meta.get("columns") or {}, str(c))
+        rid = info.get("rule") or str(c)[:-len(".status")]
+        title = str(info.get("zh") or rid)
+        title = title[:-len(" 状态")] if title.endswith(" 状态") else title
+        for tag in ("[条件] ", "[监管] "):
+            title = title[len(tag):] if title.startswith(tag) else title
+        role = info.get("role")
+        counts = tally.by_rule[c]
+        _put(ws, path, r, 0, rid, st.plain, f"{SUMMARY_SHEET} row {r + 1}")
+        _put(ws, path, r, 1, title, st.plain, f"{SUMMARY_SHEET} row {r + 1}")
+        _put(ws, path, r, 2, _ROLE_ZH.get(role, ""), st.plain, f"{SUMMARY_SHEET} row {r + 1}")
+        possible = set(_RULE_ORDER) if role is None else \
+            {"met", "not_met", "not_applicable", "missing_input"} if role == "condition" else \
+            {"pass", "fail", "warn", "not_applicable", "missing_input"}
+        for k, s in enumerate(_RULE_ORDER):
+            if s in possible or s in counts:
+                ws.write_number(r, 3 + k, int(counts.get(s, 0)), st.int)
+        ws.write_number(r, 3 + len(_RULE_ORDER), int(sum(counts.values())), st.bold_int)
         r += 1
-        heads = ["规则 Rule", "标题 Title", "类型 Role"] + [f"{STATUS_LABELS[s]}\n{s}" for s in _RULE_ORDER] + ["合计 Total"]
-        for j, h in enumerate(heads):
-            ws.write_string(r, j, h, st.th)
-        ws.set_row(r, 30)
-        r += 1
-        for c in status_cols:
-            info = column_info(meta.get("columns") or {}, str(c))
-            rid = info.get("rule") or str(c)[:-len(".status")]
-            title = str(info.get("zh") or rid)
-            title = title[:-len(" 状态")] if title.endswith(" 状态") else title
-            for tag in ("[条件] ", "[监管] "):
-                title = title[len(tag):] if title.startswith(tag) else title
-            role = info.get("role")
-            counts = df[c].value_counts()
-            _put(ws, path, r, 0, rid, st.plain, f"{SUMMARY_SHEET} row {r + 1}")
-            _put(ws, path, r, 1, title, st.plain, f"{SUMMARY_SHEET} row {r + 1}")
-            _put(ws, path, r, 2, _ROLE_ZH.get(role, ""), st.plain, f"{SUMMARY_SHEET} row {r + 1}")
-            possible = set(_RULE_ORDER) if role is None else \
-                {"met", "not_met", "not_applicable", "missing_input"} if role == "condition" else \
-                {"pass", "fail", "warn", "not_applicable", "missing_input"}
-            for k, s in enumerate(_RULE_ORDER):
-                if s in possible or s in counts.index:
-                    ws.write_number(r, 3 + k, int(counts.get(s, 0)), st.int)
-            ws.write_number(r, 3 + len(_RULE_ORDER), int(counts.sum()), st.bold_int)
-            r += 1
-        r += 1
-
-    # 4. at risk of the exchange low-dividend warning
-    if "st_risk_warning" in df.columns:
-        ws.write_string(r, 0, f"4. 交易所低分红风险警示 At risk of the exchange low-dividend warning：{len(risk):,} 个公司年度 company-years",
-                        st.section)
-        r += 1
-        ws.write_string(r, 0, "st_risk_warning 为“是”的公司年度，按避免警示本年尚需宣告的现金分红（cash_needed_to_avoid_st）从高到低排列。"
-                              "Sorted by the cash still needed this year to avoid the warning, most first.", st.note)
-        r += 1
-        labels = {"company_name": "公司名称 Company", "stock_code": "证券代码 Code", "policy": "规划 Policy",
-                  "fiscal_year": "会计年度 Year", "cash_needed_to_avoid_st": "尚需现金分红（元）Cash needed"}
-        cols = list(risk.columns)
-        for j, c in enumerate(cols):
-            ws.write_string(r, j, labels[c], st.th)
-        r += 1
-        if not len(risk):
-            ws.write_string(r, 0, "无 None", st.plain)
-        for row in risk.itertuples(index=False, name=None):
-            for j, (c, raw) in enumerate(zip(cols, row)):
-                v = _value(raw)
-                if v is None:
-                    continue
-                if isinstance(v, bool):
-                    ws.write_string(r, j, _YES_NO[v], st.plain)
-                elif isinstance(v, (int, float)) and math.isfinite(v):
-                    ws.write_number(r, j, v, st.money if c == "cash_needed_to_avoid_st" else st.int)
-                else:
-                    _put(ws, path, r, j, str(v), st.plain, f"{SUMMARY_SHEET} row {r + 1}, column {c!r}")
-            r += 1
+    return r + 1

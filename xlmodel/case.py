@@ -20,8 +20,16 @@ same wherever it is written:
   compare with TRUE, and a 1 typed into a yes/no cell reads as no there.
 * fiscal years: whole numbers 1990–2100, as a number (2021.0 from a spreadsheet is
   2021; 2021.5 is refused) or as text ("2021", "2021.0").
-* stock codes: six ASCII digits, after full-width digits are normalised; a number
-  is refused (its leading zeros are lost); anything else (``=1+1``) is refused.
+* stock codes: six ASCII digits (full-width digits normalised), also as vendors write them —
+  ``600519.SH``/``.SS``/``.XSHG``, ``000001.SZ``, ``SZ000001``, ``sh600519``, ``430047.BJ`` — and read
+  as the six digits; an exchange suffix that contradicts the code is refused. A code whose leading
+  zeros were lost (the number 2015, or the text ``2015`` from a spreadsheet) reads as ``002015``
+  when it is a Shenzhen code then (``000``–``003``), stated in a note (:func:`stock_code_note`);
+  anything else (``=1+1``, 1.5, ``12345``) is refused. The board follows from the code
+  (:func:`board_of_code`) where the input does not say it; a stated board that contradicts the
+  code is refused (:func:`board_problem`).
+* fiscal years: also a year-end date (``2023-12-31``, a date cell of 31 December) and
+  ``2023年``, ``2023年度``, ``2023年报``/``2023年年报``, as data terminals write the period.
 * text: control characters (and bidirectional overrides) refused; company names at
   most :data:`MAX_TEXT` characters, notes :data:`MAX_NOTE`, never cut short; a
   leading ``=``, ``+``, ``-`` or ``@`` is data, kept as plain text (the workbook
@@ -44,7 +52,7 @@ import numpy as np
 
 from .consistency import CONFIRM_FIELD, INTERIM_PARTS, case_findings, interim_message
 from .errors import CaseError, Problem
-from .fields import BOOL_LABELS, COMPANY_FIELDS, ENUMS, FIELDS, YEAR_FIELDS, Field, Kind
+from .fields import BOARDS, BOOL_LABELS, COMPANY_FIELDS, ENUMS, FIELDS, YEAR_FIELDS, Field, Kind
 from .policy import POLICY_ID
 from .sanitize import BAD_LINE, BAD_TEXT
 from .untrusted import (MAX_CASE_BYTES, InputFileError, SafeLoader, SciFloat, YamlInt, decode_utf8, did_you_mean,
@@ -82,7 +90,8 @@ _DATE_TEXT = (re.compile(r"([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:[ T]00:00(?::0
               re.compile(r"([0-9]{4})/([0-9]{1,2})/([0-9]{1,2})(?: 0?0:00(?::00)?)?"),
               re.compile(r"([0-9]{4})\.([0-9]{1,2})\.([0-9]{1,2})"),
               re.compile(r"([0-9]{4})年([0-9]{1,2})月([0-9]{1,2})日"))
-_YEAR_TEXT = re.compile(r"([0-9]{4})(\.0+)?")
+_YEAR_TEXT = re.compile(r"([0-9]{4})(?:\.0+|年|年度|年报|年年报|年度报告|A)?")
+_YEAR_END = re.compile(r"([0-9]{4})(?:[-/.]12[-/.]31|年12月31日)(?:[ T]00:00(?::00)?)?")
 _YAML_BOOL_HINT = ("; YAML reads an unquoted yes/no/on/off/true/false as a yes/no value: quote the text")
 
 
@@ -256,6 +265,13 @@ def _read_enum(f: Field, v: Any, origin: str) -> tuple[str | None, str | None]:
         for code, zh in choices.items():
             if t == zh or t.lower() == code:
                 return code, None
+        if f.id == "board":
+            if t in BOARD_ALIASES:
+                return BOARD_ALIASES[t], None
+            if t == "主板":
+                return None, ("“主板”未说明交易所：请写上交所主板（sse_main）或深交所主板（szse_main），或不填"
+                              "（由证券代码推定）“主板” does not say which exchange: write sse_main or szse_main, "
+                              "or leave it blank: the board follows from the stock code")
     hint = _YAML_BOOL_HINT if isinstance(v, bool) and origin == "yaml" else ""
     return None, f"expected one of {opts} (a choice from the list); got {shown(v)}{hint}"
 
@@ -299,30 +315,118 @@ def _bad_char(t: str, pattern: re.Pattern) -> str | None:
     return None
 
 
+# ---- stock codes and boards -------------------------------------------------------------------------
+
+#: a code's first digits -> its board (A shares of the Shanghai, Shenzhen and Beijing exchanges);
+#: a code of no listed prefix (B shares, funds, bonds, the old third board) gives no board
+BOARD_PREFIXES: dict[str, str] = {
+    **dict.fromkeys(("600", "601", "603", "605"), "sse_main"), **dict.fromkeys(("688", "689"), "star"),
+    **dict.fromkeys(("000", "001", "002", "003"), "szse_main"), **dict.fromkeys(("300", "301", "302"), "chinext"),
+    **dict.fromkeys(("43", "83", "87", "920"), "bse"),
+}
+#: exchange suffixes and prefixes as vendors write them -> exchange
+CODE_AFFIXES = {"SH": "SSE", "SS": "SSE", "XSHG": "SSE", "SZ": "SZSE", "XSHE": "SZSE", "BJ": "BSE", "BSE": "BSE"}
+EXCHANGE_ZH = {"SSE": "上海证券交易所", "SZSE": "深圳证券交易所", "BSE": "北京证券交易所"}
+_CODE_TEXT = re.compile(r"(?:(SH|SZ|BJ)\.?)?([0-9]{1,6})(?:\.(SH|SS|SZ|BJ|XSHG|XSHE|BSE))?")
+#: board names as data terminals write them (上市板块) -> board; 主板 alone does not say which exchange
+BOARD_ALIASES = {"上证主板": "sse_main", "沪市主板": "sse_main", "上海主板": "sse_main", "上交所主板": "sse_main",
+                 "深证主板": "szse_main", "深市主板": "szse_main", "深圳主板": "szse_main", "中小板": "szse_main",
+                 "中小企业板": "szse_main", "创业板": "chinext", "科创板": "star", "北证": "bse", "北交所": "bse",
+                 "北京证券交易所": "bse"}
+
+
+def board_of_code(code: str | None) -> str | None:
+    """The board a six-digit code is listed on (:data:`BOARD_PREFIXES`), or None."""
+    if not isinstance(code, str) or len(code) != 6:
+        return None
+    return BOARD_PREFIXES.get(code[:3]) or BOARD_PREFIXES.get(code[:2])
+
+
+def exchange_of_code(code: str) -> str | None:
+    """SSE, SZSE or BSE for a six-digit code whose exchange its digits tell, else None."""
+    if code[:1] == "6" or code[:3] == "900":
+        return "SSE"
+    if code[:1] in ("0", "2", "3"):
+        return "SZSE"
+    if code[:1] in ("4", "8") or code[:3] == "920":
+        return "BSE"
+    return None
+
+
+def board_problem(code: str | None, board: str | None) -> str | None:
+    """Why a stated ``board`` cannot be the board of ``code`` (Chinese first), or None."""
+    implied = board_of_code(code)
+    if implied is None or board is None or board == implied:
+        return None
+    return (f"上市板块为{BOARDS.get(board, board)}（{board}），而证券代码 {code} 属于{BOARDS[implied]}（{implied}）："
+            f"请更正其一，或不填上市板块（由代码推定）the board {board} contradicts the stock code {code} "
+            f"({implied}); correct one, or leave the board blank: it follows from the code")
+
+
+def _padded(digits: str, v: Any) -> tuple[str | None, str | None]:
+    """A code written with fewer than six digits: its leading zeros lost, if it is a Shenzhen code then."""
+    if len(digits) == 6:
+        return digits, None
+    code = digits.rjust(6, "0")
+    if board_of_code(code) is None:
+        return None, (f"证券代码应为6位数字 expected a 6-digit stock code, got {shown(v)} ({code} with its leading "
+                      f"zeros is no listed code)")
+    return code, None
+
+
 def _read_stock_code(v: Any, origin: str) -> tuple[str | None, str | None]:
-    if isinstance(v, YamlInt):
+    if type(v) is str and len(v) == 6 and v.isascii() and v.isdigit():
+        return v, None  # the common case: six ASCII digits
+    want = "证券代码应为6位数字（可带交易所后缀，如 600519.SH）expected a 6-digit stock code (such as 600519 or 600519.SH)"
+    if isinstance(v, YamlInt):  # YAML's own reading of 002015 (octal) is not the code: its text is
         text = v.yaml_text
-        why = yaml_int_surprise(v)
-        if why:
-            return None, f"expected the 6-digit code as quoted text: {why}; quote it: \"{text}\""
-        quote = f'quote it: "{text}"' if len(text) == 6 else 'quote it, with all six digits, e.g. "002015"'
-        return None, (f"expected the 6-digit code as quoted text: unquoted, {text} is a number in YAML "
-                      f"(leading zeros are lost); {quote}")
+        if not re.fullmatch(r"[0-9]{1,6}", text):
+            why = yaml_int_surprise(v)
+            return None, f"{want}, got {text}" + (f": {why}; quote it" if why else "")
+        return _padded(text, text)
     if _is_number(v):
-        if origin in _SHEETS:
-            return None, (f"expected text, got the number {shown(v)} (format the cell as text and type all six digits, "
-                          "e.g. 002015: a number loses the leading zeros)")
-        if origin in _TABLES:
-            return None, (f"expected the 6-digit code as text, got the number {shown(v)}: a number loses the leading "
-                          "zeros; read the column as text (e.g. dtype={'stock_code': str})")
-        return None, (f"expected the 6-digit code as quoted text, e.g. \"002015\" (unquoted, leading zeros are lost), "
-                      f"got the number {v!r}")
+        try:
+            x = float(v)
+        except (OverflowError, TypeError, ValueError):
+            return None, f"{want}, got the number {shown(v)}"
+        if not (math.isfinite(x) and x == int(x) and 0 < x < 1e6):
+            return None, f"{want}, got the number {shown(v)}"
+        return _padded(str(int(x)), v)
     if not isinstance(v, str):
-        return None, f"expected the 6-digit code as text, got {shown(v)}"
-    t = _ascii(v)
-    if not re.fullmatch(r"[0-9]{6}", t):
-        return None, f"expected 6 digits, got {shown(v)}"
-    return t, None
+        return None, f"{want}, got {shown(v)}"
+    t = _ascii(v).upper()
+    m = _CODE_TEXT.fullmatch(t)
+    if not m:
+        return None, f"{want}, got {shown(v)}"
+    pre, digits, suf = m.groups()
+    if pre and suf:
+        return None, f"{want}, got {shown(v)} (an exchange both before and after the code)"
+    if len(digits) < 6:
+        if pre or suf:
+            return None, f"{want}, got {shown(v)}"
+        return _padded(digits, v)
+    affix = pre or suf
+    ex = exchange_of_code(digits)
+    if affix and ex is not None and CODE_AFFIXES[affix] != ex:
+        return None, (f"证券代码 {digits} 属于{EXCHANGE_ZH[ex]}，与 {affix}（{EXCHANGE_ZH[CODE_AFFIXES[affix]]}）不符 "
+                      f"the code {digits} is listed in {ex}, not {CODE_AFFIXES[affix]}: {shown(v)}")
+    return digits, None
+
+
+def stock_code_note(raw: Any, code: str | None) -> str | None:
+    """A note when a code was read with its leading zeros restored (2015 -> 002015), else None."""
+    if code is None or raw is code:
+        return None
+    text = raw.yaml_text if isinstance(raw, YamlInt) else raw
+    if _is_number(text) and not isinstance(text, YamlInt):
+        shown_raw = str(int(float(text)))
+    elif isinstance(text, str):
+        shown_raw = _ascii(text)
+    else:
+        return None
+    if re.fullmatch(r"[0-9]{1,5}", shown_raw):
+        return f"证券代码 {shown_raw} 读作 {code}（补足前导零）stock code {shown_raw} read as {code} (leading zeros restored)"
+    return None
 
 
 def _read_text(f: Field, v: Any, origin: str) -> tuple[str | None, str | None]:
@@ -382,12 +486,23 @@ def read_year(raw: Any, origin: str = "data") -> tuple[int | None, str | None]:
         if math.isfinite(x) and x == int(x):
             y = int(x)
     elif isinstance(raw, str):
-        m = _YEAR_TEXT.fullmatch(_ascii(raw))
+        t = _ascii(raw)
+        m = _YEAR_TEXT.fullmatch(t) or _YEAR_END.fullmatch(t)
         if m:
             y = int(m.group(1))
+        elif any(rx.fullmatch(t) for rx in _DATE_TEXT):
+            return None, f"{_PERIOD_END}, got {shown(raw)}"
+    elif isinstance(raw, dt.date):  # a report period as a date cell: the year it ends
+        if (raw.month, raw.day) != (12, 31) or (isinstance(raw, dt.datetime) and raw.time() != dt.time()):
+            return None, f"{_PERIOD_END}, got {shown(raw)}"
+        y = raw.year
     if y is None or not MIN_YEAR <= y <= MAX_YEAR:
         return None, got
     return y, None
+
+
+_PERIOD_END = ("会计年度的报告期应为年末（12月31日），半年报、季报数字不是年度数字 a fiscal year's period ends on "
+               "31 December (half-year and quarterly figures are not a year's)")
 
 
 def read_note(raw: Any, origin: str = "data") -> tuple[str | None, str | None]:
@@ -509,6 +624,8 @@ def parse_case(data: Any, source: str = "<case>", origin: str = "data") -> Case:
             probs.append(Problem(f"company.{k}", err))
         elif val is not None:
             company[k] = val
+    said = company_board(company, comp.get("stock_code"))
+    probs += [Problem("company.board", m) for m in said.problems]
     years: dict[int, dict[str, Any]] = {}
     rows = data.get("years")
     if not isinstance(rows, list) or not rows:
@@ -579,7 +696,33 @@ def parse_case(data: Any, source: str = "<case>", origin: str = "data") -> Case:
             notes[k] = val
     if probs:
         raise CaseError(source, probs)
-    return Case(pol, ey, company, years, att, source, notes)
+    return Case(pol, ey, company, years, att, source, notes, warnings=said.notes + unit_warnings(years))
+
+
+@dataclass
+class Said:
+    """What reading a company's code and board found: notes to show, problems to refuse."""
+
+    notes: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def company_board(company: dict[str, Any], raw_code: Any = None) -> Said:
+    """The board from the stock code where ``company`` has none (set in ``company``, with a note); a
+    stated board that contradicts the code as a problem; the code read with its zeros restored as a note."""
+    out = Said()
+    code = company.get("stock_code")
+    if code is None:
+        return out
+    if (note := stock_code_note(raw_code, code)) is not None:
+        out.notes.append(note)
+    if "board" in company:
+        if (why := board_problem(code, company["board"])) is not None:
+            out.problems.append(why)
+    elif (implied := board_of_code(code)) is not None:
+        company["board"] = implied
+        out.notes.append(f"上市板块由证券代码 {code} 推定为{BOARDS[implied]} the board follows from the stock code: {implied}")
+    return out
 
 
 def check_attestations(case: Case, known: list[str]) -> None:

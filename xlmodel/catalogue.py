@@ -1128,7 +1128,9 @@ def split_long_formulas(m: Model, limit: int = MAX_FORMULA) -> None:
     m.scalars = out
 
 
-def compile_policy(policy: pol.Policy) -> Model:
+def compile_policy(policy: pol.Policy, baseline: pol.Baseline | None = None) -> Model:
+    """The model of ``policy`` with the regulatory baseline its settings name, or ``baseline`` (a
+    baseline-only screen passes the baseline's rules it screens: :func:`xlmodel.batch.screen_model`)."""
     b = _Builder(policy)
     b.precision()
     b.build_series()
@@ -1149,8 +1151,10 @@ def compile_policy(policy: pol.Policy) -> Model:
     b.build_aggregates()
     for spec in ordered(policy.requirements):
         b.m.rules.append(b.compile_rule(spec))
-    if policy.settings.regulatory_baseline:
-        base = b.m.baseline = pol.load_baseline(policy.settings.regulatory_baseline)
+    if baseline is None and policy.settings.regulatory_baseline:
+        baseline = pol.load_baseline(policy.settings.regulatory_baseline)
+    if baseline is not None:
+        base = b.m.baseline = baseline
         clash = {r.id for r in base.rules} & {r.id for r in policy.rules}
         if clash:
             raise ValueError(f"rule ids {sorted(clash)} are used by both {policy.id} and {base.id}")

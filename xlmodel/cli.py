@@ -224,34 +224,37 @@ def cmd_evaluate(args) -> int:
     from .report import render_by_year, render_table
 
     if args.batch:
-        from .batch import evaluate_batch, read_table
+        from .batch import prepare_batch, read_table
 
         if not args.output:
-            raise XlmodelError("--batch needs -o OUT.csv|OUT.xlsx")
-        from .batch_output import write_batch_csv, write_batch_xlsx
+            raise XlmodelError("--batch 需要输出文件（-o 结果.csv 或 结果.xlsx）--batch needs -o OUT.csv|OUT.xlsx")
+        from .batch_output import Tally, write_batch_csv, write_batch_xlsx
         from .io import check_output
         from .sanitize import plain_text
 
         out = check_output(args.output, force=args.force, suffixes=(".csv", ".xlsx"), inputs=[args.batch])  # before any work
         table = read_table(args.batch)
-        df = evaluate_batch(table, policy=args.policy, source=args.batch, progress=None)  # a bar on a terminal
-        for note in table.attrs.get("notes", []):  # (a sheet's name from the file among them: one line, inert)
+        batch = prepare_batch(table, policy=args.policy, source=args.batch)
+        del table  # the raw cells: every column is read into the batch's arrays
+        for note in batch.notes:
             print(f"注意 Note: {plain_text(args.batch)}: {plain_text(note)}", file=sys.stderr)
-        for w in df.attrs.get("warnings", []):  # amounts that look like 万元/亿元
+        for w in batch.warnings:  # amounts that look like 万元/亿元
             print(f"注意 Warning: {plain_text(args.batch)}: {plain_text(w)}", file=sys.stderr)
-        (write_batch_csv if out.suffix.lower() == ".csv" else write_batch_xlsx)(df, out, force=args.force, progress=None)
-        outside = int((~df["in_plan_period"]).sum())
-        if outside:
-            print(f"注意 Note: {outside} company-years outside their plan's years (in_plan_period False), "
-                  f"evaluated all the same", file=sys.stderr)
-        counts = df["overall_status"].value_counts().to_dict()
-        at_risk = df.loc[df["st_risk_warning"].eq(True), "stock_code" if "stock_code" in df else "company_name"]
-        print(f"{len(df)} company-years evaluated -> {out}  ({', '.join(f'{k}: {v}' for k, v in sorted(counts.items()))})",
+        tally = Tally(batch.columns)
+        (write_batch_csv if out.suffix.lower() == ".csv" else write_batch_xlsx)(batch, out, force=args.force,
+                                                                                progress=None, tally=tally)
+        if tally.outside:
+            print(f"注意 Note: {tally.outside} 个公司年度在规划期外，仍按规划评估 company-years outside their plan's years "
+                  f"(in_plan_period False), evaluated all the same", file=sys.stderr)
+        counts = tally.overall
+        risk = tally.at_risk()
+        keys = sorted(set(map(plain_text, risk[tally.key]))) if tally.key in risk else []
+        print(f"已评估 {tally.n} 个公司年度 {tally.n} company-years evaluated -> {out}  "
+              f"({', '.join(f'{k}: {v}' for k, v in sorted(counts.items()))})", file=sys.stderr)
+        print(f"交易所低分红风险警示 at risk of the ST warning: {len(risk)} company-years"
+              + (f" ({', '.join(keys[:20])}{' …' if len(keys) > 20 else ''})" if len(risk) else ""),
               file=sys.stderr)
-        print(f"交易所低分红风险警示 at risk of the ST warning: {len(at_risk)} company-years"
-              + (f" ({', '.join(sorted(set(map(plain_text, at_risk)))[:20])}{' …' if at_risk.nunique() > 20 else ''})" if len(at_risk) else ""),
-              file=sys.stderr)
-        return EXIT_FAIL if (df["overall_status"].isin(["fail", "missing_input"])).any() else EXIT_OK
+        return EXIT_FAIL if counts.get("fail") or counts.get("missing_input") else EXIT_OK
     if not args.cases:
         raise XlmodelError("evaluate needs a CASE file (or --batch FILE)")
     worst = EXIT_OK
@@ -348,8 +351,11 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                     help="the full table, one line per rule, not fitted to the terminal's width (COLUMNS)")
     se.add_argument("--by-year", action="store_true",
                     help="also evaluate every year of the plan period (the workbook's year columns): one line per year")
-    se.add_argument("--batch", metavar="FILE", help="CSV/XLSX with one row per company and fiscal year")
-    se.add_argument("--policy", help="policy id for every row of --batch (else a 'policy' column)")
+    se.add_argument("--batch", metavar="FILE", help="CSV/XLSX 每行一个公司年度，列名可为字段ID、中文名称或数据终端的列名 "
+                                                     "one row per company and fiscal year; columns by field id, "
+                                                     "Chinese label or a data terminal's name (docs/column-names.md)")
+    se.add_argument("--policy", help="--batch 各行所用规划；未给且无 policy 列时仅按监管底线筛查 policy id for every row of "
+                                     "--batch (else a 'policy' column; neither: the regulatory baseline alone)")
     se.add_argument("-o", "--output", help="output of --batch (.csv or .xlsx)")
     se.add_argument("--force", action="store_true", help="overwrite the output file")
     se.set_defaults(func=cmd_evaluate)

@@ -25,6 +25,12 @@ BOUNDARIES = ("min_exact", "min_short", "outlay_exact", "outlay_below", "half_fe
 HALF_YEAR_OPINIONS = OPINIONS + ("unaudited",)
 
 
+def synthetic_code(i: int) -> str:
+    """A six-digit code for synthetic company ``i`` (< 100,000): ``7`` and five digits, a prefix of no
+    listed board, so that any board goes with it (a listed prefix would imply its own board)."""
+    return f"7{i:05d}"
+
+
 def _fen(x: float) -> float:
     return round(float(x), 2)
 
@@ -102,7 +108,7 @@ def random_case_data(rng: np.random.Generator, policy_id: str, year: int = 2024,
                 y["payout_date"] = (agm + dt.timedelta(days=int(rng.integers(10, 75)))).isoformat()
         years.append(y)
     att = {rid: bool(rng.random() < 0.9) for rid in model.attestation_ids() if rng.random() > p_missing}
-    company = {"company_name": "示例公司 Synthetic Co.", "stock_code": f"{int(rng.integers(0, 999999)):06d}",
+    company = {"company_name": "示例公司 Synthetic Co.", "stock_code": synthetic_code(int(rng.integers(0, 99999))),
                "board": str(rng.choice(["sse_main", "szse_main", "chinext", "star", "bse"], p=[0.3, 0.3, 0.2, 0.15, 0.05]))}
     if confirmed:
         company["amounts_confirmed"] = True
@@ -264,9 +270,55 @@ def cases_frame(cases: list[Case]):
     rows = []
     for i, c in enumerate(cases):
         for y, vals in c.years.items():
-            row = {"policy": c.policy, "stock_code": f"{i:06d}", "fiscal_year": y,
+            row = {"policy": c.policy, "stock_code": synthetic_code(i), "fiscal_year": y,
                    **{k: v for k, v in c.company.items() if k in ("board", "listing_date", "amounts_confirmed")}, **vals}
             if y == c.evaluation_year:
                 row.update({f"attest_{k}": v for k, v in c.attestations.items()})
             rows.append(row)
     return pd.DataFrame(rows)
+
+
+#: (board, code prefixes) of a synthetic market, with each board's share of the companies
+MARKET_BOARDS = (("sse_main", ("600", "601", "603", "605"), 0.32), ("szse_main", ("000", "001", "002", "003"), 0.28),
+                 ("chinext", ("300", "301"), 0.24), ("star", ("688",), 0.11), ("bse", ("830", "870", "920"), 0.05))
+
+
+def market_frame(companies: int = 5000, years: int = 5, last_year: int = 2024, seed: int = 1):
+    """A synthetic market as a data terminal exports it, for the baseline-only screen: one row per
+    company and fiscal year, codes of the boards' prefixes (no board column: it follows from the code),
+    the figures the regulatory rules read (profit, retained earnings, cash dividends, buybacks, R&D and
+    revenue, the price facts) and the listing date. Not reported data."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    boards = rng.choice(len(MARKET_BOARDS), size=companies, p=[b[2] for b in MARKET_BOARDS])
+    codes = np.empty(companies, dtype=object)
+    for b, (_, prefixes, _) in enumerate(MARKET_BOARDS):
+        idx = np.flatnonzero(boards == b)
+        k = np.arange(len(idx))
+        codes[idx] = [prefixes[j % len(prefixes)] + f"{j // len(prefixes):03d}" for j in k]
+    first = np.array([1996, 2008, 2016, last_year - 3, last_year - 2, last_year - 1])[rng.integers(0, 6, companies)]
+    listed = [dt.date(int(y), int(m), int(d)).isoformat()
+              for y, m, d in zip(first, rng.integers(1, 13, companies), rng.integers(1, 29, companies))]
+    n = companies * years
+    co = np.repeat(np.arange(companies), years)
+    scale = (10 ** rng.uniform(7, 10, companies))[co]
+    loss = rng.random(n) < 0.15
+    npa = np.round(scale * np.where(loss, -rng.uniform(0.1, 0.8, n), rng.uniform(0.2, 1.5, n)), 2)
+    payout = np.choose(rng.choice(3, n, p=[0.25, 0.25, 0.5]), [np.zeros(n), rng.uniform(0.02, 0.25, n),
+                                                                rng.uniform(0.25, 0.6, n)])
+    return pd.DataFrame({
+        "stock_code": codes[co], "company_name": [f"示例公司{i:05d}" for i in co],
+        "fiscal_year": np.tile(np.arange(last_year - years + 1, last_year + 1), companies),
+        "listing_date": np.array(listed, dtype=object)[co],
+        "net_profit_attributable": npa,
+        "retained_earnings_consolidated": np.round(scale * rng.uniform(-0.3, 4, n), 2),
+        "retained_earnings_parent": np.round(scale * rng.uniform(-0.3, 3, n), 2),
+        "cash_dividend": np.round(np.maximum(npa, 0.0) * payout, 2),
+        "buyback_amount": np.where(rng.random(n) < 0.1, np.round(scale * rng.uniform(0, 0.05, n), 2), 0.0),
+        "buyback_cancelled": np.where(rng.random(n) < 0.05, np.round(scale * rng.uniform(0, 0.03, n), 2), 0.0),
+        "revenue": np.round(scale * rng.uniform(3, 15, n), 2),
+        "rd_expense": np.round(scale * rng.uniform(0.05, 1.5, n), 2),
+        "price_below_net_assets_20d": rng.random(n) < 0.1,
+        "price_below_ipo_20d": rng.random(n) < 0.08,
+    })

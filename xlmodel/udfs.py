@@ -276,9 +276,6 @@ def case_data(policy_id: str, evaluation_year, field_ids, years, values, company
     company = {}
     for k, v in _pairs(company_fields, company_values, "company").items():
         v = _clean(v)
-        if k == "stock_code" and isinstance(v, (int, float)) and not isinstance(v, bool):
-            raise UdfError(f"输入 stock_code: expected the 6-digit code as text (format the cell as text, or type "
-                           f"'002015), got the number {v!r}: a number loses the leading zeros")
         company[k] = _value(k, v, f"输入 {k}") if k in FIELDS else v
     attest = {k: _clean(v) for k, v in _pairs(attestation_ids, attestation_values, "attestation").items()}
     data = {"policy": policy_id, "evaluation_year": ey,

@@ -28,6 +28,7 @@ import codecs
 import csv
 import difflib
 import io
+import itertools
 import json
 import math
 import os
@@ -444,18 +445,24 @@ def _check_shape(source: str, n_rows: int, n_cols: int) -> None:
                                      "split the file")
 
 
-def read_csv_rows(path: str | Path) -> Table:
+#: the rows a title may take above a batch file's header (vendors write one or two)
+HEADER_SEARCH_ROWS = 10
+
+
+def read_csv_rows(path: str | Path, header_at=None) -> Table:
     """The header and data rows of a comma-separated file, every cell as text.
 
     Rows shorter than the header are padded with blanks; a row with values beyond
     the header is an error naming its line; trailing blank rows and columns
-    without a header and without values are dropped."""
+    without a header and without values are dropped. ``header_at``: given the first
+    :data:`HEADER_SEARCH_ROWS` rows, the index of the header row (rows above it, a title, are
+    left out with a note); by default the first row."""
     source = str(path)
     data = read_regular(path, MAX_TABLE_BYTES, "batch file")
     text, encoding = decode_table_text(data, source)
     if not text.strip():
         raise InputFileError(source, "the file is empty; expected a header row and one row per company and year")
-    lines = text.count("\n") + 1
+    lines = text.count("\n") + (not text.endswith("\n"))  # (a last line break ends the last row: no row of its own)
     first = text.split("\n", 1)[0]
     _check_shape(source, lines - 1, first.count(",") + 1)
     old = csv.field_size_limit()
@@ -463,9 +470,11 @@ def read_csv_rows(path: str | Path) -> Table:
     rows: list[list[str]] = []
     try:
         reader = csv.reader(io.StringIO(text, newline=""), strict=True)
-        header = next(reader)
+        head = list(itertools.islice(reader, HEADER_SEARCH_ROWS))
+        above = header_at(head) if header_at is not None else 0
+        header = head[above]
         width = len(header)
-        for row in reader:
+        for row in itertools.chain(head[above + 1:], reader):
             if len(row) > width:
                 if any(c.strip() for c in row[width:]):
                     raise InputFileError(source, f"{len(row)} values but the header has {width} columns",
@@ -478,7 +487,7 @@ def read_csv_rows(path: str | Path) -> Table:
         raise InputFileError(source, f"not a readable CSV file ({_one_line(str(e))})", f"line {reader.line_num}") from None
     finally:
         csv.field_size_limit(old)
-    table = _trim_table(source, [str(h) for h in header], rows)
+    table = _trim_table(source, [str(h) for h in header], rows, above)
     table.encoding = encoding
     return table
 
@@ -494,12 +503,20 @@ class Table:
     encoding: str | None = None
 
 
-def _trim_table(source: str, header: list, rows: list[list]) -> Table:
+def _trim_table(source: str, header: list, rows: list[list], above: int = 0) -> Table:
+    """``above``: rows above the header (a title), left out with a note; row numbers count them."""
     def blank(v) -> bool:
         return v is None or (isinstance(v, str) and not v.strip())
 
-    numbers = [i + 2 for i, r in enumerate(rows) if not all(blank(v) for v in r)]
-    rows = [rows[n - 2] for n in numbers]  # wholly blank rows (spacers, Excel's trailing ,,,) are not data
+    def blank_row(r) -> bool:
+        try:  # text cells (a CSV): one join
+            return not "".join(r).strip()
+        except TypeError:
+            return all(blank(v) for v in r)
+
+    first = above + 2  # the spreadsheet row of the first data row
+    numbers = [i + first for i, r in enumerate(rows) if not blank_row(r)]
+    rows = [rows[n - first] for n in numbers]  # wholly blank rows (spacers, Excel's trailing ,,,) are not data
     names = ["" if blank(h) else str(h).strip() for h in header]
     keep = []
     for j, name in enumerate(names):
@@ -514,7 +531,10 @@ def _trim_table(source: str, header: list, rows: list[list]) -> Table:
         rows = [[r[j] for j in keep] for r in rows]
     if not rows:
         raise InputFileError(source, "no data rows (only a header); expected one row per company and fiscal year")
-    return Table(names, rows, numbers)
+    notes = [f"表头在第 {above + 1} 行，其上 {above} 行（标题）未读入 the header is row {above + 1}: the "
+             f"{above} row{'s' if above > 1 else ''} above it (a title) {'are' if above > 1 else 'is'} not read"] \
+        if above else []
+    return Table(names, rows, numbers, notes)
 
 
 def _col_letter(j: int) -> str:
@@ -669,12 +689,12 @@ def _scan_part(source: str, z: zipfile.ZipFile, info: zipfile.ZipInfo, sheet: bo
     return cells, rows, last_row
 
 
-def read_xlsx_rows(path: str | Path) -> Table:
+def read_xlsx_rows(path: str | Path, header_at=None) -> Table:
     """The header and data rows of the first worksheet of a batch .xlsx, cells as values.
 
     :func:`inspect_xlsx` first; then openpyxl in read-only mode on the checked
     bytes, formulas as their cached values, at most :data:`MAX_ROWS` rows and the
-    header's columns."""
+    header's columns. ``header_at``: as for :func:`read_csv_rows`."""
     import openpyxl
     from openpyxl.xml import DEFUSEDXML
 
@@ -694,8 +714,11 @@ def read_xlsx_rows(path: str | Path) -> Table:
         ws = wb.worksheets[0]
         ws.reset_dimensions()  # the file's own <dimension> is not trusted
         try:
-            first = next(ws.iter_rows(min_row=1, max_row=1, max_col=MAX_COLUMNS + 1, values_only=True), ())
-            header = list(first)
+            head = [list(r) for r in ws.iter_rows(min_row=1, max_row=HEADER_SEARCH_ROWS, max_col=MAX_COLUMNS + 1,
+                                                   values_only=True)]
+            above = header_at([[("" if v is None else str(v)) for v in r] for r in head]) \
+                if header_at is not None and head else 0
+            header = list(head[above]) if head else []
             while header and (header[-1] is None or (isinstance(header[-1], str) and not header[-1].strip())):
                 header.pop()
             if len(header) > MAX_COLUMNS:
@@ -703,7 +726,7 @@ def read_xlsx_rows(path: str | Path) -> Table:
             if not header:
                 raise InputFileError(source, "no header row (the first row names the columns: stock_code, fiscal_year, …)")
             rows: list[list] = []
-            for row in ws.iter_rows(min_row=2, max_col=len(header), values_only=True):
+            for row in ws.iter_rows(min_row=above + 2, max_col=len(header), values_only=True):
                 rows.append(list(row) if len(row) == len(header) else list(row) + [None] * (len(header) - len(row)))
                 if len(rows) > MAX_ROWS:
                     raise InputFileError(source, f"more than {MAX_ROWS:,} data rows; split the file")
@@ -715,8 +738,8 @@ def read_xlsx_rows(path: str | Path) -> Table:
     finally:
         wb.close()
     header = [h if isinstance(h, str) or h is None else str(h) for h in header]
-    table = _trim_table(source, header, rows)
+    table = _trim_table(source, header, rows, above)
     if len(wb.worksheets) > 1:
-        notes.append(f"read the first worksheet ({ws.title}) only")
-    table.notes = notes
+        notes.append(f"只读入第一个工作表（{ws.title}）read the first worksheet ({ws.title}) only")
+    table.notes = table.notes + notes
     return table
