@@ -101,7 +101,7 @@ def assert_all_problems(exc: CaseError, source: str):
         for w in words:
             assert w in probs[where], (where, w, probs[where])
     text = str(exc)
-    assert text.splitlines()[0] == f"{source}: invalid case (11 problems)"
+    assert text.splitlines()[0] == f"{source}: 案例文件有误 invalid case (11 problems)"
     # one line per problem, each naming the field; per-year fields name the fiscal year
     assert len(text.splitlines()) == 1 + 11
     for field in ("cash_dividend", "vote_for_ratio", "share_count", "net_profit", "board", "agm_date",

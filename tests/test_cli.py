@@ -257,7 +257,7 @@ def test_evaluate_invalid_case_exits_2_with_one_line_per_problem(capsys, tmp_pat
     assert out == ""
     assert_clean_error(err)
     lines = err.rstrip("\n").splitlines()
-    assert lines[0] == f"xlmodel: {path}: invalid case (4 problems)"
+    assert lines[0] == f"xlmodel: {path}: 案例文件有误 invalid case (4 problems)"
     problems = lines[1:]
     assert len(problems) == 4
     assert all(ln.startswith("  - ") for ln in problems)

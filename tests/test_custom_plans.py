@@ -194,7 +194,7 @@ def test_policies_check_reports_every_schema_problem_at_once(tmp_path, capsys):
     code, out, err = cli(capsys, "--plans", folder, "policies", "check", path)
     assert code == 2 and out == ""
     clean(err)
-    assert f"{path}: invalid policy file (4 problems)" in err
+    assert f"{path}: 规划文件有误 invalid policy file (4 problems)" in err
     assert "rule 'min_annual', field 'components.0.pct.ratio'" in err
     assert "rule 'min_rolling', field 'kind'" in err
     assert "field 'text': '../outside.txt' leaves the policy file's folder" in err
@@ -817,7 +817,7 @@ def test_policies_check_refuses_a_fifo_at_once(tmp_path, capsys):
     os.mkfifo(tmp_path / "plan.yaml")
     code, out, err = cli(capsys, "policies", "check", tmp_path / "plan.yaml")
     assert code == 2 and out == ""
-    assert f"{tmp_path / 'plan.yaml'}: invalid policy file (1 problem)" in err and "named pipe (FIFO)" in err
+    assert f"{tmp_path / 'plan.yaml'}: 规划文件有误 invalid policy file (1 problem)" in err and "named pipe (FIFO)" in err
 
 
 def test_a_plan_changed_in_code_is_not_carried_as_its_file(tmp_path):

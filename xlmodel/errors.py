@@ -1,6 +1,46 @@
-"""Typed exceptions. Every user-facing error names what was wrong and where."""
+"""Typed exceptions. Every user-facing error names what was wrong and where, Chinese first, then English."""
 
 from __future__ import annotations
+
+import re
+
+#: a CJK character (the Chinese of a message)
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+
+#: a quoted value (a file's text, a misspelt name): not the message's own words
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+_WORD = re.compile(r"[\u3400-\u9fff\uf900-\ufaffA-Za-z]")
+
+
+def has_chinese(text: str) -> bool:
+    return bool(_CJK.search(text))
+
+
+def leads_chinese(text: str) -> bool:
+    """Whether a message's first word (quoted values aside) is Chinese."""
+    m = _WORD.search(_QUOTED.sub("", text))
+    return bool(m and _CJK.match(m.group()))
+
+
+#: the Chinese that leads a problem whose message has none, by the first words its English begins with
+#: (the English follows, whole: it names the value and what was expected); the last one: any other
+_PROBLEM_ZH = (("expected", "取值有误"), ("field required", "缺少必填项"), ("required", "缺少必填项"),
+               ("missing", "缺少必填项"), ("unknown", "无法识别"), ("extra inputs", "无法识别的字段"),
+               ("no ", "缺少"), ("not ", "不符合要求"), ("", "有误"))
+
+
+def problem_zh(message: str) -> str:
+    """A problem's message Chinese first: its own Chinese, else a short phrase for what kind of problem
+    it is (``取值有误 expected an amount in 元, got 'abc'``)."""
+    low = message.lstrip().lower()
+    return zh_first(next(zh for start, zh in _PROBLEM_ZH if low.startswith(start)), message)
+
+
+def zh_first(zh: str, message: str) -> str:
+    """``message`` led by the Chinese phrase ``zh`` (``"无法读取 cannot read …"``), unless the message
+    already leads with its Chinese: a message is Chinese first, then English, and never says the Chinese twice."""
+    return message if leads_chinese(message) else f"{zh} {message}"
 
 
 class XlmodelError(Exception):
@@ -37,7 +77,7 @@ class Problem:
 class ProblemsError(XlmodelError):
     """Several problems found at once (all are reported, not just the first)."""
 
-    title = "invalid input"
+    title = "输入有误 invalid input"
 
     def __init__(self, source: str, problems: list[Problem]):
         self.source = source
@@ -46,16 +86,16 @@ class ProblemsError(XlmodelError):
 
     def render(self) -> str:
         lines = [f"{self.source}: {self.title} ({len(self.problems)} problem{'s' if len(self.problems) != 1 else ''})"]
-        lines += [f"  - {p}" for p in self.problems]
+        lines += [f"  - {p.where}: {problem_zh(p.message)}" for p in self.problems]  # Chinese first, each
         return "\n".join(lines)
 
 
 class PolicyError(ProblemsError):
-    title = "invalid policy file"
+    title = "规划文件有误 invalid policy file"
 
 
 class CaseError(ProblemsError):
-    title = "invalid case"
+    title = "案例文件有误 invalid case"
 
 
 class UnknownPolicyError(XlmodelError):

@@ -42,7 +42,7 @@ from typing import Any, Iterable
 import yaml
 from yaml.nodes import MappingNode, ScalarNode
 
-from .errors import XlmodelError
+from .errors import XlmodelError, zh_first
 
 # ---- limits ----------------------------------------------------------------------------------------
 
@@ -82,6 +82,7 @@ class InputFileError(XlmodelError):
     """A file that cannot be read as what it should be. ``str()`` is one line naming the file."""
 
     def __init__(self, source: str, message: str, where: str | None = None):
+        message = zh_first("无法读取文件", message)  # Chinese first: its own phrase, else this one
         self.source, self.message, self.where = str(source), message, where
         super().__init__(f"{self.source}: " + (f"{where}: " if where else "") + message)
 
@@ -116,11 +117,11 @@ def open_regular(path: str | Path, max_bytes: int, what: str = "file") -> tuple[
     try:
         fd = os.open(path, flags)
     except FileNotFoundError:
-        raise InputFileError(source, "no such file") from None
+        raise InputFileError(source, "文件不存在 no such file") from None
     except IsADirectoryError:
-        raise InputFileError(source, f"is a directory, not a {what}") from None
+        raise InputFileError(source, f"这是文件夹，不是文件 is a directory, not a {what}") from None
     except PermissionError:
-        raise InputFileError(source, "permission denied") from None
+        raise InputFileError(source, "无权读取该文件 permission denied") from None
     except (OSError, ValueError) as e:  # ValueError: a NUL character in the path
         raise InputFileError(source, f"cannot open: {getattr(e, 'strerror', None) or e}") from None
     try:
@@ -128,7 +129,7 @@ def open_regular(path: str | Path, max_bytes: int, what: str = "file") -> tuple[
         if not stat.S_ISREG(st.st_mode):
             raise InputFileError(source, f"is {file_kind(st.st_mode)}, not a {what}")
         if st.st_size > max_bytes:
-            raise InputFileError(source, f"{_size(st.st_size)} is larger than a {what} can be ({_size(max_bytes)}); "
+            raise InputFileError(source, f"文件过大 {_size(st.st_size)} is larger than a {what} can be ({_size(max_bytes)}); "
                                          "refusing to read")
         return os.fdopen(fd, "rb"), st.st_size
     except BaseException:
@@ -163,12 +164,12 @@ def _size(n: int) -> str:
 def decode_utf8(data: bytes, source: str) -> str:
     """UTF-8 text, with or without a byte-order mark."""
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        raise InputFileError(source, "the file is saved as UTF-16 ('Unicode text'); save it as UTF-8")
+        raise InputFileError(source, "文件为 UTF-16 编码 the file is saved as UTF-16 ('Unicode text'); save it as UTF-8")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
-        raise InputFileError(source, f"not UTF-8 text (an invalid byte at line {line}); save the file as UTF-8") from None
+        raise InputFileError(source, f"不是 UTF-8 文本 not UTF-8 text (an invalid byte at line {line}); save the file as UTF-8") from None
 
 
 def decode_chinese_text(data: bytes, source: str, *, expected: str, save_as: str) -> tuple[str, str]:
@@ -176,9 +177,9 @@ def decode_chinese_text(data: bytes, source: str, *, expected: str, save_as: str
     UTF-16 file, one with NUL bytes or one that is neither is refused, naming the file; ``expected``
     says what the file should have been (``a CSV file``), ``save_as`` how to save it (``'CSV UTF-8'``)."""
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        raise InputFileError(source, f"the file is saved as UTF-16 ('Unicode text'); save it as {save_as}")
+        raise InputFileError(source, f"文件为 UTF-16 编码 the file is saved as UTF-16 ('Unicode text'); save it as {save_as}")
     if b"\x00" in data:
-        raise InputFileError(source, f"not a text file (it contains NUL bytes); expected {expected}")
+        raise InputFileError(source, f"不是文本文件 not a text file (it contains NUL bytes); expected {expected}")
     try:
         return data.decode("utf-8-sig"), "utf-8"
     except UnicodeDecodeError:
@@ -187,7 +188,7 @@ def decode_chinese_text(data: bytes, source: str, *, expected: str, save_as: str
         return data.decode("gb18030"), "gb18030"
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
-        raise InputFileError(source, f"neither UTF-8 nor GB18030 text (an invalid byte at line {line}); "
+        raise InputFileError(source, f"既非 UTF-8 也非 GB18030 文本 neither UTF-8 nor GB18030 text (an invalid byte at line {line}); "
                                      f"save the file as {save_as}") from None
 
 
@@ -283,7 +284,7 @@ class SafeLoader(yaml.SafeLoader):
         mark = self.peek_event().start_mark
         self._depth += 1
         if self._depth > MAX_DEPTH:
-            raise _LimitError(f"nested more than {MAX_DEPTH} levels deep", mark)
+            raise _LimitError(f"嵌套层数过多 nested more than {MAX_DEPTH} levels deep", mark)
         before = self._expanded
         node = super().compose_node(parent, index)
         self._depth -= 1
@@ -358,12 +359,12 @@ def load_yaml(text: str, source: str, quote_problem: bool = True, loader_class: 
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         what = f": {_one_line(e.problem)}" if quote_problem and e.problem else ""
-        raise InputFileError(source, f"not valid YAML/JSON {_at(mark, False)}{what}".rstrip()) from None
+        raise InputFileError(source, f"不是有效的 YAML/JSON not valid YAML/JSON {_at(mark, False)}{what}".rstrip()) from None
     except yaml.YAMLError as e:
         what = f": {_one_line(str(e))}" if quote_problem else ""
-        raise InputFileError(source, f"not valid YAML/JSON{what}") from None
+        raise InputFileError(source, f"不是有效的 YAML/JSON not valid YAML/JSON{what}") from None
     except RecursionError:  # pragma: no cover - the depth limit comes first
-        raise InputFileError(source, f"nested more than {MAX_DEPTH} levels deep") from None
+        raise InputFileError(source, f"嵌套层数过多 nested more than {MAX_DEPTH} levels deep") from None
     finally:
         loader.dispose()
     if loader.duplicates:
@@ -405,7 +406,7 @@ def _json_depth(text: str) -> int:
 def load_json(text: str, source: str) -> Any:
     """Parse JSON: duplicate keys, NaN/Infinity and nesting beyond :data:`MAX_DEPTH` refused."""
     if _json_depth(text) > MAX_DEPTH:
-        raise InputFileError(source, f"nested more than {MAX_DEPTH} levels deep")
+        raise InputFileError(source, f"嵌套层数过多 nested more than {MAX_DEPTH} levels deep")
     duplicates: list[str] = []
 
     def pairs(items):
@@ -423,9 +424,9 @@ def load_json(text: str, source: str) -> Any:
         data = json.loads(text, object_pairs_hook=pairs, parse_constant=constant,
                           parse_float=lambda t: SciFloat(t) if "e" in t or "E" in t else float(t))
     except json.JSONDecodeError as e:
-        raise InputFileError(source, f"not valid YAML/JSON at line {e.lineno}, column {e.colno}: {e.msg}") from None
+        raise InputFileError(source, f"不是有效的 YAML/JSON not valid YAML/JSON at line {e.lineno}, column {e.colno}: {e.msg}") from None
     except (ValueError, RecursionError) as e:  # a 5000-digit integer, NaN
-        raise InputFileError(source, f"not valid YAML/JSON: {_one_line(str(e))}") from None
+        raise InputFileError(source, f"不是有效的 YAML/JSON not valid YAML/JSON: {_one_line(str(e))}") from None
     if duplicates:
         more = f" (and {len(duplicates) - 1} more)" if len(duplicates) > 1 else ""
         raise InputFileError(source, f"key {shown(duplicates[0], 60)} appears twice in one object{more}; "
@@ -439,7 +440,7 @@ def _check_shape(source: str, n_rows: int, n_cols: int) -> None:
     if n_cols > MAX_COLUMNS:
         raise InputFileError(source, f"{n_cols} columns; at most {MAX_COLUMNS}")
     if n_rows > MAX_ROWS:
-        raise InputFileError(source, f"more than {MAX_ROWS:,} data rows; split the file")
+        raise InputFileError(source, f"数据行过多，请拆分文件 more than {MAX_ROWS:,} data rows; split the file")
     if n_rows * max(n_cols, 1) > MAX_TABLE_CELLS:
         raise InputFileError(source, f"{n_rows:,} rows × {n_cols} columns is more than {MAX_TABLE_CELLS:,} cells; "
                                      "split the file")
@@ -461,7 +462,7 @@ def read_csv_rows(path: str | Path, header_at=None) -> Table:
     data = read_regular(path, MAX_TABLE_BYTES, "batch file")
     text, encoding = decode_table_text(data, source)
     if not text.strip():
-        raise InputFileError(source, "the file is empty; expected a header row and one row per company and year")
+        raise InputFileError(source, "文件为空 the file is empty; expected a header row and one row per company and year")
     lines = text.count("\n") + (not text.endswith("\n"))  # (a last line break ends the last row: no row of its own)
     first = text.split("\n", 1)[0]
     _check_shape(source, lines - 1, first.count(",") + 1)
@@ -477,7 +478,7 @@ def read_csv_rows(path: str | Path, header_at=None) -> Table:
         for row in itertools.chain(head[above + 1:], reader):
             if len(row) > width:
                 if any(c.strip() for c in row[width:]):
-                    raise InputFileError(source, f"{len(row)} values but the header has {width} columns",
+                    raise InputFileError(source, f"该行的值数与表头列数不符 {len(row)} values but the header has {width} columns",
                                          f"line {reader.line_num}")
                 row = row[:width]
             elif len(row) < width:
@@ -523,14 +524,14 @@ def _trim_table(source: str, header: list, rows: list[list], above: int = 0) -> 
         if name:
             keep.append(j)
         elif any(not blank(r[j]) for r in rows):
-            raise InputFileError(source, f"column {_col_letter(j)} has values but no header")
+            raise InputFileError(source, f"第 {_col_letter(j)} 列有数据但无列名 column {_col_letter(j)} has values but no header")
     if not keep:
-        raise InputFileError(source, "no header row (the first row names the columns: stock_code, fiscal_year, …)")
+        raise InputFileError(source, "缺少表头行 no header row (the first row names the columns: stock_code, fiscal_year, …)")
     if len(keep) < len(names):
         names = [names[j] for j in keep]
         rows = [[r[j] for j in keep] for r in rows]
     if not rows:
-        raise InputFileError(source, "no data rows (only a header); expected one row per company and fiscal year")
+        raise InputFileError(source, "没有数据行 no data rows (only a header); expected one row per company and fiscal year")
     notes = [f"表头在第 {above + 1} 行，其上 {above} 行（标题）未读入 the header is row {above + 1}: the "
              f"{above} row{'s' if above > 1 else ''} above it (a title) {'are' if above > 1 else 'is'} not read"] \
         if above else []
@@ -596,7 +597,7 @@ def inspect_xlsx(path: str | Path, *, max_bytes: int = MAX_XLSX_BYTES, max_unpac
                     raise InputFileError(source, f"more than {max_rows:,} rows (part {_name(i.filename)}); "
                                                  "refusing to read")
     except zipfile.BadZipFile as e:
-        raise InputFileError(source, f"damaged zip file ({_one_line(str(e), 80)})") from None
+        raise InputFileError(source, f"zip 文件已损坏 damaged zip file ({_one_line(str(e), 80)})") from None
     except (zipfile.LargeZipFile, NotImplementedError, RuntimeError, EOFError, OSError) as e:  # encrypted, zip64 oddities
         raise InputFileError(source, f"cannot read the zip file ({type(e).__name__}: {_one_line(str(e), 80)})") from None
     return data, notes
@@ -651,7 +652,7 @@ def _scan_part(source: str, z: zipfile.ZipFile, info: zipfile.ZipInfo, sheet: bo
                 chunk = f.read(_CHUNK)
                 size += len(chunk)
                 if size > info.file_size:
-                    raise InputFileError(source, f"the file is damaged (part {_name(info.filename)} unpacks to more "
+                    raise InputFileError(source, f"文件已损坏 the file is damaged (part {_name(info.filename)} unpacks to more "
                                                  "than its header says); refusing to read")
                 if not sheet:
                     if not chunk:
@@ -682,10 +683,10 @@ def _scan_part(source: str, z: zipfile.ZipFile, info: zipfile.ZipInfo, sheet: bo
         raise
     except zipfile.BadZipFile as e:
         if "CRC" in str(e):
-            raise InputFileError(source, f"the file is damaged (part {_name(info.filename)} fails its checksum)") from None
-        raise InputFileError(source, f"the file is damaged (part {_name(info.filename)}: {_one_line(str(e), 80)})") from None
+            raise InputFileError(source, f"文件已损坏 the file is damaged (part {_name(info.filename)} fails its checksum)") from None
+        raise InputFileError(source, f"文件已损坏 the file is damaged (part {_name(info.filename)}: {_one_line(str(e), 80)})") from None
     except Exception as e:  # zlib.error, EOFError, … on corrupt compressed data
-        raise InputFileError(source, f"the file is damaged ({type(e).__name__}: {_one_line(str(e), 80)})") from None
+        raise InputFileError(source, f"文件已损坏 the file is damaged ({type(e).__name__}: {_one_line(str(e), 80)})") from None
     return cells, rows, last_row
 
 
@@ -710,7 +711,7 @@ def read_xlsx_rows(path: str | Path, header_at=None) -> Table:
         raise InputFileError(source, f"cannot read the workbook ({type(e).__name__}: {_one_line(str(e), 160)})") from None
     try:
         if not wb.worksheets:
-            raise InputFileError(source, "the workbook has no worksheet")
+            raise InputFileError(source, "工作簿没有工作表 the workbook has no worksheet")
         ws = wb.worksheets[0]
         ws.reset_dimensions()  # the file's own <dimension> is not trusted
         try:
@@ -724,12 +725,12 @@ def read_xlsx_rows(path: str | Path, header_at=None) -> Table:
             if len(header) > MAX_COLUMNS:
                 raise InputFileError(source, f"more than {MAX_COLUMNS} columns")
             if not header:
-                raise InputFileError(source, "no header row (the first row names the columns: stock_code, fiscal_year, …)")
+                raise InputFileError(source, "缺少表头行 no header row (the first row names the columns: stock_code, fiscal_year, …)")
             rows: list[list] = []
             for row in ws.iter_rows(min_row=above + 2, max_col=len(header), values_only=True):
                 rows.append(list(row) if len(row) == len(header) else list(row) + [None] * (len(header) - len(row)))
                 if len(rows) > MAX_ROWS:
-                    raise InputFileError(source, f"more than {MAX_ROWS:,} data rows; split the file")
+                    raise InputFileError(source, f"数据行过多，请拆分文件 more than {MAX_ROWS:,} data rows; split the file")
         except InputFileError:
             raise
         except Exception as e:

@@ -42,7 +42,7 @@ MAX_CELLS = MAX_WORKBOOK_CELLS  # cell elements over all sheets (an xlmodel work
 
 
 class WorkbookError(ProblemsError):
-    title = "cannot use this workbook"
+    title = "无法使用该工作簿 cannot use this workbook"
 
 
 @dataclass
