@@ -762,8 +762,8 @@ def test_help_shows_the_exit_codes(capsys):
     code, out, err = cli(capsys, "--help")
     assert code == 0
     tail = out[out.index("exit codes:"):]
-    for words in ["0    compliant", "1    a rule fails", "formulas were changed", "2    bad input or usage",
-                  "130", "143", "--force"]:
+    for words in ["0    合规", "compliant", "1    有规则不通过", "a rule fails", "formulas were changed",
+                  "2    输入或用法有误", "bad input or usage", "130", "143", "--force"]:
         assert words in tail, words
     assert "docs/user-guide.md" in out
     for line in out.splitlines():

@@ -10,6 +10,7 @@ on stderr, never a traceback; library warnings become short notes (:mod:`xlmodel
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
 from . import __version__
@@ -22,70 +23,147 @@ from . import __version__
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT = 0, 1, 2
 
-_INTERRUPTED = "  130  interrupted (Ctrl-C), 143 stopped (SIGTERM): no output is left half-written"
-_EXISTS = "\n       or an output exists and --force was not given"
+_INTERRUPTED = ("  130  已中断 interrupted (Ctrl-C)，143 已终止 stopped (SIGTERM)：不留写了一半的文件\n"
+                "       no output is left half-written")
+_EXISTS = "\n       或输出文件已存在而未给 --force or an output exists and --force was not given"
 
 
 def _codes(*lines: str) -> str:
-    return "\n".join(["exit codes:", *lines])
+    return "\n".join(["退出码 exit codes:", *lines])
 
 
 #: the exit codes each command's --help lists (None: `xlmodel --help`); lines within 90 columns
 EXIT_HELP = {
     None: _codes(
-        "  0    compliant: every rule passes or only warns (build, fill, refresh, samples: written)",
-        "  1    a rule fails, an input a rule needs is missing, or (check) the workbook's\n"
+        "  0    合规：每条规则通过或仅警告（build、fill、refresh、samples：已写出）\n"
+        "       compliant: every rule passes or only warns (build, fill, refresh, samples: written)",
+        "  1    有规则不通过、缺少规则所需的输入，或（check）工作簿公式被改动、\n"
+        "       其规划未在本机安装（未验证）\n"
+        "       a rule fails, an input a rule needs is missing, or (check) the workbook's\n"
         "       formulas were changed or its plan is not installed here (unverified)",
-        "  2    bad input or usage (the message names the file, field and year)" + _EXISTS,
+        "  2    输入或用法有误（消息指明文件、字段和年度）\n"
+        "       bad input or usage (the message names the file, field and year)" + _EXISTS,
         _INTERRUPTED),
-    "policies": _codes("  0    listed or shown; (check) the file is a valid policy; (install) installed",
-                       "  2    unknown policy id, or a policy file that does not load (check: every problem\n"
+    "policies": _codes("  0    已列出或显示；（check）规划文件有效；（install）已安装\n"
+                       "       listed or shown; (check) the file is a valid policy; (install) installed",
+                       "  2    未知的规划 ID，或规划文件无法加载（check：列出每个问题），\n"
+                       "       或（install）已有不同的文件而未给 --force\n"
+                       "       unknown policy id, or a policy file that does not load (check: every problem\n"
                        "       listed), or (install) a different file exists and --force was not given")
-    + "\n\nPlans are found by id in the bundled templates, the --plans folders (else XLMODEL_PLANS)\n"
+    + "\n\n规划按 ID 查找：内置模板、--plans 文件夹（否则 XLMODEL_PLANS）\n"
+      "和用户规划文件夹（policies install 安装之处）。\nPlans are found by id in the bundled templates, the --plans folders (else XLMODEL_PLANS)\n"
       "and the user's plan folder, where `policies install` puts them.",
     "evaluate": _codes(
-        "  0    every case (every --batch row) is compliant: each rule passes or only warns",
-        "  1    in some case or row a rule fails or an input a rule needs is missing",
-        "  2    bad input or usage (the message names the file or row, field and year)" + _EXISTS
-        + "\n       or --batch's -o is its input file (refused, even with --force)",
+        "  0    每个案例（--batch 的每一行）合规：每条规则通过或仅警告\n"
+        "       every case (every --batch row) is compliant: each rule passes or only warns",
+        "  1    某案例或某行有规则不通过或缺少规则所需的输入\n"
+        "       in some case or row a rule fails or an input a rule needs is missing",
+        "  2    输入或用法有误（消息指明文件或行、字段和年度）\n"
+        "       bad input or usage (the message names the file or row, field and year)" + _EXISTS
+        + "\n       或 --batch 的 -o 即其输入文件（即使给了 --force 也拒绝）\n"
+          "       or --batch's -o is its input file (refused, even with --force)",
         _INTERRUPTED)
-    + "\n\n--json prints a list, one object per case (also for one file); --jsonl one object a line.",
+    + "\n\n--json 输出一个列表，每个案例一个对象（一个文件也如此）；--jsonl 每行一个对象。\n"
+      "--json prints a list, one object per case (also for one file); --jsonl one object a line.",
     "check": _codes(
-        "  0    compliant, the workbook's formulas the ones xlmodel generates, its plan installed",
-        "  1    a rule fails, an input a rule needs is missing, formulas were changed, or the\n"
+        "  0    合规，工作簿公式即 xlmodel 生成的公式，其规划已安装\n"
+        "       compliant, the workbook's formulas the ones xlmodel generates, its plan installed",
+        "  1    有规则不通过、缺少规则所需的输入、公式被改动，\n"
+        "       或规划是工作簿自带的副本、未在本机安装（未验证：不判合规）\n"
+        "       a rule fails, an input a rule needs is missing, formulas were changed, or the\n"
         "       plan is the workbook's own copy, not installed here (unverified: no compliance)",
-        "  2    not a workbook xlmodel can read (the message names sheet!cell and what was expected)",
+        "  2    不是 xlmodel 能读取的工作簿（消息指明 工作表!单元格 及应填内容）\n"
+        "       not a workbook xlmodel can read (the message names sheet!cell and what was expected)",
         _INTERRUPTED)
-    + "\n\nSeveral workbooks or a folder: each is checked (a bad one too), then a summary table;\n"
+    + "\n\n多个工作簿或一个文件夹：逐个检查（有误的也检查），再列汇总表；退出码取最差者。\n"
+      "--json 输出一个列表，每个工作簿一个对象。\n"
+      "Several workbooks or a folder: each is checked (a bad one too), then a summary table;\n"
       "the exit code is the worst. --json prints a list, one object per workbook (also for one).",
-    "build": _codes("  0    written", "  2    bad input or usage (the message names the field and year)" + _EXISTS,
-                    _INTERRUPTED),
-    "refresh": _codes("  0    written", "  2    a workbook xlmodel cannot read" + _EXISTS, _INTERRUPTED),
-    "fill": _codes("  0    written (its cached results computed by the evaluator: current)",
-                   "  2    a workbook or case xlmodel cannot read, a case for another plan, year or\n"
+    "build": _codes("  0    已写出 written",
+                    "  2    输入或用法有误（消息指明字段和年度）\n"
+                    "       bad input or usage (the message names the field and year)" + _EXISTS, _INTERRUPTED),
+    "refresh": _codes("  0    已写出 written", "  2    xlmodel 无法读取的工作簿 a workbook xlmodel cannot read" + _EXISTS,
+                      _INTERRUPTED),
+    "fill": _codes("  0    已写出（缓存结果由评估器算出，为最新）\n"
+                   "       written (its cached results computed by the evaluator: current)",
+                   "  2    xlmodel 无法读取的工作簿或案例，或案例属于另一规划、年度或公司\n"
+                   "       a workbook or case xlmodel cannot read, a case for another plan, year or\n"
                    "       company" + _EXISTS, _INTERRUPTED),
-    "recalc": _codes("  0    written, and `check` finds the engine's results current",
-                     "  1    written, but the engine's results differ from the evaluator's or formulas\n"
+    "recalc": _codes("  0    已写出，且 `check` 认定引擎的结果为最新\n"
+                     "       written, and `check` finds the engine's results current",
+                     "  1    已写出，但引擎的结果与评估器不同，或公式被改动（逐一列出）\n"
+                     "       written, but the engine's results differ from the evaluator's or formulas\n"
                      "       were changed (listed)",
-                     "  2    a workbook xlmodel cannot read or hand to an engine (macros, links, foreign\n"
+                     "  2    xlmodel 无法读取或无法交给引擎的工作簿（宏、外部链接、外来函数），没有引擎，\n"
+                     "       或引擎出错、超时\n"
+                     "       a workbook xlmodel cannot read or hand to an engine (macros, links, foreign\n"
                      "       functions), no engine, or the engine failed or timed out" + _EXISTS, _INTERRUPTED),
-    "selftest": _codes("  0    every result cell agrees with the evaluator (known half fens set aside, counted)",
-                       "  1    a difference (each named: plan, case, sheet!cell, both values), or more\n"
+    "selftest": _codes("  0    每个结果单元格与评估器一致（已知的半分差异另计）\n"
+                       "       every result cell agrees with the evaluator (known half fens set aside, counted)",
+                       "  1    有差异（逐一指明规划、案例、工作表!单元格和两个值），或另计的工作簿多于\n"
+                       "       一致性测试所允许\n"
+                       "       a difference (each named: plan, case, sheet!cell, both values), or more\n"
                        "       workbooks set aside than the parity tests allow",
-                       "  2    no engine, an unknown plan, or the engine failed or timed out", _INTERRUPTED),
-    "samples": _codes("  0    written (whatever the samples' own results)",
-                      "  2    no sample cases found, or a bad case" + _EXISTS, _INTERRUPTED),
+                       "  2    没有引擎、未知的规划，或引擎出错、超时\n"
+                       "       no engine, an unknown plan, or the engine failed or timed out", _INTERRUPTED),
+    "samples": _codes("  0    已写出（无论样例本身的结果如何）written (whatever the samples' own results)",
+                      "  2    找不到样例案例，或案例有误 no sample cases found, or a bad case" + _EXISTS,
+                      _INTERRUPTED),
 }
 
 
-_PLANS_HELP = ("a folder of your own plans, found by id like the bundled ones (repeatable; instead of the "
+_PLANS_HELP = ("自有规划的文件夹，与内置规划一样按 ID 查找 a folder of your own plans, found by id like the bundled ones (repeatable; instead of the "
                "XLMODEL_PLANS folders)")
 
 
+#: argparse's usage errors, Chinese first: the Chinese for the English they contain (the last: any other)
+_USAGE_ZH = (("the following arguments are required", "缺少必需的参数"), ("invalid choice", "无效的选择"),
+             ("unrecognized arguments", "无法识别的参数"), ("not allowed with argument", "这两个选项不能同时使用"),
+             ("expected one argument", "该选项需要一个值"), ("expected at least one argument", "该选项需要值"),
+             ("ambiguous option", "选项不明确"), ("invalid", "取值无效"), ("", "用法错误"))
+
+
+class _Help(argparse.RawDescriptionHelpFormatter):
+    """Help as the commands write it (their epilogs' line breaks kept), its headings Chinese first."""
+
+    def _format_usage(self, usage, actions, groups, prefix):
+        return super()._format_usage(usage, actions, groups, "用法 usage: " if prefix is None else prefix)
+
+    def _split_lines(self, text, width):  # wrapped by the columns a terminal shows: a Chinese character takes two
+        return _wrap(" ".join(text.split()), width)
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` terminal columns, broken at a space or beside a Chinese character."""
+    import unicodedata
+
+    lines, line, cols = [], "", 0
+    for piece in re.findall(r"[\u3000-\u9fff\uff00-\uffef]|[^\s\u3000-\u9fff\uff00-\uffef]+|\s+", text):
+        wide = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in piece)
+        if piece.isspace():
+            piece, wide = " ", 1
+        if cols + wide > width and line.strip():
+            lines.append(line.rstrip())
+            line, cols = "", 0
+            if piece == " ":
+                continue
+        line, cols = line + piece, cols + wide
+    return lines + ([line.rstrip()] if line.strip() else [])
+
+
 class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # usage errors exit 2 with a short message
+    def __init__(self, *args, **kwargs):
+        kwargs["formatter_class"] = _Help
+        kwargs["add_help"] = False
+        super().__init__(*args, **kwargs)
+        self._positionals.title = "参数 positional arguments"
+        self._optionals.title = "选项 options"
+        self.add_argument("-h", "--help", action="help", default=argparse.SUPPRESS, help="显示本帮助并退出 show this help")
+
+    def error(self, message):  # usage errors exit 2 with a short message, Chinese first, then the usage
+        zh = next(zh for words, zh in _USAGE_ZH if words in message)
+        print(f"xlmodel: 用法错误 error: {zh} {message}", file=sys.stderr)
         self.print_usage(sys.stderr)
-        print(f"xlmodel: error: {message}", file=sys.stderr)
         raise SystemExit(EXIT_INPUT)
 
 
@@ -290,16 +368,16 @@ def _year_json(rep) -> dict:
 #: the commands other modules add (:func:`xlmodel.workbook.cli.add_commands`, :func:`xlmodel.draft.command.add_command`),
 #: in their order, with their help: what ``xlmodel --help`` lists without importing those modules
 LAZY_COMMANDS = {
-    "check": ("workbook", "read a filled-in workbook back, evaluate it and check its integrity"),
-    "refresh": ("workbook", "rebuild a workbook with the current plan and generator, keeping its inputs"),
-    "build": ("workbook", "write a formula-backed workbook for a case or an empty policy model"),
-    "fill": ("workbook", "write a case's inputs into a workbook built for its plan and year"),
-    "recalc": ("workbook", "recalculate a workbook in a spreadsheet engine (Excel, LibreOffice, Gnumeric) and save "
+    "check": ("workbook", "读回填好的工作簿，评估并检查其完整性 read a filled-in workbook back, evaluate it and check its integrity"),
+    "refresh": ("workbook", "用当前的规划和生成器重建工作簿，保留其输入 rebuild a workbook with the current plan and generator, keeping its inputs"),
+    "build": ("workbook", "为案例或空白规划模型写出带公式的工作簿 write a formula-backed workbook for a case or an empty policy model"),
+    "fill": ("workbook", "把案例的输入写入为其规划和年度建好的工作簿 write a case's inputs into a workbook built for its plan and year"),
+    "recalc": ("workbook", "在电子表格引擎中重算工作簿并保存其值 recalculate a workbook in a spreadsheet engine (Excel, LibreOffice, Gnumeric) and save "
                            "its values"),
-    "selftest": ("workbook", "prove the models in your spreadsheet engine: random and boundary cases against the "
+    "selftest": ("workbook", "在你的电子表格引擎中验证模型：随机与边界案例对照评估器 prove the models in your spreadsheet engine: random and boundary cases against the "
                              "evaluator"),
-    "samples": ("workbook", "evaluate the bundled sample cases and build their workbooks"),
-    "draft": ("draft", "draft a policy file from a plan's published text (review before use)"),
+    "samples": ("workbook", "评估内置样例案例并生成其工作簿 evaluate the bundled sample cases and build their workbooks"),
+    "draft": ("draft", "由规划的公告原文起草规划文件（使用前须审阅） draft a policy file from a plan's published text (review before use)"),
 }
 
 
@@ -326,38 +404,43 @@ def _command_word(argv: list[str]) -> str | None:
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The argument parser; given the arguments to parse, it registers ``draft`` fully only when they name it."""
-    p = _Parser(prog="xlmodel", description="Shareholder dividend return plans (股东分红回报规划) as Excel models.",
-                epilog=EXIT_HELP[None] + "\n\nUser guide: docs/user-guide.md; rules: docs/domain.md.",
+    p = _Parser(prog="xlmodel", description="股东分红回报规划的 Excel 模型\nShareholder dividend return plans (股东分红回报规划) "
+                                                       "as Excel models.",
+                epilog=EXIT_HELP[None] + "\n\n用户指南 User guide: docs/user-guide.md；规则 rules: docs/domain.md.",
                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--version", action="version", version=f"xlmodel {__version__}")
+    p.add_argument("--version", action="version", version=f"xlmodel {__version__}", help="显示版本号并退出 show the version")
     p.add_argument("--plans", action="append", metavar="DIR", help=_PLANS_HELP)
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    sp = sub.add_parser("policies", help="list the policies; `policies show ID` prints a policy's rules; "
+    sp = sub.add_parser("policies", help="列出规划；show 显示规划的规则，check 校验规划文件，install 安装到你的规划文件夹 "
+                                         "list the policies; `policies show ID` prints a policy's rules; "
                                          "`policies check FILE` validates a policy file, `policies install FILE` "
                                          "puts it in your plan folder")
     sp.add_argument("action", nargs="?", choices=["list", "show", "check", "install"], default="list")
-    sp.add_argument("id", nargs="?", metavar="ID|FILE", help="a policy id (show), or a policy file (show, check, install)")
-    sp.add_argument("--force", action="store_true", help="install: replace an installed plan of the same id")
+    sp.add_argument("id", nargs="?", metavar="ID|FILE", help="规划 ID（show）或规划文件（show、check、install） "
+                                                          "a policy id (show), or a policy file (show, check, install)")
+    sp.add_argument("--force", action="store_true", help="install：替换已安装的同 ID 规划 install: replace an installed plan of the same id")
     sp.set_defaults(func=cmd_policies)
 
-    se = sub.add_parser("evaluate", help="evaluate case files (YAML/JSON), or a batch CSV/XLSX")
-    se.add_argument("cases", nargs="*", metavar="CASE")
+    se = sub.add_parser("evaluate", help="评估案例文件（YAML/JSON）或批量 CSV/XLSX evaluate case files (YAML/JSON), or a batch CSV/XLSX")
+    se.add_argument("cases", nargs="*", metavar="CASE", help="案例文件（YAML/JSON）case files (YAML/JSON)")
     fmt = se.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true",
-                     help="print JSON instead of a table: always a list, one object per case")
-    fmt.add_argument("--jsonl", action="store_true", help="print JSON Lines: one object per case and line")
+                     help="输出 JSON 而非表格：总是一个列表，每个案例一个对象 print JSON instead of a table: "
+                          "always a list, one object per case")
+    fmt.add_argument("--jsonl", action="store_true", help="输出 JSON Lines：每行一个案例对象 print JSON Lines: one object per case and line")
     se.add_argument("--wide", action="store_true",
-                    help="the full table, one line per rule, not fitted to the terminal's width (COLUMNS)")
+                    help="完整表格，每条规则一行，不按终端宽度收窄 the full table, one line per rule, not fitted to "
+                         "the terminal's width (COLUMNS)")
     se.add_argument("--by-year", action="store_true",
-                    help="also evaluate every year of the plan period (the workbook's year columns): one line per year")
+                    help="另评估规划期的每一年（即工作簿的年度列），每年一行 also evaluate every year of the plan period (the workbook's year columns): one line per year")
     se.add_argument("--batch", metavar="FILE", help="CSV/XLSX 每行一个公司年度，列名可为字段ID、中文名称或数据终端的列名 "
                                                      "one row per company and fiscal year; columns by field id, "
                                                      "Chinese label or a data terminal's name (docs/column-names.md)")
     se.add_argument("--policy", help="--batch 各行所用规划；未给且无 policy 列时仅按监管底线筛查 policy id for every row of "
                                      "--batch (else a 'policy' column; neither: the regulatory baseline alone)")
-    se.add_argument("-o", "--output", help="output of --batch (.csv or .xlsx)")
-    se.add_argument("--force", action="store_true", help="overwrite the output file")
+    se.add_argument("-o", "--output", help="--batch 的输出文件（.csv 或 .xlsx）output of --batch (.csv or .xlsx)")
+    se.add_argument("--force", action="store_true", help="覆盖输出文件 overwrite the output file")
     se.set_defaults(func=cmd_evaluate)
 
     word = None if argv is None else _command_word(argv)
@@ -372,12 +455,14 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         add_draft(sub)
     else:
         _stubs(sub, "draft")
+    helps = {a.dest: a.help for a in sub._choices_actions}
     for name, cmd in sub.choices.items():  # the exit codes, in every command's --help
         cmd.add_argument("--plans", action="append", metavar="DIR", dest="plans_after", default=argparse.SUPPRESS,
                          help=_PLANS_HELP)  # also after the command's name
         if name in EXIT_HELP and not cmd.epilog:
             cmd.epilog = EXIT_HELP[name]
-            cmd.formatter_class = argparse.RawDescriptionHelpFormatter
+        if not cmd.description and helps.get(name):  # what it does, Chinese first, above its options
+            cmd.description = "\n".join(_wrap(helps[name], 88))
     return p
 
 

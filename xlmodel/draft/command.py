@@ -37,19 +37,19 @@ _BOARD_BY_CODE = (("688", "star"), ("689", "star"), ("60", "sse_main"), ("00", "
 
 
 def add_command(sub) -> None:
-    p = sub.add_parser("draft", help="draft a policy file from a plan's published text (review before use)",
+    p = sub.add_parser("draft", help="由规划的公告原文起草规划文件（使用前须审阅） draft a policy file from a plan's published text (review before use)",
                        epilog=EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("plan", metavar="PLAN", help="the plan as published: PDF, Word .docx, or text (UTF-8 or GB18030)")
-    p.add_argument("-o", "--output", required=True, metavar="plan.yaml", help="the policy file to write (.yaml)")
-    p.add_argument("--force", action="store_true", help="overwrite the output file")
-    p.add_argument("--id", help="policy id (default: the output file's name, e.g. acme-2025-2027)")
-    p.add_argument("--company", metavar="NAME", help="company name (default: as the text's title names it); one line, "
+    p.add_argument("plan", metavar="PLAN", help="公告的规划原文：PDF、Word .docx 或文本（UTF-8 或 GB18030） the plan as published: PDF, Word .docx, or text (UTF-8 or GB18030)")
+    p.add_argument("-o", "--output", required=True, metavar="plan.yaml", help="要写出的规划文件（.yaml）the policy file to write (.yaml)")
+    p.add_argument("--force", action="store_true", help="覆盖输出文件 overwrite the output file")
+    p.add_argument("--id", help="规划 ID（默认：输出文件名）policy id (default: the output file's name, e.g. acme-2025-2027)")
+    p.add_argument("--company", metavar="NAME", help="公司名称（默认：原文标题中的名称） company name (default: as the text's title names it); one line, "
                                                       "no control characters")
-    p.add_argument("--stock-code", metavar="CODE", help="six-digit stock code: with it `company:` is written (the name from "
+    p.add_argument("--stock-code", metavar="CODE", help="六位股票代码 six-digit stock code: with it `company:` is written (the name from "
                                                         "--company, else the text's title)")
     p.add_argument("--board", choices=["sse_main", "szse_main", "chinext", "star", "bse"],
-                   help="listing board (default: from the stock code)")
-    p.add_argument("--years", metavar="Y1-Y2", help="plan years, e.g. 2025-2027 (default: as the text states them)")
+                   help="上市板块（默认：由股票代码推断）listing board (default: from the stock code)")
+    p.add_argument("--years", metavar="Y1-Y2", help="规划年度 plan years, e.g. 2025-2027 (default: as the text states them)")
     p.set_defaults(func=cmd_draft)
 
 

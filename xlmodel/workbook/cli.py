@@ -224,59 +224,59 @@ def cmd_selftest(args) -> int:
 
 
 def add_commands(sub) -> None:
-    sc = sub.add_parser("check", help="read a filled-in workbook back, evaluate it and check its integrity")
+    sc = sub.add_parser("check", help="读回填好的工作簿，评估并检查其完整性 read a filled-in workbook back, evaluate it and check its integrity")
     sc.add_argument("workbook", metavar="BOOK.xlsx", nargs="+",
-                    help="workbooks to check, or a folder: every *.xlsx in it (then a summary table)")
+                    help="要检查的工作簿，或一个文件夹（其中每个 *.xlsx，最后列汇总表） workbooks to check, or a folder: every *.xlsx in it (then a summary table)")
     fmt = sc.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true",
-                     help="print JSON: always a list, one object per workbook, with its integrity and exit code")
-    fmt.add_argument("--markdown", action="store_true", help="print Markdown (for a board memo)")
+                     help="输出 JSON：总是一个列表，每个工作簿一个对象 print JSON: always a list, one object per workbook, with its integrity and exit code")
+    fmt.add_argument("--markdown", action="store_true", help="输出 Markdown（用于董事会材料）print Markdown (for a board memo)")
     sc.add_argument("--wide", action="store_true",
-                    help="the full table, one line per rule, not fitted to the terminal's width (COLUMNS)")
+                    help="完整表格，每条规则一行，不按终端宽度收窄 the full table, one line per rule, not fitted to the terminal's width (COLUMNS)")
     sc.set_defaults(func=cmd_check)
-    sr = sub.add_parser("refresh", help="rebuild a workbook with the current plan and generator, keeping its inputs")
+    sr = sub.add_parser("refresh", help="用当前的规划和生成器重建工作簿，保留其输入 rebuild a workbook with the current plan and generator, keeping its inputs")
     sr.add_argument("workbook", metavar="OLD.xlsx")
-    sr.add_argument("-o", "--output", required=True, help="the new .xlsx")
-    sr.add_argument("--force", action="store_true", help="overwrite an existing file")
+    sr.add_argument("-o", "--output", required=True, help="新的 .xlsx the new .xlsx")
+    sr.add_argument("--force", action="store_true", help="覆盖已有文件 overwrite an existing file")
     sr.set_defaults(func=cmd_refresh)
 
-    sb = sub.add_parser("build", help="write a formula-backed workbook for a case or an empty policy model")
-    sb.add_argument("case", nargs="?", metavar="CASE", help="case file (YAML/JSON) to fill the workbook with")
-    sb.add_argument("--policy", help="policy id for an empty model")
-    sb.add_argument("--year", type=int, help="evaluation year of an empty model (default: the plan's last year)")
-    sb.add_argument("-o", "--output", required=True, help="the .xlsx to write")
-    sb.add_argument("--force", action="store_true", help="overwrite an existing file")
+    sb = sub.add_parser("build", help="为案例或空白规划模型写出带公式的工作簿 write a formula-backed workbook for a case or an empty policy model")
+    sb.add_argument("case", nargs="?", metavar="CASE", help="用以填写工作簿的案例文件（YAML/JSON）case file (YAML/JSON) to fill the workbook with")
+    sb.add_argument("--policy", help="空白模型的规划 ID policy id for an empty model")
+    sb.add_argument("--year", type=int, help="空白模型的评估年度（默认：规划的最后一年）evaluation year of an empty model (default: the plan's last year)")
+    sb.add_argument("-o", "--output", required=True, help="要写出的 .xlsx the .xlsx to write")
+    sb.add_argument("--force", action="store_true", help="覆盖已有文件 overwrite an existing file")
     sb.add_argument("--udf", action="store_true",
-                    help="add a UDF sheet calling the XLM_* worksheet functions (xlwings) beside the native results, "
+                    help="另加一张调用 XLM_* 工作表函数（xlwings）的 UDF 工作表 add a UDF sheet calling the XLM_* worksheet functions (xlwings) beside the native results, "
                          "and the xlwings.conf sheet naming the module")
     sb.set_defaults(func=cmd_build)
-    sf = sub.add_parser("fill", help="write a case's inputs into a workbook built for its plan and year")
-    sf.add_argument("workbook", metavar="BOOK.xlsx", help="a workbook xlmodel built for the case's plan and year")
-    sf.add_argument("case", metavar="CASE", help="case file (YAML/JSON): its figures, attestations and notes")
-    sf.add_argument("-o", "--output", required=True, help="the filled .xlsx (BOOK itself with --force)")
-    sf.add_argument("--force", action="store_true", help="overwrite an existing file")
+    sf = sub.add_parser("fill", help="把案例的输入写入为其规划和年度建好的工作簿 write a case's inputs into a workbook built for its plan and year")
+    sf.add_argument("workbook", metavar="BOOK.xlsx", help="xlmodel 为该案例的规划和年度生成的工作簿 a workbook xlmodel built for the case's plan and year")
+    sf.add_argument("case", metavar="CASE", help="案例文件（YAML/JSON）：数据、确认事项和备注 case file (YAML/JSON): its figures, attestations and notes")
+    sf.add_argument("-o", "--output", required=True, help="填好的 .xlsx（给 --force 可为 BOOK 本身）the filled .xlsx (BOOK itself with --force)")
+    sf.add_argument("--force", action="store_true", help="覆盖已有文件 overwrite an existing file")
     sf.set_defaults(func=cmd_fill)
     engines = ("excel", "libreoffice", "gnumeric")
-    sc2 = sub.add_parser("recalc", help="recalculate a workbook in a spreadsheet engine (Excel, LibreOffice, "
+    sc2 = sub.add_parser("recalc", help="在电子表格引擎中重算工作簿并保存其值 recalculate a workbook in a spreadsheet engine (Excel, LibreOffice, "
                                         "Gnumeric) and save its values")
     sc2.add_argument("workbook", metavar="BOOK.xlsx")
-    sc2.add_argument("-o", "--output", required=True, help="the recalculated .xlsx")
+    sc2.add_argument("-o", "--output", required=True, help="重算后的 .xlsx the recalculated .xlsx")
     sc2.add_argument("--engine", choices=engines,
-                     help="the engine (default: the first present: Excel on Windows/macOS, LibreOffice, Gnumeric)")
+                     help="电子表格引擎（默认：本机第一个可用的）the engine (default: the first present: Excel on Windows/macOS, LibreOffice, Gnumeric)")
     sc2.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
-                     help="time the engine has for the workbook, after a minute to start (default 120)")
-    sc2.add_argument("--force", action="store_true", help="overwrite an existing file")
+                     help="引擎处理该工作簿的时限（秒） time the engine has for the workbook, after a minute to start (default 120)")
+    sc2.add_argument("--force", action="store_true", help="覆盖已有文件 overwrite an existing file")
     sc2.set_defaults(func=cmd_recalc)
-    st = sub.add_parser("selftest", help="prove the models in your spreadsheet engine: random and boundary cases "
+    st = sub.add_parser("selftest", help="在你的电子表格引擎中验证模型：随机与边界案例对照评估器 prove the models in your spreadsheet engine: random and boundary cases "
                                          "against the evaluator")
     st.add_argument("--engine", choices=engines,
-                    help="the engine (default: the first present: Excel on Windows/macOS, LibreOffice, Gnumeric)")
-    st.add_argument("--cases", type=int, default=20, metavar="N", help="cases per plan (default 20; a third on boundaries)")
-    st.add_argument("--policy", action="append", metavar="ID", help="test this plan only (repeatable; default: every plan)")
-    st.add_argument("--seed", type=int, default=20261201, help="the cases' seed (default: the parity tests')")
+                    help="电子表格引擎（默认：本机第一个可用的）the engine (default: the first present: Excel on Windows/macOS, LibreOffice, Gnumeric)")
+    st.add_argument("--cases", type=int, default=20, metavar="N", help="每个规划的案例数 cases per plan (default 20; a third on boundaries)")
+    st.add_argument("--policy", action="append", metavar="ID", help="只测试此规划 test this plan only (repeatable; default: every plan)")
+    st.add_argument("--seed", type=int, default=20261201, help="案例的随机种子 the cases' seed (default: the parity tests')")
     st.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
-                    help="time the engine has for each workbook, after a minute to start (default 60)")
-    st.add_argument("--keep", metavar="DIR", help="keep the workbooks (ours and the engine's) in this new folder")
+                    help="引擎处理每个工作簿的时限（秒） time the engine has for each workbook, after a minute to start (default 60)")
+    st.add_argument("--keep", metavar="DIR", help="把工作簿（我们的和引擎的）保存在这个新文件夹 keep the workbooks (ours and the engine's) in this new folder")
     st.set_defaults(func=cmd_selftest)
     add_sample_command(sub)
 
@@ -336,9 +336,9 @@ def cmd_samples(args) -> int:
 
 
 def add_sample_command(sub) -> None:
-    ss = sub.add_parser("samples", help="evaluate the bundled sample cases and build their workbooks")
+    ss = sub.add_parser("samples", help="评估内置样例案例并生成其工作簿 evaluate the bundled sample cases and build their workbooks")
     ss.add_argument("--dir", default=None,
-                    help="folder of sample cases (default: the samples that come with xlmodel, from any directory)")
-    ss.add_argument("--out", default="out", help="folder for the workbooks (default: out, in the current directory)")
-    ss.add_argument("--force", action="store_true", help="overwrite workbooks that exist in --out")
+                    help="样例案例的文件夹 folder of sample cases (default: the samples that come with xlmodel, from any directory)")
+    ss.add_argument("--out", default="out", help="工作簿的输出文件夹 folder for the workbooks (default: out, in the current directory)")
+    ss.add_argument("--force", action="store_true", help="覆盖 --out 中已有的工作簿 overwrite workbooks that exist in --out")
     ss.set_defaults(func=cmd_samples)
