@@ -437,7 +437,7 @@ def test_malformed_file_is_a_case_error_not_a_traceback(tmp_path, name, text):
         load_case(path)
     probs = problems_of(ei.value)
     assert list(probs) == ["(file)"]
-    assert probs["(file)"].startswith("not valid YAML/JSON")
+    assert probs["(file)"].startswith("不是有效的 YAML/JSON not valid YAML/JSON")
     assert str(path) in str(ei.value)
 
 

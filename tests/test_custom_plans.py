@@ -178,7 +178,7 @@ def test_policies_check_accepts_a_valid_plan(tmp_path, capsys):
     path = write_plan(tmp_path / "src")
     code, out, err = cli(capsys, "policies", "check", path)
     assert code == 0, err
-    assert f"{path}: valid policy {ACME} v{V} — 21 rules" in out
+    assert f"{path}: 规划文件有效 valid policy {ACME} v{V} — 21 rules" in out
     assert f"plan text {tmp_path / 'src' / 'texts' / (ACME + '.txt')} (35 clauses, every quote found)" in out
 
 
@@ -550,7 +550,7 @@ def test_a_damaged_carried_plan_is_noted_when_installed_and_an_error_when_not(tm
     code, out, err = cli(capsys, "check", bad)
     assert code == 2 and out == ""
     clean(err)
-    assert f"{bad}: built for policy '{ACME}', which this xlmodel does not know" in err
+    assert f"{bad}: 工作簿所用的规划本机未知 built for policy '{ACME}', which this xlmodel does not know" in err
     assert "the plan the workbook carries" in err and ("checksum" in err or "damaged" in err)
     code, _, err = cli(capsys, "--plans", d, "check", bad)
     assert code == 0
@@ -580,7 +580,7 @@ def test_a_carried_plan_is_bounded_when_read_back():
     bomb = _packed(b" " * (64 * 2**20))
     with pytest.raises(embed.CarriedPlanError) as e:
         embed.unpack(bomb, "bomb.xlsx")
-    assert "bomb.xlsx: the plan the workbook carries unpacks to more than a plan can be" in str(e.value)
+    assert "bomb.xlsx: 工作簿自带的规划无法读取 the plan the workbook carries unpacks to more than a plan can be" in str(e.value)
     with pytest.raises(embed.CarriedPlanError, match="invalid number of parts"):
         embed.unpack({**bomb, "xlmodel_plan_parts": "100000"}, "x.xlsx")
     with pytest.raises(embed.CarriedPlanError, match="property xlmodel_plan_0002 is missing"):
@@ -809,7 +809,7 @@ def test_an_ambiguous_installed_id_is_not_replaced_by_the_carried_plan(tmp_path,
     write_plan(other)
     code, out, err = cli(capsys, "--plans", d, "--plans", other, "check", book)
     assert code == 2 and out == ""
-    assert f"built for policy '{ACME}'; plan id '{ACME}' is defined by 2 files" in err
+    assert f"built for policy '{ACME}'; 规划 ID '{ACME}' 由 2 个文件定义" in err and f"plan id '{ACME}' is defined by 2 files" in err
     assert "not installed here" not in err
 
 

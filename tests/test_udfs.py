@@ -306,7 +306,7 @@ def test_bad_arguments(gcl_args):
     a = gcl_args
     pol, ey, ids, years, vals, cf, cv, ai, av = a
     cases = {
-        "#XLMODEL! policy: unknown policy 'nope'; known: far-east-2022-2024": udfs.XLM_MIN_CASH("nope", *a[1:]),
+        "#XLMODEL! policy: 未知的规划 unknown policy 'nope'; known: far-east-2022-2024": udfs.XLM_MIN_CASH("nope", *a[1:]),
         "#XLMODEL! policy: expected text, got None": udfs.XLM_MIN_CASH(None, *a[1:]),
         "#XLMODEL! evaluation_year: expected a fiscal year such as 2024, got '20x3'": udfs.XLM_MIN_CASH(pol, "20x3", *a[2:]),
         "#XLMODEL! evaluation_year: expected a fiscal year such as 2024, got 2023.5": udfs.XLM_MIN_CASH(pol, 2023.5, *a[2:]),

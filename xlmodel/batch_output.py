@@ -318,7 +318,7 @@ def write_batch_xlsx(data, path, *, force: bool = False, progress: bool | None =
             _summary_sheet(summary, st, tally, meta, path)
         except XlsxWriterException as e:
             wb.fileclosed = True
-            raise XlmodelError(f"{path}: cannot write ({type(e).__name__}: {e})") from None
+            raise XlmodelError(f"{path}: 无法写入 cannot write ({type(e).__name__}: {e})") from None
         except BaseException:
             wb.fileclosed = True  # nothing to save: the temporary file is removed
             raise
@@ -356,11 +356,11 @@ def _put(ws, path: Path, row: int, col: int, text: str, fmt, where: str) -> int:
     """write_string, refusing what Excel would truncate (32,767 UTF-16 units per cell)."""
     units = len(text.encode("utf-16-le")) // 2
     if units > XLSX_MAX_TEXT:
-        raise XlmodelError(f"{path}: {where}: a text of {units:,} characters is longer than an Excel cell holds "
+        raise XlmodelError(f"{path}: {where}: 文字超出 Excel 单元格的容量 a text of {units:,} characters is longer than an Excel cell holds "
                            f"({XLSX_MAX_TEXT:,}); it would be truncated — write a .csv instead")
     rc = ws.write_string(row, col, text, fmt)
     if rc:
-        raise XlmodelError(f"{path}: cannot write {where} (XlsxWriter code {rc})")
+        raise XlmodelError(f"{path}: 无法写入 cannot write {where} (XlsxWriter code {rc})")
     return 0
 
 
@@ -473,7 +473,7 @@ def _cell_writer(ws, st: _Styles, path: Path, name: str, info: dict):
             rc = _put(ws, path, r, j, labels.get(v, v) if option else v, st.plain,
                       f"{RESULTS_SHEET} row {r + 1}, column {name!r}")
         if rc:
-            raise XlmodelError(f"{path}: cannot write row {r + 1}, column {name!r} (code {rc})")
+            raise XlmodelError(f"{path}: 无法写入 cannot write row {r + 1}, column {name!r} (code {rc})")
     return put
 
 

@@ -177,10 +177,10 @@ def cmd_policies(args) -> int:
         from .sanitize import plain_text as t  # every text from the plan file: no terminal control, no forged line
 
         if not args.id:
-            raise XlmodelError("policies show needs a policy id")
+            raise XlmodelError("policies show 需要规划 ID policies show needs a policy id")
         p = load_policy(args.id)
         m = compile_policy(p)
-        print(f"{t(p.id)} v{t(p.version)}  {t(p.title_zh)}\n{t(p.title_en)}\nplan years {p.plan_years[0]}–{p.plan_years[1]}")
+        print(f"{t(p.id)} v{t(p.version)}  {t(p.title_zh)}\n{t(p.title_en)}\n规划期 plan years {p.plan_years[0]}–{p.plan_years[1]}")
         src = policy_source(p)
         origin = find_plan(args.id).origin if POLICY_ID.fullmatch(args.id) else f"file: {src.path if src else args.id}"
         print(f"来源 Source: {t(origin)}")
@@ -249,15 +249,16 @@ def _listing_lines() -> tuple[list[str], list[str], int]:
     return out, err, worst
 
 
-def _error(message: str) -> None:
+def _error(message) -> None:
     print(_error_text(message), file=sys.stderr)
 
 
 def _error_text(message) -> str:
-    """``xlmodel: …``, every line of the message as plain text (no terminal control, no forged line)."""
+    """``xlmodel: …``, Chinese first, every line of the message as plain text (no terminal control, no forged line)."""
+    from .errors import chinese_first
     from .sanitize import plain_text
 
-    return "xlmodel: " + "\n".join(plain_text(line) for line in str(message).split("\n"))
+    return "xlmodel: " + "\n".join(plain_text(line) for line in chinese_first(str(message)).split("\n"))
 
 
 def _policies_check_install(args) -> int:
@@ -269,13 +270,13 @@ def _policies_check_install(args) -> int:
     from .sanitize import plain_text  # file names and a plan's version: one line each, inert
 
     if not args.id:
-        raise XlmodelError(f"policies {args.action} needs a policy FILE")
+        raise XlmodelError(f"policies {args.action} 需要规划文件 policies {args.action} needs a policy FILE")
     if args.action == "install":
         target, text, wrote = install_policy_file(args.id, force=args.force)
         p = load_policy_file(target)
-        what = "installed" if wrote else "already installed, the same"
+        what = "已安装 installed" if wrote else "已安装过，内容相同 already installed, the same"
         print(plain_text(f"{what}: {p.id} v{p.version} -> {target}" + (f" (plan text {text})" if text else "")))
-        print(f"a case, batch row or workbook now names it by its id: policy: {p.id}")
+        print(f"案例、批量行或工作簿现可用其 ID 引用 a case, batch row or workbook now names it by its id: policy: {p.id}")
         given = load_policy_file(args.id).text
         if text is not None and given != p.text:
             print(plain_text(f"注意 Note: 规划原文安装为 {p.text}，为该规划独有 — the plan text is installed as {p.text}, "
@@ -284,9 +285,9 @@ def _policies_check_install(args) -> int:
         return EXIT_OK
     checked = check_policy_file(args.id)
     p, m = checked.policy, checked.model
-    text = (f"; plan text {policy_source(p).text_path} ({len(plan_clauses(p))} clauses, every quote found)" if p.text
-            else "; no plan text (quotes not checked)")
-    print(plain_text(f"{args.id}: valid policy {p.id} v{p.version} — {len(p.rules)} rules, {len(m.params)} parameters"
+    text = (f"; 规划原文 plan text {policy_source(p).text_path} ({len(plan_clauses(p))} clauses, every quote found)" if p.text
+            else "; 无规划原文（未核对引文）no plan text (quotes not checked)")
+    print(plain_text(f"{args.id}: 规划文件有效 valid policy {p.id} v{p.version} — {len(p.rules)} rules, {len(m.params)} parameters"
                      f"{text}" + (f"; with the regulatory baseline {m.baseline.id}" if m.baseline else "")))
     for note in checked.notes:
         print(f"注意 Note: {plain_text(note)}", file=sys.stderr)
@@ -334,7 +335,7 @@ def cmd_evaluate(args) -> int:
               file=sys.stderr)
         return EXIT_FAIL if counts.get("fail") or counts.get("missing_input") else EXIT_OK
     if not args.cases:
-        raise XlmodelError("evaluate needs a CASE file (or --batch FILE)")
+        raise XlmodelError("evaluate 需要案例文件（或 --batch 批量文件）evaluate needs a CASE file (or --batch FILE)")
     worst = EXIT_OK
     reports = []
     for path in args.cases:
@@ -419,7 +420,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     sp.add_argument("action", nargs="?", choices=["list", "show", "check", "install"], default="list")
     sp.add_argument("id", nargs="?", metavar="ID|FILE", help="规划 ID（show）或规划文件（show、check、install） "
                                                           "a policy id (show), or a policy file (show, check, install)")
-    sp.add_argument("--force", action="store_true", help="install：替换已安装的同 ID 规划 install: replace an installed plan of the same id")
+    sp.add_argument("--force", action="store_true", help="（install）替换已安装的同 ID 规划 install: replace an installed plan of the same id")
     sp.set_defaults(func=cmd_policies)
 
     se = sub.add_parser("evaluate", help="评估案例文件（YAML/JSON）或批量 CSV/XLSX evaluate case files (YAML/JSON), or a batch CSV/XLSX")
@@ -434,10 +435,10 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                          "the terminal's width (COLUMNS)")
     se.add_argument("--by-year", action="store_true",
                     help="另评估规划期的每一年（即工作簿的年度列），每年一行 also evaluate every year of the plan period (the workbook's year columns): one line per year")
-    se.add_argument("--batch", metavar="FILE", help="CSV/XLSX 每行一个公司年度，列名可为字段ID、中文名称或数据终端的列名 "
+    se.add_argument("--batch", metavar="FILE", help="批量文件 CSV/XLSX，每行一个公司年度，列名可为字段ID、中文名称或数据终端的列名 "
                                                      "one row per company and fiscal year; columns by field id, "
                                                      "Chinese label or a data terminal's name (docs/column-names.md)")
-    se.add_argument("--policy", help="--batch 各行所用规划；未给且无 policy 列时仅按监管底线筛查 policy id for every row of "
+    se.add_argument("--policy", help="批量文件各行所用的规划；未给且无 policy 列时仅按监管底线筛查 policy id for every row of "
                                      "--batch (else a 'policy' column; neither: the regulatory baseline alone)")
     se.add_argument("-o", "--output", help="--batch 的输出文件（.csv 或 .xlsx）output of --batch (.csv or .xlsx)")
     se.add_argument("--force", action="store_true", help="覆盖输出文件 overwrite the output file")
@@ -492,13 +493,11 @@ def _run(args) -> int:
             _warn_open_plan_folders(args)
             return args.func(args)
     except XlmodelError as e:
-        from .sanitize import plain_text
-
-        # one message, its lines ours: text quoted from a file cannot add lines or escape sequences
-        print("xlmodel: " + "\n".join(plain_text(line) for line in str(e).split("\n")), file=sys.stderr)
+        _error(e)  # one message, its lines ours: text quoted from a file cannot add lines or escape sequences
         return EXIT_INPUT
     except KeyboardInterrupt as e:  # Ctrl-C, or SIGINT/SIGTERM while writing (xlmodel.io.Interrupted)
-        print(f"xlmodel: {e or 'interrupted'}; no output was left half-written", file=sys.stderr)
+        print(f"xlmodel: 已中断，未留下写了一半的文件 {e or 'interrupted'}; no output was left half-written",
+              file=sys.stderr)
         return getattr(e, "exit_code", 130)
     except BrokenPipeError:  # output piped into `head` and closed early
         import os

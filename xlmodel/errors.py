@@ -31,10 +31,21 @@ _PROBLEM_ZH = (("expected", "取值有误"), ("field required", "缺少必填项
 
 
 def problem_zh(message: str) -> str:
-    """A problem's message Chinese first: its own Chinese, else a short phrase for what kind of problem
-    it is (``取值有误 expected an amount in 元, got 'abc'``)."""
+    """The short Chinese phrase for what kind of problem a message (in English) says: 取值有误, 缺少必填项 …"""
     low = message.lstrip().lower()
-    return zh_first(next(zh for start, zh in _PROBLEM_ZH if low.startswith(start)), message)
+    return next(zh for start, zh in _PROBLEM_ZH if low.startswith(start))
+
+
+def _lead(p: Problem) -> str:
+    """What leads a problem's line: nothing when its message starts with its Chinese, else the phrase
+    (``取值有误 years[2].cash_dividend (2023): expected an amount in 元, got 'abc'``)."""
+    return "" if leads_chinese(p.message) else problem_zh(p.message) + " "
+
+
+def chinese_first(message: str) -> str:
+    """An error's message as the command line prints it: Chinese first. A message whose first line has
+    no Chinese of its own (a library's, or one not yet translated) is led by 错误 (error)."""
+    return message if has_chinese(message.split("\n", 1)[0]) else f"错误 {message}"
 
 
 def zh_first(zh: str, message: str) -> str:
@@ -86,7 +97,7 @@ class ProblemsError(XlmodelError):
 
     def render(self) -> str:
         lines = [f"{self.source}: {self.title} ({len(self.problems)} problem{'s' if len(self.problems) != 1 else ''})"]
-        lines += [f"  - {p.where}: {problem_zh(p.message)}" for p in self.problems]  # Chinese first, each
+        lines += [f"  - {_lead(p)}{p}" for p in self.problems]  # each Chinese first: its own, else a phrase
         return "\n".join(lines)
 
 

@@ -63,20 +63,20 @@ def check_output(path, *, force: bool = False, suffixes=(".xlsx",), inputs=()) -
     raw = str(path)
     p = Path(path)
     if not raw.strip():
-        raise XlmodelError("the output file name is empty")
+        raise XlmodelError("输出文件名为空 the output file name is empty")
     try:
         st = os.stat(p)
     except (FileNotFoundError, NotADirectoryError):  # (a folder on the way is a file: said below)
         st = None
     except OSError as e:
-        raise XlmodelError(f"{p}: cannot use this output path ({e.strerror})") from None
+        raise XlmodelError(f"{p}: 无法使用此输出路径 cannot use this output path ({e.strerror})") from None
     if raw.endswith((os.sep, "/")) or (st is not None and stat.S_ISDIR(st.st_mode)):
-        raise XlmodelError(f"{p}: is a folder; give the output file's name, e.g. {p / ('out' + tuple(suffixes)[0])}")
+        raise XlmodelError(f"{p}: 这是文件夹，请给出输出文件名 is a folder; give the output file's name, e.g. {p / ('out' + tuple(suffixes)[0])}")
     if p.suffix.lower() not in tuple(s.lower() for s in suffixes):
         kind = "an" if _suffix_text(suffixes).startswith((".x", ".a", ".e", ".o")) else "a"
-        raise XlmodelError(f"{p}: the output must be {kind} {_suffix_text(suffixes)} file")
+        raise XlmodelError(f"{p}: 输出文件须为 {_suffix_text(suffixes)} 文件 the output must be {kind} {_suffix_text(suffixes)} file")
     if len(p.name.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES:
-        raise XlmodelError(f"{p}: the file name is too long ({len(p.name.encode('utf-8', 'surrogateescape'))} bytes; "
+        raise XlmodelError(f"{p}: 文件名过长 the file name is too long ({len(p.name.encode('utf-8', 'surrogateescape'))} bytes; "
                            f"at most {MAX_NAME_BYTES})")
     for source in inputs:
         if st is not None and _same_file(st, source):
@@ -85,9 +85,9 @@ def check_output(path, *, force: bool = False, suffixes=(".xlsx",), inputs=()) -
                                "--force: choose another output file")
     if os.path.lexists(p):
         if not force:
-            raise OutputExistsError(f"{p} exists; pass --force to overwrite it")
+            raise OutputExistsError(f"{p}: 文件已存在，如要覆盖请加 --force — {p} exists; pass --force to overwrite it")
         if st is not None and not stat.S_ISREG(st.st_mode):
-            raise XlmodelError(f"{p}: is not a regular file (a FIFO, socket or device); refusing to overwrite it")
+            raise XlmodelError(f"{p}: 不是普通文件，不予覆盖 is not a regular file (a FIFO, socket or device); refusing to overwrite it")
     # the folders on the way: the first one that exists must be a writable folder
     parent = p.parent
     while True:
@@ -102,11 +102,11 @@ def check_output(path, *, force: bool = False, suffixes=(".xlsx",), inputs=()) -
             parent = parent.parent
             continue
         except OSError as e:
-            raise XlmodelError(f"{p}: cannot use the folder {parent} ({e.strerror})") from None
+            raise XlmodelError(f"{p}: 无法使用文件夹 {parent} cannot use the folder {parent} ({e.strerror})") from None
         if not stat.S_ISDIR(pst.st_mode):
-            raise XlmodelError(f"{p}: {parent} is a file, not a folder")
+            raise XlmodelError(f"{p}: {parent} 是文件而非文件夹 {parent} is a file, not a folder")
         if not os.access(parent, os.W_OK | os.X_OK):
-            raise XlmodelError(f"{p}: cannot write to the folder {parent} (permission denied)")
+            raise XlmodelError(f"{p}: 无权写入文件夹 {parent} cannot write to the folder {parent} (permission denied)")
         break
     return p
 
@@ -324,9 +324,9 @@ def atomic_write(target, force: bool = False):
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except FileExistsError:
-        raise XlmodelError(f"{target}: a folder on the way is a file") from None
+        raise XlmodelError(f"{target}: 路径中的某个文件夹是文件 a folder on the way is a file") from None
     except OSError as e:
-        raise XlmodelError(f"{target}: cannot create the folder {target.parent} ({e.strerror})") from None
+        raise XlmodelError(f"{target}: 无法创建文件夹 {target.parent} cannot create the folder {target.parent} ({e.strerror})") from None
     tmp = None
     clean_stale_temporaries(target.parent)
     with _Signals() as sigs:
@@ -335,7 +335,7 @@ def atomic_write(target, force: bool = False):
                 fd, tmp = tempfile.mkstemp(prefix=_temp_name(target), suffix=".tmp" + target.suffix,
                                            dir=target.parent)
             except OSError as e:
-                raise XlmodelError(f"{target}: cannot write in {target.parent} ({_reason(e)})") from None
+                raise XlmodelError(f"{target}: 无法写入 {target.parent} cannot write in {target.parent} ({_reason(e)})") from None
             os.close(fd)
             yield Path(tmp)
             mode = 0o666 & ~_umask()
@@ -348,7 +348,7 @@ def atomic_write(target, force: bool = False):
             sigs.deferred = True  # moving into place is never interrupted half-way
             if force:
                 if os.path.isdir(target):
-                    raise XlmodelError(f"{target}: is a folder; nothing was written")
+                    raise XlmodelError(f"{target}: 这是文件夹，未写出任何文件 is a folder; nothing was written")
                 os.replace(tmp, target)
                 tmp = None
             else:

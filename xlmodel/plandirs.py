@@ -62,7 +62,8 @@ def cli_plan_dirs(dirs):
     for d in dirs or ():
         p = Path(d).expanduser()
         if not p.is_dir():
-            raise _error(f"--plans {d}: {'no such folder' if not p.exists() else 'not a folder'}")
+            raise _error(f"{'文件夹不存在' if not p.exists() else '不是文件夹'} --plans {d}: "
+                         f"{'no such folder' if not p.exists() else 'not a folder'}")
         checked.append(p.absolute())
     token = _CLI_PLAN_DIRS.set(tuple(checked) if dirs else None)
     try:
@@ -77,7 +78,7 @@ def user_plan_dir() -> Path | None:
     if home:
         p = Path(home).expanduser()
         if not p.is_absolute():
-            raise _error(f"{CONFIG_ENV}={_shown(home)}: expected an absolute path (plans are never looked up "
+            raise _error(f"{CONFIG_ENV} 须为绝对路径 — {CONFIG_ENV}={_shown(home)}: expected an absolute path (plans are never looked up "
                                "relative to the working directory)")
         return p / "plans"
     try:
@@ -98,7 +99,7 @@ def _env_plan_dirs() -> list[Path]:
             continue  # an empty entry is not the working directory here
         p = Path(entry).expanduser()
         if not p.is_absolute():
-            raise _error(f"{PLANS_ENV}: {_shown(entry)} is not an absolute path; plans are never looked up "
+            raise _error(f"{PLANS_ENV} 中有非绝对路径 — {PLANS_ENV}: {_shown(entry)} is not an absolute path; plans are never looked up "
                                "relative to the working directory")
         out.append(p)
     return out

@@ -124,14 +124,14 @@ def install_policy_file(path, *, force: bool = False) -> tuple[Path, Path | None
     src = policy_source(policy)
     home = user_plan_dir()
     if home is None:
-        raise XlmodelError("no user plan folder (no home folder); set XLMODEL_CONFIG_HOME")
+        raise XlmodelError("没有用户规划文件夹（无主目录），请设置 XLMODEL_CONFIG_HOME no user plan folder (no home folder); set XLMODEL_CONFIG_HOME")
     target = home / f"{policy.id}.yaml"
     for f in plan_files().get(policy.id, []):
         if f.folder.origin == BUNDLED:
-            raise XlmodelError(f"{path}: {policy.id!r} is the id of the bundled plan {f.path}; a bundled plan cannot "
+            raise XlmodelError(f"{path}: {policy.id!r} 是内置规划的 ID，不能替换内置规划 — {policy.id!r} is the id of the bundled plan {f.path}; a bundled plan cannot "
                                "be replaced: give your plan another id (and file name)")
         if f.folder.origin != USER_ORIGIN or f.path.parent.absolute() != home.absolute():
-            raise XlmodelError(f"{path}: {policy.id!r} is already defined by {f.path} ({f.folder.origin}); installing "
+            raise XlmodelError(f"{path}: {policy.id!r} 已由 {f.path} 定义，再安装会使 ID 重复 — {policy.id!r} is already defined by {f.path} ({f.folder.origin}); installing "
                                "it as well would make the id ambiguous: remove that file, or give this plan another id")
     writes: list[tuple[Path, bytes]] = []
     text_target = None
@@ -148,7 +148,7 @@ def install_policy_file(path, *, force: bool = False) -> tuple[Path, Path | None
         if current == data:
             continue  # already there, the same
         if current is not None and not force:
-            raise OutputExistsError(f"{dest} exists{_installed_version(dest) if dest == target else ''} and differs; "
+            raise OutputExistsError(f"{dest}: 文件已存在且内容不同，如要替换请加 --force — {dest} exists{_installed_version(dest) if dest == target else ''} and differs; "
                                     "pass --force to replace it")
         readers = _text_readers(home, dest, policy.id) if dest == text_target else []
         if readers:

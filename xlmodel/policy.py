@@ -845,7 +845,7 @@ def read_plan_text(folder: Path, ref: str) -> tuple[Path, str]:
     """(path, text) of the plan text ``ref`` of a policy file in ``folder``; :class:`PlanTextError` if it
     is not a relative path inside the folder, leads out of it through a symbolic link, or is not a
     regular UTF-8 file of at most :data:`~xlmodel.untrusted.MAX_PLAN_TEXT_BYTES`."""
-    from .untrusted import MAX_PLAN_TEXT_BYTES, InputFileError, decode_utf8, read_regular
+    from .untrusted import MAX_PLAN_TEXT_BYTES, NO_SUCH_FILE, InputFileError, decode_utf8, read_regular
 
     why = text_ref_problem(ref)
     if why:
@@ -855,15 +855,15 @@ def read_plan_text(folder: Path, ref: str) -> tuple[Path, str]:
         path = root / ref
         real = path.resolve()
     except (OSError, RuntimeError, ValueError) as e:  # a symbolic link loop
-        raise PlanTextError(f"plan text {_shown(ref)} cannot be resolved ({type(e).__name__})") from None
+        raise PlanTextError(f"规划原文路径无法解析 plan text {_shown(ref)} cannot be resolved ({type(e).__name__})") from None
     if not real.is_relative_to(root):
-        raise PlanTextError(f"plan text {path} is a symbolic link out of the policy file's folder; refused")
+        raise PlanTextError(f"规划原文是指向规划文件夹之外的符号链接，拒绝读取 plan text {path} is a symbolic link out of the policy file's folder; refused")
     try:
         return path, decode_utf8(read_regular(real, MAX_PLAN_TEXT_BYTES, "plan text"), str(path))
     except InputFileError as e:
-        if e.message == "no such file":
-            raise PlanTextError(f"plan text {path} not found") from None
-        raise PlanTextError(f"plan text {path}: {e.message}") from None
+        if e.message == NO_SUCH_FILE:
+            raise PlanTextError(f"找不到规划原文 plan text {path} not found") from None
+        raise PlanTextError(f"规划原文无法读取 plan text {path}: {e.message}") from None
 
 
 @dataclass(frozen=True)
@@ -1101,7 +1101,8 @@ def _duplicate(pid: str, files: list[PlanFile]) -> XlmodelError:
     bundled = any(f.folder.origin == BUNDLED for f in files)
     fix = ("a bundled plan cannot be replaced: give your plan another id (and file name)" if bundled
            else "remove or rename all but one")
-    return AmbiguousPolicyError(f"plan id {pid!r} is defined by {len(files)} files: {where}; xlmodel uses none of them "
+    return AmbiguousPolicyError(f"规划 ID {pid!r} 由 {len(files)} 个文件定义，xlmodel 不作猜测，一个也不用 — "
+                                f"plan id {pid!r} is defined by {len(files)} files: {where}; xlmodel uses none of them "
                               f"rather than guess: {fix}")
 
 
@@ -1113,13 +1114,13 @@ def find_plan(pid) -> PlanFile:
 
     if not isinstance(pid, str) or not POLICY_ID.fullmatch(pid):
         hint = did_you_mean(pid.strip().lower(), policy_paths()) if isinstance(pid, str) else ""
-        raise UnknownPolicyError(f"{_shown(pid)} is not a policy id (lowercase letters, digits and hyphens, e.g. "
+        raise UnknownPolicyError(f"不是规划 ID {_shown(pid)} is not a policy id (lowercase letters, digits and hyphens, e.g. "
                                  f"gcl-energy-2022-2024; see `xlmodel policies`){hint}; a plan is named by its id, "
                                  "never by a path")
     files = plan_files()
     found = files.get(pid)
     if not found:
-        raise UnknownPolicyError(f"unknown policy {pid!r}{did_you_mean(pid, files)}; known: {', '.join(sorted(files)) or 'none'}")
+        raise UnknownPolicyError(f"未知的规划 unknown policy {pid!r}{did_you_mean(pid, files)}; known: {', '.join(sorted(files)) or 'none'}")
     if len(found) > 1:
         raise _duplicate(pid, found)
     if found[0].problem:
@@ -1171,11 +1172,11 @@ BASELINES = TEMPLATES / "baseline"
 
 def load_baseline(baseline_id: str) -> Baseline:
     if not isinstance(baseline_id, str) or not POLICY_ID.fullmatch(baseline_id):
-        raise UnknownPolicyError(f"{_shown(baseline_id)} is not a regulatory baseline id (lowercase letters, digits "
+        raise UnknownPolicyError(f"不是监管底线 ID {_shown(baseline_id)} is not a regulatory baseline id (lowercase letters, digits "
                                  "and hyphens)")
     path = BASELINES / f"{baseline_id}.yaml"
     if not path.is_file():
-        raise UnknownPolicyError(f"unknown regulatory baseline {baseline_id!r} (no {path})")
+        raise UnknownPolicyError(f"未知的监管底线 unknown regulatory baseline {baseline_id!r} (no {path})")
     return _load_baseline_cached(path, path.stat().st_mtime)
 
 

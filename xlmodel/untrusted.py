@@ -78,6 +78,10 @@ MAX_TABLE_XLSX_PART = 400 * 2**20
 _CHUNK = 1 << 20
 
 
+#: the message of a file that is not there (a caller may say it its own way)
+NO_SUCH_FILE = "文件不存在 no such file"
+
+
 class InputFileError(XlmodelError):
     """A file that cannot be read as what it should be. ``str()`` is one line naming the file."""
 
@@ -117,7 +121,7 @@ def open_regular(path: str | Path, max_bytes: int, what: str = "file") -> tuple[
     try:
         fd = os.open(path, flags)
     except FileNotFoundError:
-        raise InputFileError(source, "文件不存在 no such file") from None
+        raise InputFileError(source, NO_SUCH_FILE) from None
     except IsADirectoryError:
         raise InputFileError(source, f"这是文件夹，不是文件 is a directory, not a {what}") from None
     except PermissionError:

@@ -110,7 +110,7 @@ def _check_size(d: Draft, yaml_text: str, policy: dict) -> None:
         except InputFileError as e:
             why = e.message
     if why:
-        raise XlmodelError(f"{d.source}: the drafted policy would be larger than a policy file may be ({why}; "
+        raise XlmodelError(f"{d.source}: 起草的规划将超过规划文件的大小上限 the drafted policy would be larger than a policy file may be ({why}; "
                            f"{len(d.clauses)} clauses, {len(d.rules)} rules): a plan text has a few dozen clauses")
 
 
@@ -136,7 +136,7 @@ def _placeholder(d: Draft) -> None:
             d.review(cid, "未识别任何规则：此占位确认须替换为规划的规则 no rule recognised: replace this placeholder")
             d.facts["placeholder"] = True
             return
-    raise XlmodelError(f"{d.source}: no clause with text to draft from (is this a plan's text?)")
+    raise XlmodelError(f"{d.source}: 没有可供起草的条款文字 no clause with text to draft from (is this a plan's text?)")
 
 
 # ---- the head of the file ---------------------------------------------------------------------

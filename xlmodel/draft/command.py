@@ -66,18 +66,18 @@ def _options(args, out: Path) -> dict:
 
     pid = args.id
     if pid is not None and not POLICY_ID.fullmatch(pid):
-        raise XlmodelError(f"--id {pid!r}: a policy id is lowercase letters, digits and hyphens (e.g. acme-2025-2027)")
+        raise XlmodelError(f"--id {pid!r}: 规划 ID 只能由小写字母、数字和连字符组成 a policy id is lowercase letters, digits and hyphens (e.g. acme-2025-2027)")
     if pid is None and POLICY_ID.fullmatch(out.stem.lower()):
         pid = out.stem.lower()
     years = None
     if args.years is not None:
         m = re.fullmatch(r"\s*((?:19|20)\d\d)\s*[-–~]\s*((?:19|20)\d\d)\s*", args.years)
         if not m or not 0 <= int(m.group(2)) - int(m.group(1)) <= 10:
-            raise XlmodelError(f"--years {args.years!r}: give the plan's first and last year, e.g. 2025-2027")
+            raise XlmodelError(f"--years {args.years!r}: 请给出规划的首尾年度 give the plan's first and last year, e.g. 2025-2027")
         years = (int(m.group(1)), int(m.group(2)))
     code, board = args.stock_code, args.board
     if code is not None and not re.fullmatch(r"\d{6}", code):
-        raise XlmodelError(f"--stock-code {code!r}: a stock code is six digits (keep leading zeros, e.g. 002015)")
+        raise XlmodelError(f"--stock-code {code!r}: 股票代码为六位数字（保留前导零）a stock code is six digits (keep leading zeros, e.g. 002015)")
     if code and board is None:
         board = next((b for prefix, b in _BOARD_BY_CODE if code.startswith(prefix)), None)
     return {"policy_id": pid, "years": years, "company_name": _company(args.company), "stock_code": code, "board": board}
@@ -117,7 +117,7 @@ def _check_copy(copy: Path, body: bytes, force: bool) -> bool:
     try:
         check_output(copy, force=force, suffixes=(".txt",))
     except OutputExistsError:
-        raise OutputExistsError(f"{copy} exists and holds another text; pass --force to overwrite it (or give --id)") from None
+        raise OutputExistsError(f"{copy}: 文件已存在且内容不同，如要覆盖请加 --force（或给 --id）— {copy} exists and holds another text; pass --force to overwrite it (or give --id)") from None
     return True
 
 
@@ -141,7 +141,7 @@ def cmd_draft(args) -> int:
     if ref is None:
         copy = out.parent / result.policy["text"]
         if len(body) > MAX_PLAN_TEXT_BYTES:
-            raise XlmodelError(f"{args.plan}: the text as UTF-8 is larger than a plan text can be")
+            raise XlmodelError(f"{args.plan}: 原文过长 the text as UTF-8 is larger than a plan text can be")
         if not _check_copy(copy, body, args.force):
             copy = None
     wrote_copy = False
@@ -155,14 +155,15 @@ def cmd_draft(args) -> int:
             try:
                 load_policy_file(tmp)
             except PolicyError as e:  # a drafter bug: say so, write nothing
-                raise XlmodelError(f"{args.plan}: the drafted policy does not load (a bug in xlmodel draft; nothing "
+                raise XlmodelError(f"{args.plan}: 起草的规划无法加载（xlmodel draft 的缺陷，未写出任何文件）the drafted policy does not load (a bug in xlmodel draft; nothing "
                                    "written):\n" + "\n".join(f"  - {p}" for p in e.problems[:10])) from None
     except BaseException:
         if wrote_copy:
             copy.unlink(missing_ok=True)
         raise
     print(f"{plain_text(str(out))}: {result.summary()}"
-          + (f"; plan text {'written' if src.changed else 'copied'} to {plain_text(str(copy))}" if wrote_copy else ""),
+          + (f"；规划原文已{'写出' if src.changed else '复制'}到 {plain_text(str(copy))} — plan text "
+             f"{'written' if src.changed else 'copied'} to {plain_text(str(copy))}" if wrote_copy else ""),
           file=sys.stderr)
     print(f"  {plain_text(src.describe(Path(args.plan).name))}", file=sys.stderr)
     for note in src.notes:
@@ -170,7 +171,7 @@ def cmd_draft(args) -> int:
     for where, reason in result.reviews:
         print(f"  待复核 REVIEW {plain_text(where)}: {plain_text(reason)}", file=sys.stderr)
     if "company" not in result.policy:
-        print("  注意 Note: no `company:` written (give --company and --stock-code to add it)", file=sys.stderr)
+        print("  注意 Note: 未写出 `company:`（给出 --company 和 --stock-code 即可写入）no `company:` written (give --company and --stock-code to add it)", file=sys.stderr)
     return 0
 
 

@@ -16,9 +16,9 @@ def cmd_build(args) -> int:
     from .writer import build_workbook
 
     if bool(args.case) == bool(args.policy):
-        raise XlmodelError("build needs either a CASE file or --policy ID")
+        raise XlmodelError("build 需要案例文件或 --policy ID（二者选一）build needs either a CASE file or --policy ID")
     if args.year is not None and not 1990 <= args.year <= 2100:
-        raise XlmodelError(f"--year: expected a fiscal year between 1990 and 2100, got {args.year}")
+        raise XlmodelError(f"--year: 年度须在 1990–2100 之间 expected a fiscal year between 1990 and 2100, got {args.year}")
     check_output(args.output, force=args.force, suffixes=(".xlsx",))  # before any work
     case = None
     if args.case:
@@ -28,13 +28,13 @@ def cmd_build(args) -> int:
             print(f"注意 Warning: {case.source}: {w}", file=sys.stderr)
     out = build_workbook(args.output, policy=args.policy, case=case, evaluation_year=args.year, force=args.force,
                          udf=getattr(args, "udf", False))
-    print(f"wrote {out}", file=sys.stderr)
+    print(f"已写入 wrote {out}", file=sys.stderr)
     from ..policy import load_policy
 
     plan = policy_by_id(case.policy) if case else load_policy(args.policy)
     year = case.evaluation_year if case else (args.year or plan.plan_years[1])
     if not plan.plan_years[0] <= year <= plan.plan_years[1]:
-        print(f"注意 Note: {year} lies outside the plan period {plan.plan_years[0]}–{plan.plan_years[1]} of {plan.id}; "
+        print(f"注意 Note: {year} 年不在规划期内，仍按规划条款评估 — {year} lies outside the plan period {plan.plan_years[0]}–{plan.plan_years[1]} of {plan.id}; "
               "the plan's rules are applied as written", file=sys.stderr)
     return 0
 
@@ -96,7 +96,7 @@ def cmd_check(args) -> int:
     paths, skipped = workbook_paths(args.workbook)
     several = len(args.workbook) > 1 or any(Path(a).is_dir() for a in args.workbook)
     for lock in skipped:
-        print(f"注意 Note: skipped {plain_text(lock)} (an Excel lock file, left while a workbook is open)", file=sys.stderr)
+        print(f"注意 Note: 已跳过 Excel 锁定文件 skipped {plain_text(lock)} (an Excel lock file, left while a workbook is open)", file=sys.stderr)
     objects, rows, worst, printed = [], [], 0, False
     for path in paths:
         if printed and not args.json:
@@ -107,8 +107,10 @@ def cmd_check(args) -> int:
         except XlmodelError as e:
             if not several:
                 raise
+            from ..errors import chinese_first
+
             msg = str(e)
-            print("xlmodel: " + "\n".join(plain_text(line) for line in msg.split("\n")), file=sys.stderr)
+            print("xlmodel: " + "\n".join(plain_text(line) for line in chinese_first(msg).split("\n")), file=sys.stderr)
             code, obj, rep, integ = 2, {"workbook": str(path), "exit_code": 2, "error": msg}, None, None
         worst = max(worst, code)
         objects.append(obj)
@@ -131,14 +133,15 @@ def cmd_refresh(args) -> int:
     case = read.case
     out = build_workbook(args.output, policy=read.policy, case=case, force=args.force)  # installed, or carried
     n_inputs = sum(len(v) for v in case.years.values()) + len(case.company)
-    print(plain_text(f"wrote {out}: carried {n_inputs} inputs, {len(case.attestations)} attestations, {len(case.notes)} "
+    print(plain_text(f"已写入 wrote {out}：保留 {n_inputs} 项输入 carried {n_inputs} inputs, {len(case.attestations)} attestations, {len(case.notes)} "
                      f"notes (policy {read.policy.id} v{read.policy.version}; built before with "
                      f"v{read.built_with.get('xlmodel_policy_version') or '?'}, xlmodel "
                      f"{read.built_with.get('xlmodel_version') or '?'})"), file=sys.stderr)  # versions from the file: inert
     for note in read.notes:
         print(f"注意 Note: {plain_text(note)}", file=sys.stderr)
     for line in read.params_changed:  # the rebuilt workbook has the plan's thresholds
-        print(f"注意 Note: parameter not carried, reset to the plan's value: {plain_text(line)}", file=sys.stderr)
+        print(f"注意 Note: 参数未沿用，已恢复为规划的取值 parameter not carried, reset to the plan's value: "
+              f"{plain_text(line)}", file=sys.stderr)
     for w in case.warnings:  # amounts that look like 万元/亿元
         print(f"注意 Warning: {read.path}: {w}", file=sys.stderr)
     return 0
@@ -165,7 +168,8 @@ def cmd_fill(args) -> int:
         print(f"注意 Note: {len(read.tampered)} 处被修改的公式已按 xlmodel 生成的公式写回 — {len(read.tampered)} changed "
               "formulas are written as xlmodel generates them", file=sys.stderr)
     for line in read.params_changed:  # the output has the plan's thresholds
-        print(f"注意 Note: parameter not carried, reset to the plan's value: {plain_text(line)}", file=sys.stderr)
+        print(f"注意 Note: 参数未沿用，已恢复为规划的取值 parameter not carried, reset to the plan's value: "
+              f"{plain_text(line)}", file=sys.stderr)
     for w in filled.case.warnings:  # amounts that look like 万元/亿元
         print(f"注意 Warning: {filled.case.source}: {w}", file=sys.stderr)
     return 0
@@ -204,10 +208,10 @@ def cmd_selftest(args) -> int:
     from .engines import engine
 
     if not 1 <= args.cases <= 1000:
-        raise XlmodelError(f"--cases: expected a number of cases per plan from 1 to 1000, got {args.cases}")
+        raise XlmodelError(f"--cases: 每个规划的案例数须为 1–1000 expected a number of cases per plan from 1 to 1000, got {args.cases}")
     keep = Path(args.keep) if args.keep else None
     if keep is not None and keep.exists() and (not keep.is_dir() or any(keep.iterdir())):
-        raise XlmodelError(f"{keep}: --keep needs a new or empty folder (nothing is overwritten)")
+        raise XlmodelError(f"{keep}: --keep 须为新的或空的文件夹 --keep needs a new or empty folder (nothing is overwritten)")
     adapter = engine(args.engine)
     policies, skipped = selftest.plans_to_test(args.policy)
 
@@ -251,7 +255,7 @@ def add_commands(sub) -> None:
                          "and the xlwings.conf sheet naming the module")
     sb.set_defaults(func=cmd_build)
     sf = sub.add_parser("fill", help="把案例的输入写入为其规划和年度建好的工作簿 write a case's inputs into a workbook built for its plan and year")
-    sf.add_argument("workbook", metavar="BOOK.xlsx", help="xlmodel 为该案例的规划和年度生成的工作簿 a workbook xlmodel built for the case's plan and year")
+    sf.add_argument("workbook", metavar="BOOK.xlsx", help="由 xlmodel 为该案例的规划和年度生成的工作簿 a workbook xlmodel built for the case's plan and year")
     sf.add_argument("case", metavar="CASE", help="案例文件（YAML/JSON）：数据、确认事项和备注 case file (YAML/JSON): its figures, attestations and notes")
     sf.add_argument("-o", "--output", required=True, help="填好的 .xlsx（给 --force 可为 BOOK 本身）the filled .xlsx (BOOK itself with --force)")
     sf.add_argument("--force", action="store_true", help="覆盖已有文件 overwrite an existing file")
@@ -308,13 +312,13 @@ def cmd_samples(args) -> int:
         src = bundled_samples()
         if src is None:
             package = Path(__file__).resolve().parents[1]
-            raise XlmodelError(f"no bundled sample cases found (neither {package.parent / 'samples'} nor "
+            raise XlmodelError(f"找不到内置样例案例 no bundled sample cases found (neither {package.parent / 'samples'} nor "
                                f"{package / 'samples'} has *.yaml files); pass --dir FOLDER")
     else:
         src = Path(args.dir)
     cases = sorted(src.glob("*.yaml"))
     if not cases:
-        raise XlmodelError(f"no sample cases (*.yaml) in {src}")
+        raise XlmodelError(f"{src} 中没有样例案例（*.yaml）no sample cases (*.yaml) in {src}")
     out = Path(args.out)
     existing = []
     for path in cases:  # every target checked before any work; all existing ones named at once
@@ -323,7 +327,8 @@ def cmd_samples(args) -> int:
         except OutputExistsError:
             existing.append(str(out / f"{path.stem}.xlsx"))
     if existing:
-        raise OutputExistsError(f"{len(existing)} of the {len(cases)} workbooks exist; pass --force to overwrite them, "
+        raise OutputExistsError(f"{len(cases)} 个工作簿中已有 {len(existing)} 个存在，如要覆盖请加 --force — "
+                                f"{len(existing)} of the {len(cases)} workbooks exist; pass --force to overwrite them, "
                                 f"or choose another --out folder:\n" + "\n".join(f"  - {e}" for e in existing))
     for path in cases:
         case = load_case(path)
@@ -331,7 +336,7 @@ def cmd_samples(args) -> int:
         target = out / f"{path.stem}.xlsx"
         build_workbook(target, case=case, force=args.force)
         print(render_table(rep))
-        print(f"-> {target}\n")
+        print(f"已写入 -> {target}\n")
     return 0
 
 

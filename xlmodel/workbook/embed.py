@@ -105,7 +105,7 @@ def unpack(props: dict[str, str], source: str) -> Carried | None:
         return None
 
     def bad(message: str) -> CarriedPlanError:
-        return CarriedPlanError(f"{source}: the plan the workbook carries {message}")
+        return CarriedPlanError(f"{source}: 工作簿自带的规划无法读取 the plan the workbook carries {message}")
 
     if props.get(PROP_FORMAT) != FORMAT:
         raise bad(f"is in a format this xlmodel does not read ({PROP_FORMAT} {shown(props.get(PROP_FORMAT), 20)})")
@@ -203,7 +203,7 @@ def workbook_plan(path, props: dict[str, str], pid, *, installed_wins: bool = Fa
     (refresh): a carried plan that differs from the installed one of the same version is noted,
     and the installed one used; otherwise (check) that is an error naming both."""
     notes: list[str] = []
-    unknown = f"{path}: built for policy {shown(pid)}, which this xlmodel does not know"
+    unknown = f"{path}: 工作簿所用的规划本机未知 built for policy {shown(pid)}, which this xlmodel does not know"
     if not isinstance(pid, str) or not POLICY_ID.fullmatch(pid):
         try:
             policy_by_id(pid)  # says why it is not an id
@@ -213,11 +213,11 @@ def workbook_plan(path, props: dict[str, str], pid, *, installed_wins: bool = Fa
     try:
         installed = policy_by_id(pid)  # the property names a plan by id, never a file
     except AmbiguousPolicyError as e:  # two installed files: trusted neither, nor the carried plan
-        raise XlmodelError(f"{path}: built for policy {pid!r}; {e}") from None
+        raise XlmodelError(f"{path}: 工作簿所用的规划 ID 有歧义 built for policy {pid!r}; {e}") from None
     except UnknownPolicyError as e:
         installed_err = e
     except XlmodelError as e:  # an installed file that does not load: trusted neither
-        raise XlmodelError(f"{path}: built for policy {pid!r}; the installed plan of that id does not load ({e})") from None
+        raise XlmodelError(f"{path}: 已安装的同 ID 规划无法加载 built for policy {pid!r}; the installed plan of that id does not load ({e})") from None
     try:
         carried = unpack(props, str(path))
         mine = _payload(installed) if installed is not None and carried is not None else None
@@ -240,7 +240,8 @@ def workbook_plan(path, props: dict[str, str], pid, *, installed_wins: bool = Fa
         what = (f"is {embedded.id!r}" if embedded.id != pid
                 else f"is v{embedded.version}, the property xlmodel_policy_version says v{built_version}")
         if installed is None:
-            raise XlmodelError(f"{path}: built for policy {pid!r}, but the plan the workbook carries {what} "
+            raise XlmodelError(f"{path}: 工作簿自带的规划与其属性不符（工作簿被改动）built for policy {pid!r}, "
+                               f"but the plan the workbook carries {what} "
                                f"(the workbook was edited); {installed_err}") from None
         notes.append(f"the plan the workbook carries {what} (the workbook was edited): it is ignored; read with the "
                      f"installed plan {pid} v{installed.version}")
@@ -263,6 +264,7 @@ def workbook_plan(path, props: dict[str, str], pid, *, installed_wins: bool = Fa
     if installed_wins:
         notes.append(f"{both}; the new workbook is built with the installed plan")
         return installed, notes
-    raise XlmodelError(f"{path}: {both}. xlmodel trusts neither silently: a plan that changes needs a new version. "
+    raise XlmodelError(f"{path}: 工作簿自带的规划与已安装的规划不同，xlmodel 两者都不默认采信 — {both}. "
+                       "xlmodel trusts neither silently: a plan that changes needs a new version. "
                        "`xlmodel refresh` rebuilds the workbook with the installed plan; if the workbook's plan is the "
                        "adopted one, give it a new version and install it (`xlmodel policies install`)")

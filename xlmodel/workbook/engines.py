@@ -294,7 +294,7 @@ def engine(name: str | None = None):
     found = adapters()
     if name is not None:
         if name not in found:
-            raise XlmodelError(f"--engine: expected one of {', '.join(ORDER)}, got {name!r}")
+            raise XlmodelError(f"--engine: 未知的引擎 expected one of {', '.join(ORDER)}, got {name!r}")
         if not found[name].present():
             raise XlmodelError(found[name].missing)
         return found[name]

@@ -135,11 +135,11 @@ def workbook_paths(args: list[str]) -> tuple[list, list]:
         try:
             found = sorted((q for q in p.iterdir() if q.suffix.lower() == ".xlsx"), key=lambda q: q.name)
         except OSError as e:
-            raise XlmodelError(f"{p}: cannot list the folder ({e.strerror or type(e).__name__})") from None
+            raise XlmodelError(f"{p}: 无法列出文件夹内容 cannot list the folder ({e.strerror or type(e).__name__})") from None
         books = [q for q in found if not q.name.startswith("~$")]
         skipped += [q for q in found if q.name.startswith("~$")]
         if not books:
-            raise XlmodelError(f"{p}: no workbooks (*.xlsx) in this folder")
+            raise XlmodelError(f"{p}: 文件夹中没有工作簿（*.xlsx）no workbooks (*.xlsx) in this folder")
         paths += books
     return paths, skipped
 

@@ -89,7 +89,7 @@ def _load(path: Path, data_only: bool):
     except XlmodelError:
         raise
     except Exception as e:  # openpyxl and defusedxml raise many types for hostile or broken files
-        raise XlmodelError(f"{path}: cannot read the workbook ({type(e).__name__}: {str(e)[:200]})") from None
+        raise XlmodelError(f"{path}: 无法读取工作簿 cannot read the workbook ({type(e).__name__}: {str(e)[:200]})") from None
 
 
 _AREA = re.compile(r"^(?:'((?:[^']|'')+)'|([^'!:,()\s]+))!\$?([A-Za-z]{1,3})\$?([0-9]{1,7})(?::\$?([A-Za-z]{1,3})\$?([0-9]{1,7}))?$")
@@ -232,12 +232,13 @@ def _read_year(wb, path: Path, name: str, expect: Expect, what: str) -> int:
     except NameProblem as e:
         raise WorkbookError(str(path), [e.problem]) from None
     if loc is None:
-        raise XlmodelError(f"{path}: the name {name} does not point to a cell of the input sheet "
+        raise XlmodelError(f"{path}: 名称 {name} 未指向输入表的单元格（工作表被删或名称被改），请重建工作簿 — "
+                           f"the name {name} does not point to a cell of the input sheet "
                            "(sheet deleted or name edited); rebuild the workbook with `xlmodel build`")
     sheet, cells = loc
     raw = cells[0].value
     if isinstance(raw, bool) or not isinstance(raw, (int, float)) or raw != int(raw) or not 1990 <= raw <= 2100:
-        raise WorkbookError(str(path), [Problem(f"{sheet}!{cells[0].coordinate}", f"{what}: expected a year such as 2024, got {raw!r}")])
+        raise WorkbookError(str(path), [Problem(f"{sheet}!{cells[0].coordinate}", f"年度有误 {what}: expected a year such as 2024, got {raw!r}")])
     return int(raw)
 
 
@@ -260,7 +261,7 @@ def read_workbook(path: str | Path, check_formulas: bool = True, installed_plan_
     props = {p.name: str(p.value) for p in getattr(wb, "custom_doc_props", [])}
     pid = props.get("xlmodel_policy")
     if not pid or "in_evaluation_year" not in wb.defined_names:
-        raise XlmodelError(f"{path}: not an xlmodel workbook (no xlmodel properties or in_* names); "
+        raise XlmodelError(f"{path}: 不是 xlmodel 生成的工作簿 not an xlmodel workbook (no xlmodel properties or in_* names); "
                            "build one with `xlmodel build`")
     from .embed import workbook_plan
 
@@ -274,10 +275,10 @@ def read_workbook(path: str | Path, check_formulas: bool = True, installed_plan_
     legacy = built_with["xlmodel_version"] != __version__ or built_with["xlmodel_policy_version"] != policy.version
     inputs = SHEETS["inputs"]
     if inputs not in wb.sheetnames:
-        raise XlmodelError(f"{path}: the input sheet {inputs!r} is missing (deleted or renamed); "
+        raise XlmodelError(f"{path}: 缺少输入表 {inputs!r}（被删除或改名），请重建工作簿 — the input sheet {inputs!r} is missing (deleted or renamed); "
                            "rebuild the workbook with `xlmodel build`")
     if wb[inputs].sheet_state != "visible":
-        raise WorkbookError(str(path), [Problem(f"sheet {inputs!r}", f"is {wb[inputs].sheet_state}: xlmodel reads the "
+        raise WorkbookError(str(path), [Problem(f"sheet {inputs!r}", f"输入表被隐藏，请在 Excel 中取消隐藏 is {wb[inputs].sheet_state}: xlmodel reads the "
                                                 "inputs only from the visible input sheet; unhide it in Excel")])
     later: list[str] = []  # names missing from a workbook of another version: nothing to carry, but said
 
@@ -300,17 +301,18 @@ def read_workbook(path: str | Path, check_formulas: bool = True, installed_plan_
     span = _cell(wb, "in_net_profit_attributable")  # the timeline's width: any single row is accepted here
     n_years = len(span[1]) if span else 0
     if not 1 - model.history <= n_years <= MAX_YEAR_COLUMNS:
-        raise XlmodelError(f"{path}: the name in_net_profit_attributable does not span the year columns "
+        raise XlmodelError(f"{path}: 名称 in_net_profit_attributable 未覆盖各年度列（被改动），请重建工作簿 — "
+                           f"the name in_net_profit_attributable does not span the year columns "
                            "(edited); rebuild the workbook with `xlmodel build`")
     n_eval = _read_count(wb, "model_eval_years")
     try:
         L = Layout(model, year, first, n_years, n_eval)  # the workbook's own timeline (a year's column never moves)
     except ValueError as why:
-        raise XlmodelError(f"{path}: the year columns are not a timeline xlmodel writes ({why}); "
+        raise XlmodelError(f"{path}: 年度列不是 xlmodel 写出的时间轴，请重建工作簿 the year columns are not a timeline xlmodel writes ({why}); "
                            "rebuild the workbook with `xlmodel build`") from None
     if year not in L.eval_years:
         raise WorkbookError(str(path), [Problem(f"{inputs}!{col_name(FIRST_YEAR_COL)}3",
-                                                f"evaluation year {year} is not an evaluated year of this workbook "
+                                                f"评估年度不在本工作簿的评估年度之内 evaluation year {year} is not an evaluated year of this workbook "
                                                 f"({L.eval_years[0]}–{L.eval_years[-1]}: the years before need history)")])
     rows: list[tuple[str, str, int]] = []  # (notes key, sheet, row) of every input read: its notes cell
     years: dict[int, dict] = {}

@@ -77,7 +77,7 @@ def recalculate_gnumeric(paths: list[Path], outdir: Path, timeout: float = 120) 
         o.unlink(missing_ok=True)
         proc = run_bounded([exe, "--recalc", str(p), str(o)], timeout, "Gnumeric", env={**os.environ, "HOME": str(outdir)})
         if not o.exists():
-            raise XlmodelError(f"Gnumeric failed on {p} ({proc.returncode}): {proc.stderr.strip()[:500]}")
+            raise XlmodelError(f"Gnumeric 运行失败 Gnumeric failed on {p} ({proc.returncode}): {proc.stderr.strip()[:500]}")
         out.append(o)
     return out
 
@@ -99,7 +99,7 @@ def recalculate(paths: list[Path], outdir: Path, timeout: float | None = None) -
         proc = _run(exe, missing, outdir, timeout)
         missing = [p for p, o in zip(paths, out) if not o.exists()]
     if missing:
-        raise XlmodelError(f"LibreOffice failed ({proc.returncode}): {proc.stderr.strip()[:500]}; "
+        raise XlmodelError(f"LibreOffice 运行失败 LibreOffice failed ({proc.returncode}): {proc.stderr.strip()[:500]}; "
                            f"not converted: {', '.join(str(p) for p in missing[:3])}")
     return out
 

@@ -84,9 +84,9 @@ class CheckedWorksheet(Worksheet):
 
     def _checked(self, rc, row, col):
         if rc == -1:
-            raise XlmodelError(f"{self._where(row, col)}: outside the sheet (Excel's limits); nothing was written")
+            raise XlmodelError(f"{self._where(row, col)}: 超出工作表范围 outside the sheet (Excel's limits); nothing was written")
         if rc and rc < 0:
-            raise XlmodelError(f"{self._where(row, col)}: XlsxWriter refused the cell (code {rc}); nothing was written")
+            raise XlmodelError(f"{self._where(row, col)}: 无法写入该单元格 XlsxWriter refused the cell (code {rc}); nothing was written")
         return rc
 
     # (the base class's methods are called directly and a return code of 0 is not looked into: one
@@ -95,18 +95,18 @@ class CheckedWorksheet(Worksheet):
         if len(string) > MAX_TEXT // 2:  # at most 2 UTF-16 units a character: only a long text is counted
             n = text_units(string)
             if n > MAX_TEXT:
-                raise XlmodelError(f"{self._where(row, col)}: a text of {n:,} characters is longer than an Excel cell "
+                raise XlmodelError(f"{self._where(row, col)}: 文字超出 Excel 单元格的容量 a text of {n:,} characters is longer than an Excel cell "
                                    f"holds ({MAX_TEXT:,}); it would be truncated")
         rc = _WS_STRING(self, row, col, string, cell_format)
         return self._checked(rc, row, col) if rc else rc
 
     def _write_formula(self, row, col, formula, cell_format=None, value=0):
         if len(formula) > MAX_FORMULA:
-            raise XlmodelError(f"{self._where(row, col)}: a formula of {len(formula):,} characters is longer than "
+            raise XlmodelError(f"{self._where(row, col)}: 公式超出 Excel 的长度上限 a formula of {len(formula):,} characters is longer than "
                                f"Excel allows ({MAX_FORMULA:,})")
         if value.__class__ is not float and isinstance(value, str) and len(value) > MAX_TEXT // 2 \
                 and text_units(value) > MAX_TEXT:
-            raise XlmodelError(f"{self._where(row, col)}: a result of {text_units(value):,} characters is longer "
+            raise XlmodelError(f"{self._where(row, col)}: 结果文字超出 Excel 单元格的容量 a result of {text_units(value):,} characters is longer "
                                f"than an Excel cell holds ({MAX_TEXT:,}); it would be truncated")
         rc = _WS_FORMULA(self, row, col, formula, cell_format, value)
         return self._checked(rc, row, col) if rc else rc
@@ -200,7 +200,7 @@ class WorkbookBuilder:
             first_year, n_years, n_eval = timeline(self.model, self.year, case.years)
         self.L = Layout(self.model, self.year, first_year, n_years, n_eval)
         if self.year not in self.L.eval_years:
-            raise XlmodelError(f"the evaluation year {self.year} is not one of the workbook's evaluated years "
+            raise XlmodelError(f"评估年度不在工作簿的评估年度之内 the evaluation year {self.year} is not one of the workbook's evaluated years "
                                f"{self.L.eval_years[0]}–{self.L.eval_years[-1]}")
         subject = case or Case(policy.id, self.year)
         self.subject = subject
@@ -348,7 +348,7 @@ class WorkbookBuilder:
         n = text_units(text)
         if n > MAX_TEXT:
             src = self.case.source if self.case else "<case>"
-            raise XlmodelError(f"{src}: {where}: a text of {n:,} characters is longer than an Excel cell holds "
+            raise XlmodelError(f"{src}: {where}: 文字超出 Excel 单元格的容量 a text of {n:,} characters is longer than an Excel cell holds "
                                f"({MAX_TEXT:,}); it would be truncated")
         return text
 
@@ -1299,5 +1299,5 @@ def build_workbook(out: Path, policy: Policy | str | None = None, case: Case | N
         try:
             builder.write(tmp)
         except XlsxWriterException as e:  # an invalid sheet name, a duplicate, …: an error, never half a file
-            raise XlmodelError(f"{out}: cannot write the workbook ({type(e).__name__}: {e})") from None
+            raise XlmodelError(f"{out}: 无法写出工作簿 cannot write the workbook ({type(e).__name__}: {e})") from None
     return out
