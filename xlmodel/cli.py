@@ -82,11 +82,11 @@ EXIT_HELP = {
     "build": _codes("  0    已写出 written",
                     "  2    输入或用法有误（消息指明字段和年度）\n"
                     "       bad input or usage (the message names the field and year)" + _EXISTS, _INTERRUPTED),
-    "refresh": _codes("  0    已写出 written", "  2    xlmodel 无法读取的工作簿 a workbook xlmodel cannot read" + _EXISTS,
+    "refresh": _codes("  0    已写出 written", "  2    工作簿 xlmodel 无法读取 a workbook xlmodel cannot read" + _EXISTS,
                       _INTERRUPTED),
     "fill": _codes("  0    已写出（缓存结果由评估器算出，为最新）\n"
                    "       written (its cached results computed by the evaluator: current)",
-                   "  2    xlmodel 无法读取的工作簿或案例，或案例属于另一规划、年度或公司\n"
+                   "  2    工作簿或案例 xlmodel 无法读取，或案例属于另一规划、年度或公司\n"
                    "       a workbook or case xlmodel cannot read, a case for another plan, year or\n"
                    "       company" + _EXISTS, _INTERRUPTED),
     "recalc": _codes("  0    已写出，且 `check` 认定引擎的结果为最新\n"
@@ -94,7 +94,7 @@ EXIT_HELP = {
                      "  1    已写出，但引擎的结果与评估器不同，或公式被改动（逐一列出）\n"
                      "       written, but the engine's results differ from the evaluator's or formulas\n"
                      "       were changed (listed)",
-                     "  2    xlmodel 无法读取或无法交给引擎的工作簿（宏、外部链接、外来函数），没有引擎，\n"
+                     "  2    工作簿 xlmodel 无法读取或无法交给引擎（宏、外部链接、外来函数），没有引擎，\n"
                      "       或引擎出错、超时\n"
                      "       a workbook xlmodel cannot read or hand to an engine (macros, links, foreign\n"
                      "       functions), no engine, or the engine failed or timed out" + _EXISTS, _INTERRUPTED),
@@ -420,7 +420,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     sp.add_argument("action", nargs="?", choices=["list", "show", "check", "install"], default="list")
     sp.add_argument("id", nargs="?", metavar="ID|FILE", help="规划 ID（show）或规划文件（show、check、install） "
                                                           "a policy id (show), or a policy file (show, check, install)")
-    sp.add_argument("--force", action="store_true", help="（install）替换已安装的同 ID 规划 install: replace an installed plan of the same id")
+    sp.add_argument("--force", action="store_true", help="安装时替换已安装的同 ID 规划 install: replace an installed plan of the same id")
     sp.set_defaults(func=cmd_policies)
 
     se = sub.add_parser("evaluate", help="评估案例文件（YAML/JSON）或批量 CSV/XLSX evaluate case files (YAML/JSON), or a batch CSV/XLSX")

@@ -355,7 +355,12 @@ def load_yaml(text: str, source: str, quote_problem: bool = True, loader_class: 
     Errors name the line and column; ``quote_problem`` adds the parser's one-line
     description of the problem (never its snippet of the file), off for files
     that may not be what they claim (a policy file)."""
-    loader = loader_class(text)
+    try:
+        loader = loader_class(text)  # its reader refuses a control character (NUL, ESC …) at once
+    except yaml.reader.ReaderError as e:
+        line = text[: e.position].count("\n") + 1
+        raise InputFileError(source, f"含 YAML 不允许的控制字符 not valid YAML/JSON: line {line} holds the character "
+                                     f"U+{e.character:04X}, which YAML does not allow") from None
     try:
         data = loader.get_single_data()
     except _LimitError as e:

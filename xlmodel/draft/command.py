@@ -24,14 +24,20 @@ try:  # the limit a policy's plan text is read with (the copy written beside the
     from ..untrusted import MAX_PLAN_TEXT_BYTES
 except ImportError:  # pragma: no cover - an older untrusted.py
     MAX_PLAN_TEXT_BYTES = 1 * 2**20
-EXIT_HELP = ("Reads a PDF (its text layer), a Word .docx or a text file (UTF-8 or GB18030), told apart by content;\n"
+EXIT_HELP = ("读取 PDF（其文字层）、Word .docx 或文本文件（UTF-8 或 GB18030），按内容区分；去掉页眉、页脚和页码，\n"
+             "把句中断开的行接回。写出规划文件，并在其旁写出 texts/<id>.txt：读取到的规划原文（UTF-8）。\n"
+             "Reads a PDF (its text layer), a Word .docx or a text file (UTF-8 or GB18030), told apart by content;\n"
              "drops the pages' headers, footers and page numbers and joins lines broken inside a sentence.\n"
              "Writes the policy file and, beside it, texts/<id>.txt: the plan text as read, UTF-8 (a policy's `text:`\n"
              "must lie in its own folder), unless it is a UTF-8 text file already in that folder, unchanged.\n\n"
-             "exit codes:\n  0    written (review the items it lists before use)\n"
-             "  2    a document that cannot be read or is not a plan text (a scan, no numbered clauses, no rule\n"
+             "退出码 exit codes:\n"
+             "  0    已写出（使用前请复核所列事项）written (review the items it lists before use)\n"
+             "  2    文件无法读取或不是规划原文（扫描件、无编号条款、未识别出规则），选项有误，\n"
+             "       或输出文件已存在而未给 --force\n"
+             "       a document that cannot be read or is not a plan text (a scan, no numbered clauses, no rule\n"
              "       recognised), bad options, or the output exists and --force was not given\n"
-             "  130  interrupted (Ctrl-C), 143 stopped (SIGTERM): no output is left half-written")
+             "  130  已中断 interrupted (Ctrl-C)，143 已终止 stopped (SIGTERM)：不留写了一半的文件\n"
+             "       no output is left half-written")
 _BOARD_BY_CODE = (("688", "star"), ("689", "star"), ("60", "sse_main"), ("00", "szse_main"), ("30", "chinext"),
                   ("43", "bse"), ("83", "bse"), ("87", "bse"), ("92", "bse"))
 
