@@ -397,3 +397,24 @@ def test_exit_code_help_has_chinese_for_every_code(key):
     text = EXIT_HELP[key]
     codes = re.findall(r"^  (\d+) +(.*)$", text, re.M)
     assert codes and all(starts_chinese(rest) for _, rest in codes), (key, codes)
+
+
+def test_a_workbook_s_bad_inputs_name_sheet_cell_field_and_year_chinese_first(tmp_path):
+    import openpyxl
+
+    book = tmp_path / "book.xlsx"
+    assert run_cli("build", SAMPLE, "-o", book)[0] == 0
+    wb = openpyxl.load_workbook(book)
+    (sheet, ref), = wb.defined_names["in_cash_dividend"].destinations
+    first = wb[sheet][ref.replace("$", "").split(":")[0]]
+    cell = wb[sheet].cell(row=first.row, column=first.column + 2)  # the third year of the timeline
+    (ysheet, yref), = wb.defined_names["in_first_year"].destinations
+    year = wb[ysheet][yref.replace("$", "")].value + 2
+    cell.value = "1.2亿"
+    wb.save(book)
+    code, out, err = run_cli("check", book)
+    assert code == 2 and out == ""
+    lines = assert_chinese_first(err, book)
+    assert lines[0] == f"xlmodel: {book}: 无法使用该工作簿 cannot use this workbook (1 problem)"
+    assert lines[1] == (f"  - 取值有误 {sheet}!{cell.coordinate}: cash_dividend: expected an amount in 元 (a number), "
+                        f"got '1.2亿': write amounts in 元 (1.2亿 = 120,000,000.00 元) ({year})")

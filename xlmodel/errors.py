@@ -30,9 +30,12 @@ _PROBLEM_ZH = (("expected", "取值有误"), ("field required", "缺少必填项
                ("no ", "缺少"), ("not ", "不符合要求"), ("", "有误"))
 
 
+_FIELD_FIRST = re.compile(r"^[\w.\[\]]+: ")
+
+
 def problem_zh(message: str) -> str:
     """The short Chinese phrase for what kind of problem a message (in English) says: 取值有误, 缺少必填项 …"""
-    low = message.lstrip().lower()
+    low = _FIELD_FIRST.sub("", message.lstrip()).lower()  # "cash_dividend: expected …" reads as "expected …"
     return next(zh for start, zh in _PROBLEM_ZH if low.startswith(start))
 
 
