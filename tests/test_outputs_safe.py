@@ -184,7 +184,7 @@ def test_the_worksheet_never_truncates_or_drops_a_cell_silently(tmp_path):
     wb = xlsxwriter.Workbook(str(tmp_path / "t.xlsx"), {"strings_to_formulas": False})
     wb.worksheet_class = CheckedWorksheet
     ws = wb.add_worksheet("s")
-    with pytest.raises(XlmodelError, match=r"s!B2: a text of 32,768 characters"):
+    with pytest.raises(XlmodelError, match=r"s!B2: 文字超出 Excel 单元格的容量 a text of 32,768 characters"):
         ws.write_string(1, 1, "x" * 32_768)
     with pytest.raises(XlmodelError, match="s!A2"):
         ws.write(1, 0, "😀" * 16_384)  # 32,768 UTF-16 units

@@ -337,7 +337,7 @@ def test_bad_arguments(gcl_args):
     }
     for want, got in cases.items():
         assert isinstance(got, str) and got.startswith(want), (want, got)
-    assert udfs.XLM_RULES("nope").startswith("#XLMODEL! policy: unknown policy")
+    assert udfs.XLM_RULES("nope").startswith("#XLMODEL! policy: 未知的规划 unknown policy")
 
 
 def test_an_unexpected_failure_is_still_a_string(gcl_args, monkeypatch):
