@@ -1963,6 +1963,27 @@ def _(d, ctx):
                         check=_check_drafted)
 
 
+@entry("draft_digit_line", "resources")
+def _(d, ctx):
+    """Issue 21.1: a 1 MiB line of digits in a clause (a 25 KB one took over 60 s: the number search
+    restarted at every digit). Linear now: an error naming the file well inside the corpus's budget."""
+    src = d / "plan.txt"
+    head = "一、公司每年以现金方式分配的利润不少于当年实现的可分配利润的"
+    src.write_text(head + "1" * (2**20 - 200) + "%。\n", encoding="utf-8")
+    return _draft_entry(d, src, ("no rule recognised", "未识别出任何规则"))
+
+
+@entry("draft_number_past_int_limit", "readings")
+def _(d, ctx):
+    """Issue 21.2: a percentage of 5,000 digits (past Python's int-conversion limit: a ValueError
+    traceback before) beside a clause that reads: a review item that says so, exit 0."""
+    src = d / "plan.txt"
+    src.write_text("一、利润分配政策\n（一）公司每年以现金方式分配的利润不少于当年实现的可分配利润的10%。\n"
+                   "（二）公司最近三年累计现金分红不少于" + "9" * 5000 + "%。\n", encoding="utf-8")
+    return _draft_entry(d, src, ("数值过长（5000 位数字）", "a number of 5000 digits is not read"), exit=(0,),
+                        produces=["plan.yaml", "texts/", "texts/plan.txt"])
+
+
 def _docx(parts: dict[str, bytes], compression=zipfile.ZIP_DEFLATED) -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression) as z:
