@@ -238,7 +238,7 @@ def case_data(draw):
             row[f.id] = v
     company = data["company"]
     company["company_name"] = draw(_FORMULA_LIKE.filter(lambda s: s.strip()))
-    company["stock_code"] = draw(st.from_regex(r"\A[0-9]{6}\Z"))
+    company["stock_code"] = "7" + draw(st.from_regex(r"\A[0-9]{5}\Z"))  # a prefix of no board: any board goes with it
     for f in COMPANY_FIELDS[2:]:  # board, listing_date: keep, change or blank
         choice = draw(st.sampled_from(["keep", "set", "blank"]))
         if choice == "set":
@@ -393,7 +393,8 @@ def test_input_errors_name_sheet_cell_field_and_year_all_at_once(gcl_book, tmp_p
         ("revenue", 2021): ("n/a", "revenue", "an amount in 元"),
         ("share_count", 2022): ("1,581,450,548.5", "share_count", "a whole, non-negative number of shares"),
         ("att_board_records_kept", None): ("perhaps", "board_records_kept", "是 or 否"),
-        ("stock_code", None): (2015, None, "expected text, got the number 2015"),
+        # (2015 would read as 002015, its zeros lost, with a note; 12345 is no code with or without them)
+        ("stock_code", None): (12345, None, "expected a 6-digit stock code, got 12345"),
     }
     path = tmp_path / "bad.xlsx"
     where = edit(gcl_book, path, {k: v[0] for k, v in bad.items()})
@@ -418,7 +419,7 @@ def test_input_errors_name_sheet_cell_field_and_year_all_at_once(gcl_book, tmp_p
 
 def test_text_cell_error_names_the_field(gcl_book, tmp_path):
     path = tmp_path / "bad.xlsx"
-    where = edit(gcl_book, path, {("stock_code", None): 2015})
+    where = edit(gcl_book, path, {("stock_code", None): 12345})
     with pytest.raises(WorkbookError) as exc:
         read_workbook(path)
     (p,) = exc.value.problems
