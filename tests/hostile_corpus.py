@@ -2332,10 +2332,12 @@ for _how in ("same", "spelling", "hard_link", "symlink"):
 @entry("draft_one_mib_of_ligatures", "resources")
 def _(d, ctx):
     """1 MiB of ﷺ (NFKC: 18 characters each) folded for matching: linear, bounded (it took 12 s and 600 MB)."""
-    text = "一、总则\n" + "\ufdfa" * (2**20 // 3 - 10) + "\n"
+    # (a plan's words first: a text of nothing but ligatures is refused as no plan before any folding)
+    text = ("一、利润分配政策\n公司每年以现金方式分配的利润不少于当年实现的可分配利润的10%。\n二、总则\n"
+            + "\ufdfa" * (2**20 // 3 - 60) + "\n")
     (d / "lig.txt").write_text(text, encoding="utf-8")
-    return Hostile("", "", ["draft", "lig.txt", "-o", "plan.yaml"], exit=(0,), produces=["plan.yaml"],
-                   as_limit=300 * 2**20, timeout=60)
+    return Hostile("", "", ["draft", "lig.txt", "-o", "plan.yaml"], exit=(0,),
+                   produces=["plan.yaml", "texts/", "texts/plan.txt"], as_limit=300 * 2**20, timeout=60)
 
 
 #: the groups of entries that must read one value the same way, and the outcomes allowed
