@@ -258,13 +258,17 @@ def cmd_evaluate(args) -> int:
     if not args.cases:
         raise XlmodelError("evaluate needs a CASE file (or --batch FILE)")
     worst = EXIT_OK
-    reports = []
+    reports, cases = [], []
     for path in args.cases:
         case = load_case(path)
+        cases.append(case)
         for w in case.warnings:
             print(f"注意 Warning: {case.source}: {w}", file=sys.stderr)
         rep = evaluate(case)
         reports.append((rep, evaluate_years(case) if args.by_year else None))
+        if args.by_year and case.forecast_years:
+            print(f"注意 Note: {case.source}: {'、'.join(map(str, sorted(case.forecast_years)))} 年为预测数 "
+                  "forecast figures, not reported ones", file=sys.stderr)
         worst = max(worst, rep.exit_code)
     objects = [{**r.to_output(), **({"by_year": [_year_json(y) for y in years]} if years is not None else {})}
                for r, years in reports]
@@ -274,8 +278,9 @@ def cmd_evaluate(args) -> int:
         for obj in objects:
             print(json.dumps(obj, ensure_ascii=False, default=str))
     else:
-        print("\n\n".join(render_table(r, wide=args.wide) + (f"\n\n{render_by_year(years, r.evaluation_year)}" if years else "")
-                           for r, years in reports))
+        print("\n\n".join(render_table(r, wide=args.wide)
+                           + (f"\n\n{render_by_year(years, r.evaluation_year, c.forecast_years)}" if years else "")
+                           for c, (r, years) in zip(cases, reports)))
     return worst
 
 
