@@ -73,6 +73,11 @@ EXIT_HELP = {
                        "  1    a difference (each named: plan, case, sheet!cell, both values), or more\n"
                        "       workbooks set aside than the parity tests allow",
                        "  2    no engine, an unknown plan, or the engine failed or timed out", _INTERRUPTED),
+    "plan": _codes("  0    every planned year is feasible and no rule fails at the path's amounts",
+                   "  1    a year is infeasible (its minimum above the law's cap), a rule fails at the\n"
+                   "       path's amounts, a --pay amount is below its year's minimum, or an input is missing",
+                   "  2    bad input or usage (a bad --pay value, a case file: the message names it)", _INTERRUPTED)
+    + "\n\n--json prints a list, one object per planned year.",
     "samples": _codes("  0    written (whatever the samples' own results)",
                       "  2    no sample cases found, or a bad case" + _EXISTS, _INTERRUPTED),
 }
@@ -284,6 +289,30 @@ def cmd_evaluate(args) -> int:
     return worst
 
 
+def cmd_plan(args) -> int:
+    import json
+
+    from .case import load_case
+    from .evaluator import plan_by_id
+    from .planner import exit_code, parse_pay, plan, render_plan_markdown, render_plan_text
+
+    pay = parse_pay(args.pay)  # before the case is read: a bad --pay value is named first
+    case = load_case(args.case)
+    for w in case.warnings:
+        from .sanitize import plain_text
+
+        print(f"注意 Warning: {plain_text(case.source)}: {plain_text(w)}", file=sys.stderr)
+    policy = plan_by_id(case.policy)
+    path = plan(case, policy, pay)
+    if args.json:
+        print(json.dumps([y.to_dict() for y in path], ensure_ascii=False, indent=2))
+    elif args.markdown:
+        print(render_plan_markdown(path, case, policy))
+    else:
+        print(render_plan_text(path, case, policy))
+    return exit_code(path)
+
+
 def _year_json(rep) -> dict:
     """One year of ``--by-year``: the results and every rule's status (the rules in full are in the main object)."""
     keys = ("evaluation_year", "in_plan_period", "overall_status", "cash_conditions_met", "min_cash_dividend",
@@ -364,6 +393,17 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     se.add_argument("-o", "--output", help="output of --batch (.csv or .xlsx)")
     se.add_argument("--force", action="store_true", help="overwrite the output file")
     se.set_defaults(func=cmd_evaluate)
+
+    sl = sub.add_parser("plan", help="plan the dividends of the plan period: each remaining year's least cash dividend, "
+                                     "the rule that sets it, the cap, infeasible years")
+    sl.add_argument("case", metavar="CASE", help="a case file (YAML/JSON); later years may carry forecast: true")
+    sl.add_argument("--pay", action="append", metavar="YEAR=AMOUNT",
+                    help="指定某年现金分红（元），其后各年据此重算 fix a year's cash dividend (元); the later years "
+                         "follow from it (repeatable)")
+    pfmt = sl.add_mutually_exclusive_group()
+    pfmt.add_argument("--json", action="store_true", help="print JSON: a list, one object per year")
+    pfmt.add_argument("--markdown", action="store_true", help="print Markdown for the board papers")
+    sl.set_defaults(func=cmd_plan)
 
     word = None if argv is None else _command_word(argv)
     full = argv is None or word in LAZY_COMMANDS
