@@ -190,12 +190,11 @@ def least_cash(yr: _Year) -> tuple[float | None, Report, Report | None, list[str
     return amount, rep, below, []
 
 
-def _binding(below: Report | None) -> tuple[str | None, str, str, str]:
+def _binding(yr: _Year, below: Report | None) -> tuple[str | None, str, str, str]:
+    """The floor rule failing one fen below the minimum (the largest shortfall of them, if several)."""
     if below is None:
         return None, "", "", ""
-    failing = [r for r in below.rules if r.status == "fail"]
-    yr_floor = [r for r in failing if r.unit == "元"] or failing
-    r = max(yr_floor, key=lambda r: r.shortfall or 0)
+    r = max(yr.failing(below), key=lambda r: r.shortfall or 0)
     return r.id, r.clause, r.title_zh, r.title_en
 
 
@@ -203,7 +202,7 @@ def plan_year(case: Case, policy: Policy, year: int, paid: dict[int, float], fix
     """One year of the path, the earlier years' amounts ``paid``; ``fixed``: the amount --pay gives it."""
     yr = _Year(case, policy, year, paid)
     least, rep, below, missing = least_cash(yr)
-    rid, clause, zh, en = _binding(below) if least else (None, "", "", "")
+    rid, clause, zh, en = _binding(yr, below) if least else (None, "", "", "")
     amount = fixed if fixed is not None else least
     at = rep if amount == least else yr.at(amount if amount is not None else 0.0)
     cap = _cap_rule(model_for(policy))
