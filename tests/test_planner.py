@@ -407,3 +407,50 @@ def test_hostile_case_file_is_named(tmp_path, capsys):
 def test_hostile_missing_case_file(tmp_path, capsys):
     code, _, err = cli(capsys, "plan", str(tmp_path / "none.yaml"))
     assert code == 2 and "none.yaml" in err and "Traceback" not in err
+
+
+# ---- the worksheet function XLM_PLAN ----------------------------------------------------------------------------
+
+def _udf_args(case):
+    """The case as the input sheet lays it out: field ids down, years across, a "forecast" row."""
+    from xlmodel.fields import FIELDS
+
+    yrs = sorted(case.years)
+    fids = [f for f in FIELDS if FIELDS[f].per_year and any(f in case.years[y] for y in yrs)]
+    rows = [[case.years[y].get(f) for y in yrs] for f in fids]
+    rows.append([True if y in case.forecast_years else None for y in yrs])
+    cids = ["company_name", "stock_code", "board", "listing_date"]
+    return (case.policy, float(case.evaluation_year), [[f] for f in fids + ["forecast"]], [[float(y) for y in yrs]],
+            rows, [[c] for c in cids], [[case.company.get(c)] for c in cids])
+
+
+def test_xlm_plan_returns_the_path_as_an_array():
+    from xlmodel import udfs
+
+    out = udfs.XLM_PLAN(*_udf_args(far_east()))
+    assert out[0] == list(udfs.PLAN_HEADER)
+    # the hand-worked Far East path above: 30M (四、3), 10M (四、3), 10M (the SSE's risk warning)
+    assert [(r[0], r[1], r[2], r[3]) for r in out[1:]] == [
+        (2022.0, False, 30 * M, "min_rolling"), (2023.0, True, 10 * M, "min_rolling"),
+        (2024.0, True, 10 * M, "reg_st_low_dividend")]
+    assert out[1][5] == 1500 * M and out[1][6] == "可行"
+
+
+def test_xlm_plan_bad_argument_is_a_readable_string():
+    from xlmodel import udfs
+
+    args = list(_udf_args(far_east()))
+    args[4] = [list(r) for r in args[4]]
+    args[4][-1][3] = "perhaps"  # the forecast row, 2023 (the years run 2020–2024)
+    out = udfs.XLM_PLAN(*args)
+    assert isinstance(out, str) and out.startswith("#XLMODEL!") and "forecast" in out and "2023" in out
+    assert udfs.XLM_PLAN("no-such-plan", *args[1:]).startswith("#XLMODEL!")
+
+
+def test_xlm_plan_output_carries_no_live_formula():
+    from xlmodel import udfs
+
+    c = far_east()
+    c.company["company_name"] = "=1+1"
+    out = udfs.XLM_PLAN(*_udf_args(c))
+    assert all(not (isinstance(v, str) and v.startswith(("=", "+", "-", "@"))) for row in out for v in row)
