@@ -112,6 +112,11 @@ def test_far_east_rolling_window_and_the_risk_warning_year():
     assert all(y.status == "ok" for y in path.values())
     # the law's cap: the lower of parent (1,500M) and consolidated (2,000M) retained earnings
     assert path[2022].max_distribution == 1500 * M
+    # the same numbers as the evaluator's own: paid at the path, 2022's report asks exactly its minimum, and
+    # 2024's report asks exactly the cash that avoids the warning
+    rep = evaluate(dataclasses.replace(far_east(), years={**far_east().years, 2022: {**far_east().years[2022],
+                                                                                     "cash_dividend": 30 * M}}))
+    assert rep.min_cash_dividend == 30 * M and rep.overall_status != "fail"
 
 
 def test_far_east_paying_more_early_lowers_the_later_years():
@@ -278,7 +283,8 @@ def test_paying_each_minimum_leaves_no_floor_rule_failing(policy_id):
         for y in plan(case):
             if y.min_cash_dividend is not None:
                 m = y.min_cash_dividend
-                assert not [r.id for r in _at(case, y.fiscal_year, paid, m).rules if r.id in floor and r.status == "fail"]
+                at = _at(case, y.fiscal_year, paid, m)
+                assert not [r.id for r in at.rules if r.id in floor and r.status in ("fail", "warn")]
                 if m > 0:
                     below = _at(case, y.fiscal_year, paid, round(m - 0.01, 2))
                     assert [r.id for r in below.rules if r.id in floor and r.status == "fail"]
@@ -354,8 +360,8 @@ def test_cli_bad_pay_exits_2_naming_the_argument(tmp_path, capsys, pay):
     code, out, err = cli(capsys, "plan", str(p), "--pay", pay)
     assert code == 2 and out == ""
     assert "--pay" in err and "Traceback" not in err
-    first = err.split("xlmodel: ", 1)[1]
-    assert "\u4e00" <= first[first.index("：") - 1 if "：" in first else 0] or any("\u4e00" <= ch <= "\u9fff" for ch in first[:40])
+    said = err.split("xlmodel: ", 1)[1].split("：", 1)[1]  # after the argument's name: Chinese first, English after
+    assert "\u4e00" <= said[0] <= "\u9fff" and re.search("[A-Za-z]{4}", said)
 
 
 # ---- hostile inputs (tests/hostile_corpus.py classes: spoof, formula, resources) -------------------------------------
@@ -394,7 +400,7 @@ def test_hostile_huge_and_many_pay_values_are_bounded(tmp_path, capsys):
     code, _, err = cli(capsys, "plan", str(p), "--pay", "2024=" + "9" * 5000)
     assert code == 2 and "1e15" in err
     code, _, err = cli(capsys, "plan", str(p), "--pay", "2024=1\n2025=5")
-    assert code == 2 and "\n2025" not in err.split("xlmodel: ", 1)[1].splitlines()[0] + "x"
+    assert code == 2 and err.count("\n") == 1 and "\\n2025" in err  # one line: the break shown, never obeyed
 
 
 def test_hostile_case_file_is_named(tmp_path, capsys):

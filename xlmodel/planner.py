@@ -3,7 +3,8 @@
 A layer above the evaluator: nothing here computes a rule. For each year from the evaluation year to
 the last year of the plan (and any later forecast year) the case is evaluated in that year
 (:func:`xlmodel.evaluator.evaluate`), the earlier years' cash dividends set to the path's amounts, and the
-least cash dividend with which no *floor* obligation of that year fails is found by evaluating:
+least cash dividend with which no *floor* obligation of that year fails (nor, for a minimum worded
+原则上 or binding on other boards only, warns) is found by evaluating:
 
 * the floor obligations are the rules that a larger cash dividend can satisfy: the plan's and the
   baseline's minimum rules (those that raise the report's ``min_cash_dividend``) and the exchange's
@@ -146,7 +147,9 @@ class _Year:
         return evaluate(at, self.policy)
 
     def failing(self, rep: Report) -> list:
-        return [r for r in rep.rules if r.id in self.floor and r.status == "fail"]
+        """The floor rules not met: failing, or a minimum worded as a recommendation warning (the report's
+        ``min_cash_dividend`` counts it all the same)."""
+        return [r for r in rep.rules if r.id in self.floor and r.status in ("fail", "warn")]
 
     def missing(self, rep: Report) -> list[str]:
         return [m for r in rep.rules if r.id in self.floor and r.status == "missing_input" for m in r.missing_inputs]
