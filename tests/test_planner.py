@@ -460,3 +460,24 @@ def test_xlm_plan_output_carries_no_live_formula():
     c.company["company_name"] = "=1+1"
     out = udfs.XLM_PLAN(*_udf_args(c))
     assert all(not (isinstance(v, str) and v.startswith(("=", "+", "-", "@"))) for row in out for v in row)
+
+
+# ---- from a filled workbook -------------------------------------------------------------------------------------
+
+def test_cli_plan_reads_a_filled_workbook_as_its_case(tmp_path, capsys):
+    p = _write(tmp_path, far_east())
+    book = tmp_path / "far-east.xlsx"
+    assert cli(capsys, "build", str(p), "-o", str(book))[0] == 0
+    code, out, err = cli(capsys, "plan", str(book), "--json")
+    rows = json.loads(out)
+    # the same hand-worked path as from the case file; the later year columns are forecasts, and said so
+    assert [(r["fiscal_year"], r["min_cash_dividend"], r["forecast"]) for r in rows] == [
+        (2022, 30 * M, False), (2023, 10 * M, True), (2024, 10 * M, True)]
+    assert "2023、2024 年" in err and "forecasts" in err
+
+
+def test_cli_plan_refuses_a_file_that_is_no_workbook(tmp_path, capsys):
+    bad = tmp_path / "not-a-book.xlsx"
+    bad.write_bytes(b"PK\x03\x04 garbage")
+    code, out, err = cli(capsys, "plan", str(bad))
+    assert code == 2 and "not-a-book.xlsx" in err and "Traceback" not in err and out == ""

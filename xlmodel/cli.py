@@ -294,16 +294,27 @@ def cmd_plan(args) -> int:
 
     from .case import load_case
     from .evaluator import plan_by_id
-    from .planner import exit_code, parse_pay, plan, render_plan_markdown, render_plan_text
+    from .planner import exit_code, parse_pay, plan, render_plan_markdown, render_plan_text, with_later_years_forecast
+    from .sanitize import plain_text
 
     pay = parse_pay(args.pay)  # before the case is read: a bad --pay value is named first
-    case = load_case(args.case)
-    for w in case.warnings:
-        from .sanitize import plain_text
+    params = None
+    if str(args.case).lower().endswith((".xlsx", ".xlsm")):  # a filled workbook: its inputs and parameters
+        from .workbook.reader import read_workbook
 
+        read = read_workbook(args.case, check_formulas=False, installed_plan_wins=True)
+        case, policy, params = with_later_years_forecast(read.case), read.policy, read.params or None
+        for note in read.notes:
+            print(f"注意 Note: {plain_text(note)}", file=sys.stderr)
+        if case.forecast_years:
+            print(f"注意 Note: {'、'.join(map(str, sorted(case.forecast_years)))} 年（评估年度之后）的数字按预测数测算 "
+                  "the figures of the years after the evaluation year are taken as forecasts", file=sys.stderr)
+    else:
+        case = load_case(args.case)
+        policy = plan_by_id(case.policy)
+    for w in case.warnings:
         print(f"注意 Warning: {plain_text(case.source)}: {plain_text(w)}", file=sys.stderr)
-    policy = plan_by_id(case.policy)
-    path = plan(case, policy, pay)
+    path = plan(case, policy, pay, params)
     if args.json:
         print(json.dumps([y.to_dict() for y in path], ensure_ascii=False, indent=2))
     elif args.markdown:
@@ -396,7 +407,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
     sl = sub.add_parser("plan", help="plan the dividends of the plan period: each remaining year's least cash dividend, "
                                      "the rule that sets it, the cap, infeasible years")
-    sl.add_argument("case", metavar="CASE", help="a case file (YAML/JSON); later years may carry forecast: true")
+    sl.add_argument("case", metavar="CASE", help="a case file (YAML/JSON; later years may carry forecast: true) or a "
+                                                 "filled workbook (.xlsx: its later year columns are forecasts)")
     sl.add_argument("--pay", action="append", metavar="YEAR=AMOUNT",
                     help="指定某年现金分红（元），其后各年据此重算 fix a year's cash dividend (元); the later years "
                          "follow from it (repeatable)")

@@ -107,6 +107,13 @@ def parse_pay(items: list[str] | None) -> dict[int, float]:
     return out
 
 
+def with_later_years_forecast(case: Case) -> Case:
+    """The case with every year after its evaluation year that has figures marked as a forecast (a workbook's
+    later year columns: the year the board reports on is the evaluation year, the later ones are budgets)."""
+    later = {y for y, v in case.years.items() if y > case.evaluation_year and v}
+    return dataclasses.replace(case, forecast_years=frozenset(case.forecast_years | later))
+
+
 def plan_years(case: Case, policy: Policy) -> list[int]:
     """The years planned: the evaluation year to the plan's last year, and any later forecast year."""
     last = max([policy.plan_years[1], case.evaluation_year, *case.forecast_years])
@@ -126,7 +133,7 @@ def _cap_rule(model: cat.Model) -> str | None:
 class _Year:
     """One year's evaluations at amounts of its cash dividend (the earlier years' amounts fixed)."""
 
-    def __init__(self, case: Case, policy: Policy, year: int, paid: dict[int, float]):
+    def __init__(self, case: Case, policy: Policy, year: int, paid: dict[int, float], params: dict | None = None):
         years = {y: dict(v) for y, v in case.years.items()}
         for y, amount in paid.items():
             years.setdefault(y, {})["cash_dividend"] = amount
@@ -134,7 +141,7 @@ class _Year:
         self.years, self.year, self.policy = years, year, policy
         self.base = case if year == case.evaluation_year else dataclasses.replace(case, attestations={})
         self.floor = floor_rules(model_for(policy))
-        self.count = 0
+        self.count, self.params = 0, params
 
     def at(self, amount: float) -> Report:
         self.count += 1
@@ -144,7 +151,7 @@ class _Year:
         years = dict(self.years)
         years[self.year] = {**years[self.year], "cash_dividend": amount}
         at = dataclasses.replace(self.base, evaluation_year=self.year, years=years)
-        return evaluate(at, self.policy)
+        return evaluate(at, self.policy, params=self.params)
 
     def failing(self, rep: Report) -> list:
         """The floor rules not met: failing, or a minimum worded as a recommendation warning (the report's
@@ -201,9 +208,10 @@ def _binding(yr: _Year, below: Report | None) -> tuple[str | None, str, str, str
     return r.id, r.clause, r.title_zh, r.title_en
 
 
-def plan_year(case: Case, policy: Policy, year: int, paid: dict[int, float], fixed: float | None) -> PlanYear:
+def plan_year(case: Case, policy: Policy, year: int, paid: dict[int, float], fixed: float | None,
+              params: dict | None = None) -> PlanYear:
     """One year of the path, the earlier years' amounts ``paid``; ``fixed``: the amount --pay gives it."""
-    yr = _Year(case, policy, year, paid)
+    yr = _Year(case, policy, year, paid, params)
     least, rep, below, missing = least_cash(yr)
     rid, clause, zh, en = _binding(yr, below) if least else (None, "", "", "")
     amount = fixed if fixed is not None else least
@@ -228,8 +236,10 @@ def plan_year(case: Case, policy: Policy, year: int, paid: dict[int, float], fix
     return out
 
 
-def plan(case: Case, policy: Policy | None = None, pay: dict[int, float] | None = None) -> list[PlanYear]:
-    """The dividend path of ``case`` over the rest of its plan period (module doc); ``pay`` fixes years' amounts.
+def plan(case: Case, policy: Policy | None = None, pay: dict[int, float] | None = None,
+         params: dict | None = None) -> list[PlanYear]:
+    """The dividend path of ``case`` over the rest of its plan period (module doc); ``pay`` fixes years' amounts;
+    ``params`` the plan's parameters a workbook changed (:func:`xlmodel.evaluator.evaluate`).
 
     Each year's minimum is found with the earlier years paid as the path pays them: their minimum, or
     the amount ``pay`` fixes (a later year's minimum follows from it). A year whose minimum is
@@ -244,7 +254,7 @@ def plan(case: Case, policy: Policy | None = None, pay: dict[int, float] | None 
     path: list[PlanYear] = []
     paid: dict[int, float] = {}
     for y in years:
-        py = plan_year(case, policy, y, paid, pay.get(y))
+        py = plan_year(case, policy, y, paid, pay.get(y), params)
         path.append(py)
         carried = py.cash_dividend if py.cash_dividend is not None else case.value("cash_dividend", y)
         paid[y] = carried if carried is not None else 0.0
