@@ -136,6 +136,11 @@ def test_far_east_infeasible_year():
     y = path[2023]
     assert (y.min_cash_dividend, y.max_distribution, y.status) == (10 * M, 6 * M, "infeasible")
     assert y.infeasible and "reg_distribution_cap" in y.failing
+    # the path carries what the plan asks (10M) into 2024: the warning asks 50M − (30M + 10M) = 10M
+    assert path[2024].min_cash_dividend == 10 * M
+    # paying what the law allows in 2023 (6M) instead: 2023 is below its minimum, 2024 asks 50M − 36M = 14M
+    paid = _by_year(plan(far_east(y2023={"retained_earnings_parent": 6 * M}), pay={2023: 6 * M}))
+    assert paid[2023].status == "below_minimum" and paid[2024].min_cash_dividend == 14 * M
 
 
 # ---- GCL (gcl-energy-2022-2024, SZSE main board) --------------------------------------------------------

@@ -242,8 +242,9 @@ def plan(case: Case, policy: Policy | None = None, pay: dict[int, float] | None 
     ``params`` the plan's parameters a workbook changed (:func:`xlmodel.evaluator.evaluate`).
 
     Each year's minimum is found with the earlier years paid as the path pays them: their minimum, or
-    the amount ``pay`` fixes (a later year's minimum follows from it). A year whose minimum is
-    undetermined (an input is missing) carries its case amount, or 0, forward, and says so."""
+    the amount ``pay`` fixes (a later year's minimum follows from it). An infeasible year carries its
+    minimum forward (the path the plan asks for; ``pay`` shows what follows from paying what the law
+    allows). A year whose minimum is undetermined (an input is missing) carries its case amount, or 0."""
     policy = policy or plan_by_id(case.policy)
     pay = dict(pay or {})
     years = plan_years(case, policy)
