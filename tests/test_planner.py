@@ -486,3 +486,13 @@ def test_cli_plan_refuses_a_file_that_is_no_workbook(tmp_path, capsys):
     bad.write_bytes(b"PK\x03\x04 garbage")
     code, out, err = cli(capsys, "plan", str(bad))
     assert code == 2 and "not-a-book.xlsx" in err and "Traceback" not in err and out == ""
+
+
+def test_evaluate_by_year_marks_forecast_years(tmp_path, capsys):
+    p = _write(tmp_path, far_east())
+    code, out, err = cli(capsys, "evaluate", str(p), "--by-year", "--json")
+    (doc,) = json.loads(out)
+    assert [(y["fiscal_year"], y["forecast"]) for y in doc["by_year"]] == [(2022, False), (2023, True), (2024, True)]
+    assert "2023、2024 年为预测数" in err
+    code, text, _ = cli(capsys, "evaluate", str(p), "--by-year")
+    assert "2023 预测" in text and "2024 预测" in text and "2022 ◀" in text

@@ -275,8 +275,9 @@ def cmd_evaluate(args) -> int:
             print(f"注意 Note: {case.source}: {'、'.join(map(str, sorted(case.forecast_years)))} 年为预测数 "
                   "forecast figures, not reported ones", file=sys.stderr)
         worst = max(worst, rep.exit_code)
-    objects = [{**r.to_output(), **({"by_year": [_year_json(y) for y in years]} if years is not None else {})}
-               for r, years in reports]
+    objects = [{**r.to_output(), **({"by_year": [_year_json(y) | {"forecast": y.evaluation_year in c.forecast_years}
+                                                 for y in years]} if years is not None else {})}
+               for c, (r, years) in zip(cases, reports)]
     if args.json:  # always a list, one object per case, whatever the number of files
         print(json.dumps(objects, ensure_ascii=False, indent=2, default=str))
     elif args.jsonl:  # JSON Lines: one compact object per case and line
