@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import xlmodel
+import xlmodel.cli
 from conftest import cli
 from xlmodel.case import parse_case
 from xlmodel.errors import CaseError
@@ -496,3 +497,30 @@ def test_evaluate_by_year_marks_forecast_years(tmp_path, capsys):
     assert "2023、2024 年为预测数" in err
     code, text, _ = cli(capsys, "evaluate", str(p), "--by-year")
     assert "2023 预测" in text and "2024 预测" in text and "2022 ◀" in text
+
+
+def test_hostile_a_forecast_far_ahead_is_planned_in_bounded_work(tmp_path, capsys):
+    """resources: one forecast year in 2100 plans every year to it; the years without figures are one
+    evaluation each (undetermined, named), never a search."""
+    from xlmodel import planner
+
+    c = houpu()
+    c.years[2100] = dict(c.years[2026])
+    c = dataclasses.replace(c, forecast_years=frozenset(c.forecast_years | {2100}))
+    calls = []
+    real = planner.evaluate
+    try:
+        planner.evaluate = lambda *a, **k: calls.append(1) or real(*a, **k)
+        path = plan(c)
+    finally:
+        planner.evaluate = real
+    assert [y.fiscal_year for y in path] == list(range(2024, 2101))
+    assert all(y.status == "missing_input" for y in path if 2027 <= y.fiscal_year <= 2099)
+    assert len(calls) <= 3 * 10 + 73 + 10  # the years with figures: a few evaluations each; the blank ones: one
+
+
+def test_plan_help_lists_the_exit_codes(capsys):
+    with pytest.raises(SystemExit) as e:
+        xlmodel.cli.main(["plan", "--help"])
+    out = capsys.readouterr().out
+    assert e.value.code == 0 and "--pay YEAR=AMOUNT" in out and "infeasible" in out and "exit codes" in out
