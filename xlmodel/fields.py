@@ -161,6 +161,10 @@ COMPANY_FIELDS: tuple[Field, ...] = (
 
 FIELDS: dict[str, Field] = {f.id: f for f in YEAR_FIELDS + COMPANY_FIELDS}
 
+#: a year's figures are forecasts (预测数), not reported ones: a year after the evaluation year only, read like
+#: any yes/no field; not an input of any rule (a mark on the year, for the planner and the reports)
+FORECAST = Field("forecast", "预测数（非已披露数）", "Forecast figures (not reported)", Kind.BOOL)
+
 
 def field(field_id: str) -> Field:
     return FIELDS[field_id]
