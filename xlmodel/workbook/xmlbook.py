@@ -190,6 +190,23 @@ class _Ctx:
     n_styles: int | None
 
 
+_EXT = f"{_MAIN}ext"
+
+
+def _note_extension(uri: str) -> None:
+    """An Excel extension of the sheet (data validations or conditional formats of Excel 2010+ …) is
+    not read: said once as a note, as openpyxl's reader says it."""
+    import warnings
+
+    from openpyxl.worksheet._reader import EXT_TYPES
+
+    from ..libnotes import ReadNote, unsupported_extension
+
+    what = EXT_TYPES.get(uri.upper()) or EXT_TYPES.get(uri)
+    if what:
+        warnings.warn(unsupported_extension(what), ReadNote, stacklevel=2)
+
+
 def _parse_sheet(f, ctx: _Ctx) -> tuple[dict, dict]:
     """({(row, col): formula or value}, {(row, col): cached value}) of one worksheet part."""
     from openpyxl.formula.translate import Translator
@@ -202,6 +219,9 @@ def _parse_sheet(f, ctx: _Ctx) -> tuple[dict, dict]:
     shared_f: dict = {}
     row_n = 0
     for _, row in _iterparse(f):
+        if row.tag == _EXT:
+            _note_extension(row.get("uri", ""))
+            continue
         if row.tag != _ROW:
             continue
         r_attr = row.get("r")
