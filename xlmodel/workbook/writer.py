@@ -25,7 +25,7 @@ from .. import catalogue as cat
 from ..case import INTERIM_PARTS, Case
 from ..errors import XlmodelError
 from ..evaluator import evaluate_one, evaluate_timeline, model_for
-from ..fields import BOOL_LABELS, COMPANY_FIELDS, ENUMS, FIELDS, Kind
+from ..fields import BOOL_LABELS, COMPANY_FIELDS, ENUMS, FIELDS, SOURCES, Kind
 from ..io import atomic_write, check_output, save_xlsx
 from ..policy import Policy, load_policy, plan_clauses
 from .cached import EMPTY
@@ -42,6 +42,8 @@ PLAN_VALUE_COL = 7  # 参数 sheet: the plan's own value beside the editable one
 MONEY = "#,##0.00;[Red]-#,##0.00"
 PCT = "0.00%"
 DATE = "yyyy-mm-dd"
+PROMPT_TITLE, PROMPT_TEXT = 32, 255  # Excel's limits on a data validation's input message (title, text)
+UNREAD_NOTE = "本规划及监管底线不读取此项，可不填。Not read by this plan. "
 
 
 #: rendered formulas by (layout, tree, column); the tree is kept with its text (an id is unique while it lives)
@@ -149,6 +151,12 @@ class _Styles:
         self.inp = {k: wb.add_format({**inp, "num_format": v}) for k, v in
                     (("amount", MONEY), ("ratio", PCT), ("count", "#,##0"), ("date", DATE), ("text", "@"), ("gen", "General"),
                      ("year", "0"))}
+        # an input the plan (and the baseline) never reads: grey, not an input's yellow; still unlocked and
+        # read back, so that a workbook with a value there stays valid
+        unread = {**inp, "bg_color": "#EDEDED", "font_color": "#808080", "border_color": "#D9D9D9"}
+        self.unread = {k: wb.add_format({**unread, "num_format": v}) for k, v in
+                       (("amount", MONEY), ("ratio", PCT), ("count", "#,##0"), ("date", DATE), ("text", "@"),
+                        ("gen", "General"))}
         self.calc = {k: wb.add_format({**calc, "num_format": v}) for k, v in
                      (("amount", MONEY), ("ratio", PCT), ("count", "#,##0"), ("date", DATE), ("gen", "General"), ("year", "0")
                       )}
@@ -295,6 +303,7 @@ class WorkbookBuilder:
         self.wb, self.st = wb, _Styles(wb)
         self.widths: dict[str, int] = {}  # sheet -> its columns' width (characters), for printing
         self._validations: dict[tuple, tuple] = {}
+        self._unread = {f for _, _, fids in INPUT_SECTIONS for f in fids} - self.model.read_fields()
         self.ws = {k: wb.add_worksheet(v) for k, v in SHEETS.items()}
         self._lists()
         self._inputs()
@@ -391,7 +400,7 @@ class WorkbookBuilder:
         st = self.st
         f = FIELDS.get(fid)
         kind = f.kind if f else Kind.BOOL
-        fmt = st.inp[_FIELD_FMT[kind]]
+        fmt = (st.unread if fid in self._unread else st.inp)[_FIELD_FMT[kind]]
         if value is None:
             ws.write_blank(row, col, None, fmt)
         elif kind == Kind.BOOL:
@@ -407,6 +416,23 @@ class WorkbookBuilder:
             ws.write_number(row, col, float(value), fmt)
         self._validate(ws, row, col, kind, fid)
 
+    def prompt(self, fid: str) -> dict:
+        """The input message of an input row (data validation's prompt): what it is and where the annual
+        report has it (:data:`xlmodel.fields.SOURCES`), or the attestation it confirms; an input the plan
+        does not read says so first."""
+        f = FIELDS.get(fid)
+        if f is None:  # a rule's own attestation
+            spec = self.model.spec(fid[len(cat.ATTEST):])
+            title = "声明确认 Attestation"
+            text = f"请确认（是/否）：{spec.title_zh}（条款 {spec.clause}）。Confirm: {spec.title_en}"
+        else:
+            title, text = f.zh, SOURCES[f.id]
+            if fid in self._unread:
+                text = UNREAD_NOTE + text
+        if len(text) > PROMPT_TEXT:  # a long rule title: cut, never dropped (XlsxWriter drops a longer prompt)
+            text = text[:PROMPT_TEXT - 1] + "…"
+        return {"input_title": title[:PROMPT_TITLE], "input_message": text}
+
     def _validate(self, ws, row, col, kind, fid):
         cross = _CROSS.get(fid)
         if cross is not None and fid in self.L.inputs:
@@ -415,31 +441,35 @@ class WorkbookBuilder:
             test, message = cross
             refs = {k: xl_rowcol_to_cell(self.L.inputs[k], col) for k in _CROSS_FIELDS[fid]}
             self._dv(ws, row, col, {"validate": "custom", "value": "=" + test.format(c=xl_rowcol_to_cell(row, col), **refs),
-                                    "error_title": "xlmodel", "error_message": message}, (ws.name, "cross", fid))
+                                    "error_title": "xlmodel", "error_message": message, **self.prompt(fid)},
+                     (ws.name, "cross", fid))
             return
         lst = {Kind.BOOL: "bool", Kind.ENUM: fid}.get(kind)
         counted = kind == Kind.COUNT and FIELDS[fid].unit == "次"  # distributions, not shares
-        key = (ws.name, kind, lst, counted)
+        key = (ws.name, kind, lst, counted, fid)  # one validation a row: its rule and its own prompt
         hit = self._validations.get(key)
-        if hit is not None:  # the rule of this kind (and list) on this sheet: one more cell
+        if hit is not None:  # the row's rule: one more cell
             hit[2].append((row, col))
             return
+        prompt = self.prompt(fid)
         if lst:
-            self._dv(ws, row, col, {"validate": "list", "source": f"=list_{lst}",
+            self._dv(ws, row, col, {"validate": "list", "source": f"=list_{lst}", **prompt,
                                     "error_title": "xlmodel", "error_message": "请从下拉列表中选择 Choose from the list"}, key)
         elif kind == Kind.DATE:
-            self._dv(ws, row, col, {"validate": "date", "criteria": "between",
+            self._dv(ws, row, col, {"validate": "date", "criteria": "between", **prompt,
                                     "minimum": dt.date(1990, 1, 1), "maximum": dt.date(2100, 12, 31),
                                     "error_message": "请输入日期 Enter a date (YYYY-MM-DD)"}, key)
         elif kind in (Kind.AMOUNT, Kind.RATIO, Kind.COUNT):
             lo, hi = {Kind.AMOUNT: (-1e15, 1e15), Kind.RATIO: (0, 1), Kind.COUNT: (0, 1e15)}[kind]
-            self._dv(ws, row, col, {
+            self._dv(ws, row, col, {**prompt,
                 "validate": "integer" if kind == Kind.COUNT else "decimal", "criteria": "between",
                 "minimum": lo, "maximum": hi,
                 "error_message": {Kind.AMOUNT: "请输入以元为单位的金额 Enter an amount in 元",
                                   Kind.RATIO: "请输入0到1之间的比例，如 0.67 Enter a ratio 0–1",
                                   Kind.COUNT: "请输入次数（整数） Enter a whole number of distributions" if counted
                                   else "请输入股数 Enter a whole number of shares"}[kind]}, key)
+        else:  # free text: any value, the prompt only
+            self._dv(ws, row, col, {"validate": "any", **prompt}, key)
 
     def _dv(self, ws, row: int, col: int, options: dict, key=None):
         """A data validation on a cell, collected: every cell with the same rule becomes one validation
@@ -471,11 +501,15 @@ class WorkbookBuilder:
         self._dv(ws, 2, FIRST_YEAR_COL, {
             "validate": "integer", "criteria": "between", "minimum": f"={first_eval}",
             "maximum": f"={xl_rowcol_to_cell(HEADER_ROW, L.last_col, True, True)}",
+            "input_title": "评估年度 Evaluation year",
+            "input_message": "要评估的会计年度（表头中可评估的年度之一）；改变它不移动任何数据。The fiscal year evaluated.",
             "error_message": "评估年度须为表头中可评估的年度 The evaluation year must be an evaluated year of the header"})
         self.wb.define_name("in_evaluation_year", f"={q(SHEETS['inputs'])}!${_c(FIRST_YEAR_COL)}$3")
         ws.write(2, FIRST_YEAR_COL + 1, f"可选 {L.eval_years[0]}–{L.eval_years[-1]}（前{-self.model.history}年为历史数据）"
                                         f"Choose {L.eval_years[0]}–{L.eval_years[-1]}", st.note)
-        ws.write(3, 0, "黄色单元格为输入；金额单位：元（含税）。Yellow cells are inputs; amounts in 元, tax included.", st.note)
+        ws.write(3, 0, "黄色单元格为输入；灰色行为本规划及监管底线不读取的项目（已分组，可折叠）；选中单元格可见其含义与年报出处。"
+                       "金额单位：元（含税）。Yellow cells are inputs; grey rows are not read by this plan (grouped); "
+                       "select a cell for what it is and where the annual report has it. Amounts in 元, tax included.", st.note)
         self._year_header(ws)
         r = HEADER_ROW + 1
         for zh, en, fids in INPUT_SECTIONS:
@@ -485,6 +519,8 @@ class WorkbookBuilder:
                 row = L.inputs[fid]
                 f = FIELDS[fid]
                 ws.write(row, 0, fid, st.key)
+                if fid in self._unread:  # grouped (outline level 1, shown): the rows the plan reads stand out
+                    ws.set_row(row, None, None, {"level": 1})
                 ws.write(row, 1, f.zh, st.text)
                 ws.write(row, 2, f.en, st.text)
                 ws.write(row, 3, f.unit_zh, st.text)
@@ -560,6 +596,8 @@ class WorkbookBuilder:
                 ws.write_number(HEADER_ROW, col, y, self.st.year_in)
                 self._dv(ws, HEADER_ROW, col, {
                     "validate": "integer", "criteria": "between", "minimum": 1990, "maximum": 2100,
+                    "input_title": "首个会计年度 First fiscal year",
+                    "input_message": "第一列的会计年度；右侧各列依次加一年。The first column's fiscal year.",
                     "error_message": "首个会计年度 First fiscal year (1990–2100)"})
                 self.wb.define_name("in_first_year", f"={q(SHEETS['inputs'])}!${_c(col)}${HEADER_ROW + 1}")
                 self.wb.define_name("in_years", f"={q(SHEETS['inputs'])}!${_c(col)}${HEADER_ROW + 1}:"
