@@ -33,15 +33,23 @@ from .layout import (CHECK_COL_INDEX, CHECK_STATUS_COL, FIRST_YEAR_COL, GUARDED,
                      OUTPUTS, SHEET_EN, SHEETS, TIMELINE_FLAGS, CellRenderer, Layout, pname, q, timeline)
 
 GUARDED_ROWS = {row for row, _ in GUARDED.values()}
+YES_NO_OUTPUTS = ("cash_conditions_met", "st_risk_warning")  # the named results that are a yes/no
 
 FONT = "Microsoft YaHei"
 PAGE_WIDTH = 135  # column-width units across A4 landscape at 100% (0.4" margins)
 MIN_PRINT_SCALE = 0.9  # the smallest text is 9 pt: printed at ≥ 8 pt
-CHART_ROWS = 21  # rows the summary's chart covers
+CHART_ROWS = 21
+#: the cover's columns (characters): A margin, B label / rule, C value / clause, D status, E actual, F bound kind, G bound, H unit
+COVER_COLS = (2, 44, 24, 10, 18, 8, 18, 8)
+SIGN_OFF_PAGES = 2  # the cover (the sign-off page) prints on at most this many A4 pages  # rows the summary's chart covers
 PLAN_VALUE_COL = 7  # 参数 sheet: the plan's own value beside the editable one (column H), then 与规划一致
 MONEY = "#,##0.00;[Red]-#,##0.00"
 PCT = "0.00%"
 DATE = "yyyy-mm-dd"
+#: a yes/no as a number shown 是/否 (1 → 是, 0 → 否): Excel shows TRUE/FALSE whatever a boolean's format, so a
+#: yes/no the user reads is the number 1/0 (IF, AND and NOT read it as they read TRUE/FALSE) in this format,
+#: which Excel, LibreOffice and Gnumeric all apply
+YES_NO = '"是";"是";"否"'
 PROMPT_TITLE, PROMPT_TEXT = 32, 255  # Excel's limits on a data validation's input message (title, text)
 UNREAD_NOTE = "本规划及监管底线不读取此项，可不填。Not read by this plan. "
 
@@ -158,10 +166,10 @@ class _Styles:
                        (("amount", MONEY), ("ratio", PCT), ("count", "#,##0"), ("date", DATE), ("text", "@"),
                         ("gen", "General"))}
         self.calc = {k: wb.add_format({**calc, "num_format": v}) for k, v in
-                     (("amount", MONEY), ("ratio", PCT), ("count", "#,##0"), ("date", DATE), ("gen", "General"), ("year", "0")
-                      )}
+                     (("amount", MONEY), ("ratio", PCT), ("count", "#,##0"), ("date", DATE), ("gen", "General"), ("year", "0"),
+                      ("yes_no", YES_NO))}
         self.out = {k: wb.add_format({**calc, "bold": True, "num_format": v, "bg_color": "#E2EFDA", "border": 1})
-                    for k, v in (("amount", MONEY), ("gen", "General"), ("count", "0"), ("year", "0"))}
+                    for k, v in (("amount", MONEY), ("gen", "General"), ("count", "0"), ("year", "0"), ("yes_no", YES_NO))}
         self.year = wb.add_format({**base, "bold": True, "bg_color": "#1F4E79", "font_color": "#FFFFFF", "num_format": "0", "align": "center"})
         self.year_in = wb.add_format({**inp, "bold": True, "num_format": "0"})
         self.current = wb.add_format({"left": 2, "right": 2, "left_color": "#ED7D31", "right_color": "#ED7D31"})  # evaluation year
@@ -254,6 +262,18 @@ class WorkbookBuilder:
         """TRUE/FALSE/blank -> 是/否/缺少输入, through the labels (no text constants in formulas)."""
         return f"=IF({out}=\"\",lbl_missing_input,IF({out},lbl_yes,lbl_no))"
 
+    @staticmethod
+    def _as_yes_no(formula: str) -> str:
+        """A boolean formula as the number 1/0 shown 是/否 (:data:`YES_NO`); blank stays blank."""
+        x = formula[1:]
+        return f"=IF({x}=\"\",\"\",IF({x},1,0))"
+
+    def _yes_no_cached(self, value):
+        """The cached value of :meth:`_as_yes_no`."""
+        if isinstance(value, str) and value == "":
+            return EMPTY
+        return 1.0 if bool(value) else 0.0
+
     def _yes_no(self, name: str, j: int | None = None) -> str:
         v = self.value(name, j)
         if isinstance(v, str) and v == "":
@@ -335,8 +355,12 @@ class WorkbookBuilder:
         (9 pt) at 8 pt or more (a scale of 90%); a wider sheet prints at 90% across pages, its label
         columns repeated on each."""
         ws.set_paper(9)
-        ws.set_landscape()
         ws.set_margins(left=0.4, right=0.4, top=0.6, bottom=0.6)
+        if ws is self.ws["cover"]:  # the sign-off page: A4 portrait, the width fitted, two pages at most
+            ws.set_portrait()
+            ws.fit_to_pages(1, SIGN_OFF_PAGES)
+            return
+        ws.set_landscape()
         width = self.widths.get(ws.name, 0)
         if width <= PAGE_WIDTH / MIN_PRINT_SCALE:
             ws.fit_to_pages(1, 0)
@@ -840,6 +864,10 @@ class WorkbookBuilder:
             if name not in self.model.scalars:
                 continue
             value = self.scalar(name)
+            if rd.check.unit == "是/否" and col != "status":  # a confirmation's actual: 是/否, never TRUE/FALSE
+                ws.write_formula(row, CHECK_COL_INDEX[col], self._as_yes_no(self.at_evaluation_year(name)), st.calc["yes_no"],
+                                 self._yes_no_cached(self.value(name)))
+                continue
             fmt = st.calc["gen"] if col == "status" or isinstance(value, bool) else st.calc[fk]
             ws.write_formula(row, CHECK_COL_INDEX[col], self.at_evaluation_year(name), fmt, value)
         status_row = L.calc_rows[f"{s.id}.status"]
@@ -861,7 +889,11 @@ class WorkbookBuilder:
             ws.write(row, 3, en, st.text)
             fmt = st.out["amount"] if name in ("min_cash_dividend", "max_distribution", "cash_needed_to_avoid_st") else \
                 st.out["count" if name.endswith("_count") else "gen"]
-            ws.write_formula(row, 2, self.at_evaluation_year(name), fmt, self.scalar(name))
+            if name in YES_NO_OUTPUTS:  # 是/否, never TRUE/FALSE
+                ws.write_formula(row, 2, self._as_yes_no(self.at_evaluation_year(name)), st.out["yes_no"],
+                                 self._yes_no_cached(self.value(name)))
+            else:
+                ws.write_formula(row, 2, self.at_evaluation_year(name), fmt, self.scalar(name))
             self.wb.define_name(out, f"={q(SHEETS['summary'])}!$C${row + 1}")
         r0 = max(L.output_rows.values())
         st_rows = (L.output_rows["overall_status"], L.output_rows["check_flag"])
@@ -1111,9 +1143,8 @@ class WorkbookBuilder:
     # -- cover ---------------------------------------------------------------
     def _cover(self):
         ws, st, p = self.ws["cover"], self.st, self.policy
-        ws.set_column(0, 0, 4)
-        ws.set_column(1, 1, 46)
-        ws.set_column(2, 2, 60)
+        for i, width in enumerate(COVER_COLS):
+            ws.set_column(i, i, width)
         ws.write(1, 1, "股东分红回报规划合规模型  Dividend return plan model", st.title)
         rows = [
             ("公司 Company", "=in_company_name&\"\"", self.cached((self.case.company.get("company_name") if self.case else None) or "")),
@@ -1148,7 +1179,7 @@ class WorkbookBuilder:
                 for code in ("check", "undetermined"):
                     ws.conditional_format(r, 2, r, 2, {"type": "formula", "criteria": f"=$C${r + 1}=lbl_{code}",
                                                        "format": st.status["fail"]})
-        r = 3 + len(rows) + 1
+        r = self._sign_off(ws, 3 + len(rows) + 1) + 2
         ws.write(r, 1, "单元格样式 Cell styles", st.section)
         ws.write(r + 1, 1, "输入（可编辑）Input", st.inp["gen"])
         ws.write(r + 1, 2, "黄色底、蓝色字：填写或从下拉列表选择", st.text)
@@ -1173,6 +1204,57 @@ class WorkbookBuilder:
         ]
         for i, s in enumerate(steps):
             ws.write(r + 1 + i, 1, s, st.text)
+
+    def _sign_off(self, ws, top: int) -> int:
+        """The sign-off page (issue 23.6): below the cover's results, every rule in the evaluation year —
+        status, actual, bound and clause, read from 检查 — then the signature lines. The cover prints this
+        (its print area) on at most two A4 pages; the legend and contents below it are not printed."""
+        st, L = self.st, self.L
+        ws.write(top, 1, "规则检查结果（评估年度）Rule results (evaluation year)", st.section)
+        head = top + 1
+        for c, h in enumerate(("规则 Rule", "条款 Clause", "状态 Status", "实际 Actual", "界限类型", "界限 Bound", "单位 Unit")):
+            ws.write(head, 1 + c, h, st.h)
+        checks = q(SHEETS["checks"])
+        titles = {"condition": "现金分红条件 Conditions", "requirement": "规划要求 Plan requirements",
+                  "regulatory": "监管底线 Regulatory baseline"}
+        r = head + 1
+        status_rows = []
+        for role, ids in L.rule_groups().items():
+            ws.write(r, 1, titles[role], st.section)
+            r += 1
+            for rid in ids:
+                rd = self.model.rule(rid)
+                self._put(ws, r, 1, rd.spec.title_zh, st.wrap)
+                ws.set_row(r, row_height((rd.spec.title_zh, COVER_COLS[1])))
+                self._put(ws, r, 2, rd.spec.clause, st.wrap)
+                at = lambda col: f"{checks}!{xl_rowcol_to_cell(L.check_rows[rid], CHECK_COL_INDEX[col], True, True)}"
+                ws.write_formula(r, 3, f"={at('status')}", st.calc["gen"], self.scalar(f"{rid}.status"))
+                fk = "yes_no" if rd.check.unit == "是/否" else _fmt_key(rd.check.unit)
+                for c, col in ((4, "actual"), (6, "required")):
+                    name = f"{rid}.{col}"
+                    if name not in self.model.scalars:
+                        continue
+                    value = self.value(name)
+                    cached = self._yes_no_cached(value) if fk == "yes_no" else self.cached(value)
+                    fmt = st.calc["gen"] if fk != "yes_no" and isinstance(cached, bool) else st.calc[fk]
+                    ws.write_formula(r, c, f"=IF({at(col)}=\"\",\"\",{at(col)})", fmt, cached)
+                if rd.bound and rd.check.required is not None:
+                    self._put(ws, r, 5, cat.BOUND_ZH[rd.bound], st.text)
+                self._put(ws, r, 7, rd.check.unit, st.text)
+                status_rows.append(r)
+                r += 1
+        for code, fmt in st.status.items():
+            for x in status_rows:
+                ws.conditional_format(x, 3, x, 3, {"type": "formula", "criteria": f"=$D${x + 1}=lbl_{code}", "format": fmt})
+        r += 1
+        ws.write(r, 1, "董事会秘书 Board secretary：", st.text)
+        ws.write(r, 4, "日期 Date：", st.text)
+        ws.write(r + 1, 1, "审阅 Reviewed by：", st.text)
+        ws.write(r + 1, 4, "日期 Date：", st.text)
+        last = r + 1
+        ws.print_area(0, 0, last, len(COVER_COLS) - 1)
+        ws.repeat_rows(head)
+        return last
 
     def _properties(self):
         p = self.policy
