@@ -125,3 +125,7 @@ def test_a_plans_long_attestation_title_is_cut_to_excels_limit(tmp_path):
     title, text, _ = prompts[ws.cell(rows[rule["id"]], 5).coordinate]
     assert title == "声明确认 Attestation" and len(text) == PROMPT_TEXT and text.endswith("…")
     assert text.startswith("请确认（是/否）：=HYPERLINK")
+    # the sign-off page (the cover) shows the same title as text, never as a formula (issue 23.6)
+    cover = openpyxl.load_workbook(path)[SHEETS["cover"]]
+    held = [c for row in cover.iter_rows() for c in row if isinstance(c.value, str) and "HYPERLINK" in c.value]
+    assert held and all(c.data_type == "s" and c.value == rule["title_zh"] for c in held), held
