@@ -2,8 +2,8 @@
 
 The cover is the sign-off page a board secretary attaches to the board papers: company, plan, year, the
 verdict, every rule with its status, actual, bound and clause, the minimum and the cap, the risk
-warning. It prints (its print area, A4 portrait, fitted to the width, the rules' header repeated) on at
-most two pages for every bundled plan, filled (the samples) or empty (the templates) — proved by
+warning. It prints (its print area, A4 portrait, fitted to the width with its text at 8 pt or more, the rules'
+header repeated) on at most two pages for every bundled plan, filled (the samples) or empty (the templates) — proved by
 LibreOffice's own PDF export, one launch for all; the rest of the model still prints."""
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def test_the_cover_is_set_up_as_the_sign_off_print(tmp_path):
     ws = openpyxl.load_workbook(path)[SHEETS["cover"]]
     ps = ws.page_setup
     assert ps.paperSize == 9 and ps.orientation == "portrait"  # A4
-    assert ws.sheet_properties.pageSetUpPr.fitToPage and (ps.fitToWidth or 1) == 1 and ps.fitToHeight == 2  # 1 is the default: omitted
+    assert ws.sheet_properties.pageSetUpPr.fitToPage and (ps.fitToWidth or 1) == 1 and ps.fitToHeight == 0  # the width (1 is omitted)
     assert ws.print_area and ws.print_title_rows
     head = int(ws.print_title_rows.split(":")[0].lstrip("$"))
     assert ws.cell(head, 2).value == "规则 Rule" and ws.cell(head, 4).value == "状态 Status"

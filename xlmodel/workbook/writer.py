@@ -40,8 +40,10 @@ PAGE_WIDTH = 135  # column-width units across A4 landscape at 100% (0.4" margins
 MIN_PRINT_SCALE = 0.9  # the smallest text is 9 pt: printed at ≥ 8 pt
 CHART_ROWS = 21
 #: the cover's columns (characters): A margin, B label / rule, C value / clause, D status, E actual, F bound kind, G bound, H unit
-COVER_COLS = (2, 44, 24, 10, 18, 8, 18, 8)
-SIGN_OFF_PAGES = 2  # the cover (the sign-off page) prints on at most this many A4 pages  # rows the summary's chart covers
+COVER_COLS = (2, 34, 16, 8, 17, 6, 17, 6)
+PORTRAIT_WIDTH = 92  # column-width units across A4 portrait at 100% (0.4" margins): 135 × 7.47" / 10.89"
+# fitted to the width, the cover's 10 pt text prints at ≥ 8 pt (a column takes about one unit more than its width)
+assert (sum(COVER_COLS) + len(COVER_COLS)) * 8 <= PORTRAIT_WIDTH * 10  # rows the summary's chart covers
 PLAN_VALUE_COL = 7  # 参数 sheet: the plan's own value beside the editable one (column H), then 与规划一致
 MONEY = "#,##0.00;[Red]-#,##0.00"
 PCT = "0.00%"
@@ -151,6 +153,7 @@ class _Styles:
         self.title = wb.add_format({**base, "bold": True, "font_size": 14})
         self.h = wb.add_format({**base, "bold": True, "bg_color": "#1F4E79", "font_color": "#FFFFFF", "text_wrap": True})
         self.section = wb.add_format({**base, "bold": True, "bg_color": "#D9E1F2"})
+        self.section_wrap = wb.add_format({**base, "bold": True, "bg_color": "#D9E1F2", "text_wrap": True})
         self.text = wb.add_format(base)
         self.wrap = wb.add_format({**base, "text_wrap": True, "valign": "top"})
         self.note = wb.add_format({**base, "italic": True, "font_color": "#595959"})
@@ -356,9 +359,9 @@ class WorkbookBuilder:
         columns repeated on each."""
         ws.set_paper(9)
         ws.set_margins(left=0.4, right=0.4, top=0.6, bottom=0.6)
-        if ws is self.ws["cover"]:  # the sign-off page: A4 portrait, the width fitted, two pages at most
+        if ws is self.ws["cover"]:  # the sign-off page: A4 portrait, fitted to the width (its text at ≥ 8 pt)
             ws.set_portrait()
-            ws.fit_to_pages(1, SIGN_OFF_PAGES)
+            ws.fit_to_pages(1, 0)
             return
         ws.set_landscape()
         width = self.widths.get(ws.name, 0)
@@ -1167,11 +1170,12 @@ class WorkbookBuilder:
         ]
         for i, (label, value, cached) in enumerate(rows):
             r = 3 + i
-            ws.write(r, 1, label, st.section)
+            ws.write(r, 1, label, st.section_wrap)
+            ws.set_row(r, row_height((label, COVER_COLS[1])))
             if cached is None:
                 ws.write_string(r, 2, value, st.text)
-            else:
-                fmt = st.out["amount"] if "p_display_" in value else st.out["gen"]
+            else:  # the company's name and code as text, free to run on across the empty cells to their right
+                fmt = st.out["amount"] if "p_display_" in value else st.text if value.endswith("&\"\"") else st.out["gen"]
                 ws.write_formula(r, 2, value, fmt, cached)
             if value in ("=out_overall_status", "=out_model_check"):  # the result cell coloured by its value
                 for code, sfmt in st.status.items():
@@ -1225,7 +1229,7 @@ class WorkbookBuilder:
             for rid in ids:
                 rd = self.model.rule(rid)
                 self._put(ws, r, 1, rd.spec.title_zh, st.wrap)
-                ws.set_row(r, row_height((rd.spec.title_zh, COVER_COLS[1])))
+                ws.set_row(r, row_height((rd.spec.title_zh, COVER_COLS[1]), (rd.spec.clause, COVER_COLS[2])))
                 self._put(ws, r, 2, rd.spec.clause, st.wrap)
                 at = lambda col: f"{checks}!{xl_rowcol_to_cell(L.check_rows[rid], CHECK_COL_INDEX[col], True, True)}"
                 ws.write_formula(r, 3, f"={at('status')}", st.calc["gen"], self.scalar(f"{rid}.status"))
