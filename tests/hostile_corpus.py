@@ -1963,6 +1963,27 @@ def _(d, ctx):
                         check=_check_drafted)
 
 
+@entry("draft_digit_line", "resources")
+def _(d, ctx):
+    """Issue 21.1: a 1 MiB line of digits in a clause (a 25 KB one took over 60 s: the number search
+    restarted at every digit). Linear now: an error naming the file well inside the corpus's budget."""
+    src = d / "plan.txt"
+    head = "一、公司每年以现金方式分配的利润不少于当年实现的可分配利润的"
+    src.write_text(head + "1" * (2**20 - 200) + "%。\n", encoding="utf-8")
+    return _draft_entry(d, src, ("no rule recognised", "未识别出任何规则"))
+
+
+@entry("draft_number_past_int_limit", "readings")
+def _(d, ctx):
+    """Issue 21.2: a percentage of 5,000 digits (past Python's int-conversion limit: a ValueError
+    traceback before) beside a clause that reads: a review item that says so, exit 0."""
+    src = d / "plan.txt"
+    src.write_text("一、利润分配政策\n（一）公司每年以现金方式分配的利润不少于当年实现的可分配利润的10%。\n"
+                   "（二）公司最近三年累计现金分红不少于" + "9" * 5000 + "%。\n", encoding="utf-8")
+    return _draft_entry(d, src, ("数值过长（5000 位数字）", "a number of 5000 digits is not read"), exit=(0,),
+                        produces=["plan.yaml", "texts/", "texts/plan.txt"])
+
+
 def _docx(parts: dict[str, bytes], compression=zipfile.ZIP_DEFLATED) -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression) as z:
@@ -2311,10 +2332,12 @@ for _how in ("same", "spelling", "hard_link", "symlink"):
 @entry("draft_one_mib_of_ligatures", "resources")
 def _(d, ctx):
     """1 MiB of ﷺ (NFKC: 18 characters each) folded for matching: linear, bounded (it took 12 s and 600 MB)."""
-    text = "一、总则\n" + "\ufdfa" * (2**20 // 3 - 10) + "\n"
+    # (a plan's words first: a text of nothing but ligatures is refused as no plan before any folding)
+    text = ("一、利润分配政策\n公司每年以现金方式分配的利润不少于当年实现的可分配利润的10%。\n二、总则\n"
+            + "\ufdfa" * (2**20 // 3 - 60) + "\n")
     (d / "lig.txt").write_text(text, encoding="utf-8")
-    return Hostile("", "", ["draft", "lig.txt", "-o", "plan.yaml"], exit=(0,), produces=["plan.yaml"],
-                   as_limit=300 * 2**20, timeout=60)
+    return Hostile("", "", ["draft", "lig.txt", "-o", "plan.yaml"], exit=(0,),
+                   produces=["plan.yaml", "texts/", "texts/plan.txt"], as_limit=300 * 2**20, timeout=60)
 
 
 #: the groups of entries that must read one value the same way, and the outcomes allowed

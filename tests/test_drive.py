@@ -125,8 +125,8 @@ def test_fill_refuses_a_case_for_another_plan_year_or_company(other, tmp_path, c
         words = ["案例与工作簿的评估年度不同", "2023", "2022"]
     else:
         book = build_workbook(tmp_path / "book.xlsx", case=case)
-        text = text.replace('stock_code: "002015"', 'stock_code: "600519"')
-        words = ["案例与工作簿不是同一家公司", "600519", "002015"]
+        text = text.replace('stock_code: "002015"', 'stock_code: "000001"')  # (a code of the same board)
+        words = ["案例与工作簿不是同一家公司", "000001", "002015"]
     (tmp_path / "case.yaml").write_text(text, encoding="utf-8")
     before = sorted(os.listdir(tmp_path))
     code, _, err = cli(capsys, "fill", book, tmp_path / "case.yaml", "-o", tmp_path / "out.xlsx")

@@ -179,8 +179,10 @@ def test_the_low_payout_duty_binds_main_boards_and_recommends_elsewhere():
     low = {2024: {"cash_dividend": 29 * M}}  # < 30m
     assert gcl(low, attest={LOW: False}).rule(LOW).status == "fail"
     assert gcl(low, attest={LOW: False}, company=CHINEXT_CO).rule(LOW).status == "warn"
-    no_board = {k: v for k, v in MAIN_CO.items() if k != "board"}
-    assert gcl(low, attest={LOW: False}, company=no_board).rule(LOW).status == "missing_input"
+    no_board = {k: v for k, v in MAIN_CO.items() if k != "board"}  # the board follows from the code (002015: SZSE main)
+    assert gcl(low, attest={LOW: False}, company=no_board).rule(LOW).status == "fail"
+    neither = {k: v for k, v in MAIN_CO.items() if k not in ("board", "stock_code")}
+    assert gcl(low, attest={LOW: False}, company=neither).rule(LOW).status == "missing_input"
 
 
 def test_buybacks_count_against_a_low_payout():
@@ -398,7 +400,7 @@ def test_the_empty_stage_table_cell_prescribes_no_share():
 # ---- 12. one verdict, one reason -----------------------------------------------------------
 
 @pytest.mark.parametrize("change, company, reason", [
-    ({}, CHINEXT_CO | {"board": "bse"}, "na_board_not_covered"),
+    ({}, CHINEXT_CO | {"board": "bse", "stock_code": "830799"}, "na_board_not_covered"),
     ({2024: {"net_profit_attributable": -1 * M}}, MAIN_CO, "na_not_profitable"),
     ({2024: {"retained_earnings_parent": -1 * M, "cash_dividend": 0.0}}, MAIN_CO, "na_retained_parent_not_positive"),
 ])

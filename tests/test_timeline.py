@@ -245,8 +245,13 @@ def test_outputs_are_read_from_the_evaluation_years_column(tmp_path):
     wb = openpyxl.load_workbook(build_workbook(tmp_path / "b.xlsx", case=load_case(SAMPLE)))
     ws = wb[SHEETS["summary"]]
     formulas = {ws.cell(r, 1).value: ws.cell(r, 3).value for r in range(1, ws.max_row + 1)}
-    for _name, out, *_ in OUTPUTS:
-        assert formulas[out].startswith("=INDEX('计算'!$G$") and formulas[out].endswith(",1,calc_eval_index)"), out
+    for name, out, *_ in OUTPUTS:
+        f = formulas[out]
+        if name in ("cash_conditions_met", "st_risk_warning"):  # a yes/no: the same read, as 1/0 shown 是/否 (issue 23.7)
+            index = f[len("=IF("):f.index('=""')]
+            assert f == f'=IF({index}="","",IF({index},1,0))', out
+            f = "=" + index
+        assert f.startswith("=INDEX('计算'!$G$") and f.endswith(",1,calc_eval_index)"), out
 
 
 def test_evaluate_by_year_gives_the_workbooks_years(capsys):

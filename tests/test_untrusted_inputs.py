@@ -725,7 +725,7 @@ def test_total_assets_in_wan_yuan_are_refused_unless_confirmed(capsys, tmp_path)
                        "total_assets": [3856.2, 5e9], "revenue": [9538.1, 1e9]})
     with pytest.raises(CaseError) as e:
         evaluate_batch(df)
-    assert [p.where for p in e.value.problems] == ["row 2, total_assets"]
+    assert [p.where for p in e.value.problems] == ["第2行 row 2, total_assets"]
     df["amounts_confirmed"] = ["是", "否"]
     res = evaluate_batch(df)
     (w,) = res.attrs["warnings"]

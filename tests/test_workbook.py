@@ -93,7 +93,11 @@ def test_cached_values_equal_the_evaluator(gcl):
     assert named("out_min_cash_dividend") == rep.min_cash_dividend == 85509212.89  # 10% × 855,092,128.94
     assert named("out_max_distribution") == rep.max_distribution == 1095152827.27  # lower of the two retained
     assert named("out_overall_status") == "通过"
-    assert named("out_cash_conditions_met") is True
+    # a yes/no result is 1/0 shown 是/否 by its number format (issue 23.7: Excel shows TRUE whatever a boolean's format)
+    met = named("out_cash_conditions_met")
+    assert met == 1 and not isinstance(met, bool)
+    sheet, ref = wb.defined_names["out_cash_conditions_met"].attr_text.split("!")
+    assert wb[sheet.strip("'")][ref.replace("$", "")].number_format == '"是";"是";"否"'
     for r in rep.rules:
         assert named(f"chk_{r.id}") == {"pass": "通过", "met": "满足", "not_applicable": "不适用"}[r.status]
 
@@ -230,17 +234,20 @@ def test_no_formula_is_longer_than_a_modeller_can_audit(tmp_path):
 
 
 def test_every_sheet_prints_on_a4_with_no_text_below_8_points(gcl):
-    """A4 landscape; the print scale (or the fit to the page width, at 135 column units across
-    A4 landscape at 100%) times the smallest font on the sheet is at least 8 pt."""
+    """A4 landscape (the cover, the sign-off page: portrait); the print scale (or the fit to the page width,
+    at 135 column units across A4 landscape at 100%, 135 × 7.47" / 10.89" = 92 portrait) times the smallest
+    font on the sheet is at least 8 pt."""
     _, wb, _ = gcl
     from openpyxl.utils import get_column_letter
 
     for ws in wb.worksheets:
-        assert ws.page_setup.paperSize in (9, "9") and ws.page_setup.orientation == "landscape", ws.title
+        portrait = ws.title == SHEETS["cover"]
+        assert ws.page_setup.paperSize in (9, "9") and ws.page_setup.orientation == (
+            "portrait" if portrait else "landscape"), ws.title
         sizes = {c.font.sz for row in ws.iter_rows() for c in row if c.value is not None and c.font and c.font.sz}
         widths = sum((ws.column_dimensions[get_column_letter(i)].width or 8.43) for i in range(1, ws.max_column + 1))
         if ws.sheet_properties.pageSetUpPr is not None and ws.sheet_properties.pageSetUpPr.fitToPage:
-            scale = min(1.0, 135 / widths)
+            scale = min(1.0, (92 if portrait else 135) / widths)
         else:
             scale = (ws.page_setup.scale or 100) / 100
         assert min(sizes) * scale >= 8 - 1e-9, (ws.title, min(sizes), round(scale, 2), widths)

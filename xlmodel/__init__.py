@@ -10,7 +10,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "Case": "case", "load_case": "case", "parse_case": "case",
     "CaseError": "errors", "PolicyError": "errors", "XlmodelError": "errors",
-    "evaluate": "evaluator",
+    "evaluate": "evaluator", "plan": "planner",
     "list_policies": "policy", "load_policy": "policy",
 }
 
@@ -38,4 +38,4 @@ def evaluate_batch(df, policy=None):
 
 
 __all__ = ["Case", "CaseError", "PolicyError", "XlmodelError", "evaluate", "evaluate_batch",
-           "list_policies", "load_case", "load_policy", "parse_case", "__version__"]
+           "list_policies", "load_case", "load_policy", "parse_case", "plan", "__version__"]

@@ -52,7 +52,7 @@ import numpy as np
 
 from .consistency import CONFIRM_FIELD, INTERIM_PARTS, case_findings, interim_message
 from .errors import CaseError, Problem
-from .fields import BOARDS, BOOL_LABELS, COMPANY_FIELDS, ENUMS, FIELDS, YEAR_FIELDS, Field, Kind
+from .fields import BOARDS, BOOL_LABELS, COMPANY_FIELDS, ENUMS, FIELDS, FORECAST, YEAR_FIELDS, Field, Kind
 from .policy import POLICY_ID
 from .sanitize import BAD_LINE, BAD_TEXT
 from .untrusted import (MAX_CASE_BYTES, InputFileError, SafeLoader, SciFloat, YamlInt, decode_utf8, did_you_mean,
@@ -106,6 +106,8 @@ class Case:
     notes: dict[str, str] = field(default_factory=dict)  # field id -> source / assumption note
     #: things worth a second look that are not errors (amounts that look like 万元); computed from the years
     warnings: list[str] = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
+    #: the years whose figures are forecasts (``forecast: true``), each after the evaluation year
+    forecast_years: frozenset[int] = frozenset()
 
     def __post_init__(self):
         if self.warnings is None:
@@ -120,7 +122,8 @@ class Case:
         out: dict[str, Any] = {"policy": self.policy, "evaluation_year": self.evaluation_year}
         if self.company:
             out["company"] = {k: enc(v) for k, v in self.company.items()}
-        out["years"] = [{"fiscal_year": y, **{k: enc(v) for k, v in self.years[y].items()}} for y in sorted(self.years)]
+        out["years"] = [{"fiscal_year": y, **({"forecast": True} if y in self.forecast_years else {}),
+                         **{k: enc(v) for k, v in self.years[y].items()}} for y in sorted(self.years)]
         if self.attestations:
             out["attestations"] = dict(self.attestations)
         if self.notes:
@@ -627,6 +630,7 @@ def parse_case(data: Any, source: str = "<case>", origin: str = "data") -> Case:
     said = company_board(company, comp.get("stock_code"))
     probs += [Problem("company.board", m) for m in said.problems]
     years: dict[int, dict[str, Any]] = {}
+    forecasts: set[int] = set()
     rows = data.get("years")
     if not isinstance(rows, list) or not rows:
         probs.append(Problem("years", "required: a list of fiscal years, each with fiscal_year and its figures"))
@@ -651,6 +655,10 @@ def parse_case(data: Any, source: str = "<case>", origin: str = "data") -> Case:
             if k == "fiscal_year":
                 continue
             where = f"years[{i}].{k} ({fy})"
+            if k == FORECAST.id:
+                if _read_forecast(v, origin, fy, ey, where, probs) and not duplicate:
+                    forecasts.add(fy)
+                continue
             if k not in FIELDS or not FIELDS[k].per_year:
                 hint = " (a company field: put it under company)" if k in company_ids else did_you_mean(k, year_ids)
                 probs.append(Problem(where, "unknown field" + hint))
@@ -696,7 +704,22 @@ def parse_case(data: Any, source: str = "<case>", origin: str = "data") -> Case:
             notes[k] = val
     if probs:
         raise CaseError(source, probs)
-    return Case(pol, ey, company, years, att, source, notes, warnings=said.notes + unit_warnings(years))
+    return Case(pol, ey, company, years, att, source, notes, warnings=said.notes + unit_warnings(years),
+                forecast_years=frozenset(forecasts))
+
+
+def _read_forecast(v: Any, origin: str, fy: int, ey: Any, where: str, probs: list[Problem]) -> bool:
+    """A year's ``forecast`` mark (:data:`xlmodel.fields.FORECAST`, read as every yes/no field): True for a
+    forecast year; a problem where it is unreadable or marks a year not after the evaluation year."""
+    val, err = read_field(FORECAST, v, origin)
+    if err:
+        probs.append(Problem(where, err))
+        return False
+    if val and isinstance(ey, int) and fy <= ey:
+        probs.append(Problem(where, f"预测年度须在评估年度 {ey} 之后：{fy} 年的数字是已披露数，不能标为预测 a forecast year "
+                                    f"must come after the evaluation year {ey}: the figures of {fy} are reported ones"))
+        return False
+    return bool(val)
 
 
 @dataclass

@@ -230,6 +230,25 @@ class Model:
     def rule(self, rule_id: str) -> RuleDef:
         return next(r for r in self.rules if r.id == rule_id)
 
+    def read_fields(self) -> frozenset[str]:
+        """Every input field the model's trees read (the plan's rules and the regulatory baseline): the
+        input sheet asks for these; the rest it shows greyed out (still read, so a workbook stays valid)."""
+        cached = self.__dict__.get("_read_fields")
+        if cached is None:
+            seen: set[int] = set()
+            out: set[str] = set()
+            stack = [*self.series.values(), *self.scalars.values()]
+            while stack:  # the trees share subtrees: each node once
+                n = stack.pop()
+                if id(n) in seen:
+                    continue
+                seen.add(id(n))
+                if isinstance(n, In):
+                    out.add(n.fid)
+                stack.extend(n.children())
+            cached = self.__dict__["_read_fields"] = frozenset(out)
+        return cached
+
     def attestation_ids(self) -> list[str]:
         return [r.id for r in self.rules if r.spec.kind == "attestation" and r.spec.field is None]
 

@@ -106,6 +106,15 @@ EXIT_HELP = {
                        "       workbooks set aside than the parity tests allow",
                        "  2    没有引擎、未知的规划，或引擎出错、超时\n"
                        "       no engine, an unknown plan, or the engine failed or timed out", _INTERRUPTED),
+    "plan": _codes("  0    每个测算年度可行，且按测算路径的金额没有规则不通过\n"
+                   "       every planned year is feasible and no rule fails at the path's amounts",
+                   "  1    某年度不可行（最低额超过法定可分配上限）、按路径金额有规则不通过、--pay 金额低于\n"
+                   "       该年最低额，或缺少输入\n"
+                   "       a year is infeasible (its minimum above the law's cap), a rule fails at the\n"
+                   "       path's amounts, a --pay amount is below its year's minimum, or an input is missing",
+                   "  2    输入或用法有误（--pay 取值有误、案例文件有误：消息指明之）\n"
+                   "       bad input or usage (a bad --pay value, a case file: the message names it)", _INTERRUPTED)
+    + "\n\n--json 输出一个列表，每个测算年度一个对象。\n--json prints a list, one object per planned year.",
     "samples": _codes("  0    已写出（无论样例本身的结果如何）written (whatever the samples' own results)",
                       "  2    找不到样例案例，或案例有误 no sample cases found, or a bad case" + _EXISTS,
                       _INTERRUPTED),
@@ -337,25 +346,66 @@ def cmd_evaluate(args) -> int:
     if not args.cases:
         raise XlmodelError("evaluate 需要案例文件（或 --batch 批量文件）evaluate needs a CASE file (or --batch FILE)")
     worst = EXIT_OK
-    reports = []
+    reports, cases = [], []
     for path in args.cases:
         case = load_case(path)
+        cases.append(case)
         for w in case.warnings:
             print(f"注意 Warning: {case.source}: {w}", file=sys.stderr)
         rep = evaluate(case)
         reports.append((rep, evaluate_years(case) if args.by_year else None))
+        if args.by_year and case.forecast_years:
+            print(f"注意 Note: {case.source}: {'、'.join(map(str, sorted(case.forecast_years)))} 年为预测数 "
+                  "forecast figures, not reported ones", file=sys.stderr)
         worst = max(worst, rep.exit_code)
-    objects = [{**r.to_output(), **({"by_year": [_year_json(y) for y in years]} if years is not None else {})}
-               for r, years in reports]
+    objects = [{**r.to_output(), **({"by_year": [_year_json(y) | {"forecast": y.evaluation_year in c.forecast_years}
+                                                 for y in years]} if years is not None else {})}
+               for c, (r, years) in zip(cases, reports)]
     if args.json:  # always a list, one object per case, whatever the number of files
         print(json.dumps(objects, ensure_ascii=False, indent=2, default=str))
     elif args.jsonl:  # JSON Lines: one compact object per case and line
         for obj in objects:
             print(json.dumps(obj, ensure_ascii=False, default=str))
     else:
-        print("\n\n".join(render_table(r, wide=args.wide) + (f"\n\n{render_by_year(years, r.evaluation_year)}" if years else "")
-                           for r, years in reports))
+        print("\n\n".join(render_table(r, wide=args.wide)
+                           + (f"\n\n{render_by_year(years, r.evaluation_year, c.forecast_years)}" if years else "")
+                           for c, (r, years) in zip(cases, reports)))
     return worst
+
+
+def cmd_plan(args) -> int:
+    import json
+
+    from .case import load_case
+    from .evaluator import plan_by_id
+    from .planner import exit_code, parse_pay, plan, render_plan_markdown, render_plan_text, with_later_years_forecast
+    from .sanitize import plain_text
+
+    pay = parse_pay(args.pay)  # before the case is read: a bad --pay value is named first
+    params = None
+    if str(args.case).lower().endswith((".xlsx", ".xlsm")):  # a filled workbook: its inputs and parameters
+        from .workbook.reader import read_workbook
+
+        read = read_workbook(args.case, check_formulas=False, installed_plan_wins=True)
+        case, policy, params = with_later_years_forecast(read.case), read.policy, read.params or None
+        for note in read.notes:
+            print(f"注意 Note: {plain_text(note)}", file=sys.stderr)
+        if case.forecast_years:
+            print(f"注意 Note: {'、'.join(map(str, sorted(case.forecast_years)))} 年（评估年度之后）的数字按预测数测算 "
+                  "the figures of the years after the evaluation year are taken as forecasts", file=sys.stderr)
+    else:
+        case = load_case(args.case)
+        policy = plan_by_id(case.policy)
+    for w in case.warnings:
+        print(f"注意 Warning: {plain_text(case.source)}: {plain_text(w)}", file=sys.stderr)
+    path = plan(case, policy, pay, params)
+    if args.json:
+        print(json.dumps([y.to_dict() for y in path], ensure_ascii=False, indent=2))
+    elif args.markdown:
+        print(render_plan_markdown(path, case, policy))
+    else:
+        print(render_plan_text(path, case, policy))
+    return exit_code(path)
 
 
 def _year_json(rep) -> dict:
@@ -443,6 +493,18 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     se.add_argument("-o", "--output", help="--batch 的输出文件（.csv 或 .xlsx）output of --batch (.csv or .xlsx)")
     se.add_argument("--force", action="store_true", help="覆盖输出文件 overwrite the output file")
     se.set_defaults(func=cmd_evaluate)
+
+    sl = sub.add_parser("plan", help="plan the dividends of the plan period: each remaining year's least cash dividend, "
+                                     "the rule that sets it, the cap, infeasible years")
+    sl.add_argument("case", metavar="CASE", help="a case file (YAML/JSON; later years may carry forecast: true) or a "
+                                                 "filled workbook (.xlsx: its later year columns are forecasts)")
+    sl.add_argument("--pay", action="append", metavar="YEAR=AMOUNT",
+                    help="指定某年现金分红（元），其后各年据此重算 fix a year's cash dividend (元); the later years "
+                         "follow from it (repeatable)")
+    pfmt = sl.add_mutually_exclusive_group()
+    pfmt.add_argument("--json", action="store_true", help="print JSON: a list, one object per year")
+    pfmt.add_argument("--markdown", action="store_true", help="print Markdown for the board papers")
+    sl.set_defaults(func=cmd_plan)
 
     word = None if argv is None else _command_word(argv)
     full = argv is None or word in LAZY_COMMANDS

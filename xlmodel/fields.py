@@ -161,6 +161,78 @@ COMPANY_FIELDS: tuple[Field, ...] = (
 
 FIELDS: dict[str, Field] = {f.id: f for f in YEAR_FIELDS + COMPANY_FIELDS}
 
+#: a year's figures are forecasts (预测数), not reported ones: a year after the evaluation year only, read like
+#: any yes/no field; not an input of any rule (a mark on the year, for the planner and the reports)
+FORECAST = Field("forecast", "预测数（非已披露数）", "Forecast figures (not reported)", Kind.BOOL)
+
 
 def field(field_id: str) -> Field:
     return FIELDS[field_id]
+
+
+#: where the annual report (or the board's and the AGM's papers) has each input: the input sheet's
+#: prompt (data validation's input message), Chinese first. One table, beside the fields it describes;
+#: a prompt's title is the field's Chinese label (Excel: ≤ 32 characters), its text this (≤ 255 with
+#: the note the writer adds), tests/test_input_prompts.py holds both to Excel's limits.
+SOURCES: dict[str, str] = {
+    "net_profit_attributable": "合并利润表「归属于母公司所有者的净利润」（年报“主要会计数据和财务指标”同列）。"
+                               "Consolidated income statement: net profit attributable to owners of the parent.",
+    "distributable_profit": "母公司报表当年净利润弥补亏损、提取法定公积金后的余额（年报“利润分配”或董事会分配预案）。"
+                            "Parent's profit of the year after losses and the statutory reserve.",
+    "retained_earnings_consolidated": "合并资产负债表「未分配利润」期末余额。Consolidated balance sheet: retained earnings.",
+    "retained_earnings_parent": "母公司资产负债表「未分配利润」期末余额。Parent company balance sheet: retained earnings.",
+    "total_assets": "合并资产负债表「资产总计」期末余额（经审计）。Consolidated balance sheet: total assets.",
+    "net_assets": "合并资产负债表「归属于母公司所有者权益合计」期末余额（经审计）。"
+                  "Consolidated balance sheet: equity attributable to owners of the parent.",
+    "total_liabilities": "合并资产负债表「负债合计」期末余额。Consolidated balance sheet: total liabilities.",
+    "operating_cash_flow": "合并现金流量表「经营活动产生的现金流量净额」。Consolidated cash flow statement: net operating cash flow.",
+    "revenue": "合并利润表「营业收入」（或「营业总收入」）。Consolidated income statement: revenue.",
+    "rd_expense": "年报“研发投入”表「本期研发投入合计」（费用化与资本化之和）。Annual report: total R&D investment.",
+    "cash_and_equivalents": "合并现金流量表「期末现金及现金等价物余额」。Consolidated cash flow statement: closing cash and equivalents.",
+    "registered_capital": "营业执照或公司章程载明的注册资本（年报“公司信息”）。Registered capital (business licence, articles).",
+    "net_profit_attributable_ifrs": "按国际财务报告准则编制的合并损益表「本公司拥有人应占利润」（H股年报）。"
+                                    "IFRS consolidated income statement: profit attributable to owners (H-share report).",
+    "distributable_profit_ifrs": "按国际财务报告准则计算的当年可分配利润，扣除法定储备后（H股年报或董事会分配预案）。"
+                                 "The year's distributable profit under IFRS after statutory reserves.",
+    "share_count": "年报“股份变动及股东情况”期末股份总数（股）。Total shares at year end (shares).",
+    "audit_opinion": "审计报告的审计意见类型（年报“财务报告”审计报告首段）。The auditor's opinion (audit report).",
+    "planned_major_outlay": "董事会披露的未来十二个月拟对外投资、收购资产或购买设备等累计支出（不含募集资金项目）。"
+                            "Planned 12-month investments and purchases, as the board discloses them.",
+    "major_outlay_planned": "董事会是否认定存在重大投资计划或重大现金支出（董事会决议或分配预案说明）。"
+                            "The board's determination of a major outlay.",
+    "transaction_total_assets": "拟进行交易涉及的资产总额，账面值与评估值孰高（交易公告）。Transaction announcement: total assets involved.",
+    "transaction_target_revenue": "交易标的最近一个会计年度的营业收入（交易公告或标的审计报告）。The target's latest-year revenue.",
+    "transaction_target_net_profit": "交易标的最近一个会计年度的净利润（交易公告或标的审计报告）。The target's latest-year net profit.",
+    "transaction_amount": "拟进行交易的成交金额，含承担的债务和费用（交易公告）。The deal amount incl. debts and costs.",
+    "transaction_profit": "拟进行交易预计产生的利润（交易公告）。The profit the deal produces.",
+    "development_stage": "董事会对公司发展阶段的认定：成熟期、成长期或不易区分（分配预案说明）。The board's view of the stage.",
+    "going_concern_unaffected": "董事会是否认定现金分红不影响公司后续持续经营（董事会决议）。The board: the dividend leaves going concern intact.",
+    "cash_flow_sufficient": "董事会是否认定现金流充裕（董事会决议或分配预案说明）。The board: cash flow is sufficient.",
+    "cash_dividend": "本年度利润分配方案的现金分红总额，含中期已派发（分配预案或年报“利润分配情况”），含税，元。"
+                     "The year's cash dividends incl. interim, tax included.",
+    "buyback_amount": "本年度以集中竞价或要约方式实施的现金回购金额（年报“利润分配情况”或回购公告）。Cash buybacks by bidding or tender.",
+    "buyback_cancelled": "上述回购中已注销的金额（回购实施结果公告）。The part of the buybacks cancelled.",
+    "stock_dividend": "本年度送红股（股票股利）的金额，按面值计（分配预案）。Stock dividend (at par).",
+    "capital_reserve_conversion": "资本公积金转增股本的金额（分配预案）。Capital reserve converted to shares.",
+    "distribution_count": "本年度利润的分配次数，含中期与年度（分配预案与中期分红公告）。Distributions of the year's profit.",
+    "interim_cash_dividend": "中期现金分红金额，已含于现金分红总额（中期分红公告或半年报）。Interim cash dividend (part of the total).",
+    "interim_stock_dividend": "中期送红股金额，已含于股票股利金额（中期分红公告）。Interim stock dividend (part of the total).",
+    "half_year_distributable_profit": "半年度报告母公司当期实现的可分配利润（半年报）。Half-year distributable profit (interim report).",
+    "half_year_net_profit_attributable": "半年度合并利润表「归属于母公司所有者的净利润」（半年报）。Half-year net profit attributable.",
+    "half_year_audit_opinion": "半年度财务报告的审计意见；未经审计选“未经审计”（半年报）。The interim report's audit opinion, or unaudited.",
+    "price_below_net_assets_20d": "最近20个交易日内是否有任一日收盘价低于最近一期每股净资产（行情数据）。"
+                                  "Any close below net assets per share in the last 20 trading days.",
+    "price_below_ipo_20d": "最近20个交易日内是否有任一日收盘价低于首发价格（后复权，行情数据）。"
+                           "Any close below the IPO price (adjusted) in the last 20 trading days.",
+    "vote_for_ratio": "股东大会决议公告中该议案赞成票占出席会议有效表决权的比例。AGM resolution: votes for / votes present.",
+    "online_voting_offered": "股东大会是否提供网络投票（股东大会通知）。Online voting offered (AGM notice).",
+    "independent_directors_opinion": "独立董事是否就利润分配方案发表意见（独立董事意见或董事会决议公告）。Independent directors' opinion given.",
+    "agm_date": "审议利润分配方案的股东大会召开日期（股东大会决议公告）。The AGM date.",
+    "payout_date": "现金红利派发完成日期（权益分派实施公告的发放日）。Payout date (distribution announcement).",
+    "company_name": "公司法定中文名称（年报“公司信息”）。Company name (annual report).",
+    "stock_code": "股票代码，如 600519 或 600519.SH（年报“公司信息”）。Stock code.",
+    "board": "上市板块：上交所主板、深交所主板、创业板、科创板或北交所。Listing board.",
+    "listing_date": "首次公开发行股票并上市的日期（招股说明书或上市公告书）。Listing date.",
+    "amounts_confirmed": "已核对全部金额以元为单位（非万元）；小额或大幅跳变属实时选“是”。Amounts checked as 元.",
+}
+assert set(SOURCES) == set(FIELDS), sorted(set(FIELDS) ^ set(SOURCES))

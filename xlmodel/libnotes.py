@@ -55,10 +55,21 @@ def _from_openpyxl(filename: str) -> bool:
     return "openpyxl" in Path(filename or "").parts
 
 
+class ReadNote(UserWarning):
+    """A note of xlmodel's own readers (one line, already worded for the user), shown as it is."""
+
+
+def unsupported_extension(what: str) -> str:
+    """The note for an Excel extension a reader leaves unread (the one openpyxl's remark maps to)."""
+    return f"the workbook has Excel features xlmodel does not read ({what} extension); " + _NOT_CHANGED
+
+
 def note_for(w: warnings.WarningMessage) -> str | None:
     """Our one-line note for a caught library warning, or None to drop it."""
     if issubclass(w.category, _SILENT_CATEGORIES):
         return None
+    if issubclass(w.category, ReadNote):
+        return str(w.message)
     lines = [ln.strip() for ln in str(w.message).strip().splitlines() if ln.strip()]
     text = lines[0] if lines else w.category.__name__
     if _from_openpyxl(w.filename):

@@ -876,9 +876,9 @@ def render_markdown(rep: Report, *, preface: Sequence[tuple[str, str]] = ()) -> 
     return "\n".join(lines)
 
 
-def render_by_year(reports: Sequence[Report], evaluation_year: int) -> str:
+def render_by_year(reports: Sequence[Report], evaluation_year: int, forecast_years=frozenset()) -> str:
     """The plan's timeline, one line per year: the result, the minimum cash dividend, the cap and the
-    counts, as the workbook's year columns show them (the evaluation year marked ◀)."""
+    counts, as the workbook's year columns show them (the evaluation year marked ◀, forecast years 预测)."""
     if not reports:
         return ""
     first = reports[0]
@@ -887,12 +887,13 @@ def render_by_year(reports: Sequence[Report], evaluation_year: int) -> str:
     rows = []
     for rep in reports:
         mark = " ◀" if rep.evaluation_year == evaluation_year else ("" if lo <= rep.evaluation_year <= hi else " *")
+        mark += " 预测" if rep.evaluation_year in forecast_years else ""
         rows.append((f"{rep.evaluation_year}{mark}", f"{cat.STATUS_ZH[rep.overall_status]} {rep.overall_status}",
                      _fmt(rep.min_cash_dividend, "元"), _fmt(rep.max_distribution, "元"),
                      f"{rep.fail_count} / {rep.warn_count} / {rep.missing_input_count}"))
     widths = [max(_width(r[i]) for r in rows + [heads]) for i in range(len(heads))]
     lines = [f"逐年结果 By year (plan {lo}–{hi}; ◀ the evaluation year; * outside the plan period; "
-             "other years without the evaluation year's attestations)"]
+             + ("预测 forecast figures; " if forecast_years else "") + "other years without the evaluation year's attestations)"]
     for r in [heads] + rows:
         lines.append("  ".join(_pad(c, w) for c, w in zip(r, widths)).rstrip())
     return "\n".join(lines)

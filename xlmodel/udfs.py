@@ -45,7 +45,7 @@ from .workbook.layout import LABEL_TEXT
 
 __all__ = [
     "XLM_POLICIES", "XLM_RULES", "XLM_EVALUATE", "XLM_MIN_CASH", "XLM_MAX_DISTRIBUTION", "XLM_CONDITIONS_MET",
-    "XLM_OVERALL_STATUS", "XLM_RULE_STATUS", "XLM_FAIL_COUNT", "XLM_ST_RISK", "XLM_CASH_TO_AVOID_ST",
+    "XLM_OVERALL_STATUS", "XLM_RULE_STATUS", "XLM_FAIL_COUNT", "XLM_ST_RISK", "XLM_CASH_TO_AVOID_ST", "XLM_PLAN",
 ]
 
 ERROR_PREFIX = "#XLMODEL!"
@@ -580,3 +580,29 @@ def XLM_RULE_STATUS(rule_id, policy, evaluation_year, field_ids, years, values, 
     return _guard(run)
 
 
+
+
+#: the columns of XLM_PLAN's array (the header row)
+PLAN_HEADER = ("年度 FY", "预测 Forecast", "最低现金分红 Minimum (元)", "决定规则 Binding rule", "条款 Clause",
+               "利润分配上限 Maximum (元)", "结论 Result")
+
+
+@_udf
+def XLM_PLAN(policy, evaluation_year, field_ids, years, values, company_fields=None, company_values=None,
+             attestation_ids=None, attestation_values=None):
+    """规划期分红测算：评估年度至规划末年每年一行（年度、预测、最低现金分红、决定规则、条款、分配上限、结论），含表头（动态数组）。The dividend path: one row per year to the plan's last year (year, forecast, minimum, binding rule, clause, cap, result) under a header (dynamic array)."""
+    def run():
+        from .planner import STATUS_ZH, plan
+
+        pol, model, _ = policy_entry(policy)
+        args = (evaluation_year, field_ids, years, values, company_fields, company_values, attestation_ids,
+                attestation_values)
+        case = parse_case(case_data(pol.id, *args), "UDF")  # a "forecast" row marks the forecast years
+        check_attestations(case, model_attestations(model))
+        rows = [list(PLAN_HEADER)]
+        for y in plan(case, pol):
+            rows.append([float(y.fiscal_year), y.forecast, "" if y.min_cash_dividend is None else y.min_cash_dividend,
+                         y.binding_rule or "", y.binding_clause, "" if y.max_distribution is None else y.max_distribution,
+                         STATUS_ZH[y.status]])
+        return rows
+    return _guard(run)

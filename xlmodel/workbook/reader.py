@@ -65,7 +65,7 @@ def _inspect_zip(path: Path) -> list[str]:
     """Refuse what is not a sane xlsx before parsing any XML (:func:`xlmodel.untrusted.inspect_xlsx`:
     size, parts, unpacked size, compression ratio, checksums, cells per sheet); return notes.
 
-    The bytes checked are kept for :func:`_load`, so the file is parsed as it was inspected."""
+    The bytes checked are kept for :func:`_book`, so the file is parsed as it was inspected."""
     data, notes = inspect_xlsx(path, max_bytes=MAX_FILE, max_unpacked=MAX_UNPACKED, max_part=MAX_ENTRY,
                                max_parts=MAX_ENTRIES, max_ratio=MAX_RATIO, max_cells=MAX_CELLS)
     _VERIFIED.clear()
@@ -73,22 +73,26 @@ def _inspect_zip(path: Path) -> list[str]:
     return notes
 
 
-def _load(path: Path, data_only: bool):
-    import io
+def _book(path: Path):
+    """(formulas, cached values) of the workbook :func:`_inspect_zip` checked, read from its XML
+    (:func:`.xmlbook.read_book`: defusedxml, the values openpyxl gives, both views in one pass)."""
+    if str(path) not in _VERIFIED:
+        _inspect_zip(path)
+    return _read_bytes(path, _VERIFIED[str(path)])
 
-    import openpyxl
+
+def _read_bytes(path: Path, data: bytes):
     from openpyxl.xml import DEFUSEDXML
+
+    from .xmlbook import read_book
 
     if not DEFUSEDXML:  # pragma: no cover - defusedxml is a dependency
         raise XlmodelError("defusedxml is required to read workbooks safely")
-    if str(path) not in _VERIFIED:
-        _inspect_zip(path)
-    data = _VERIFIED[str(path)]
     try:
-        return openpyxl.load_workbook(io.BytesIO(data), data_only=data_only, keep_vba=False, keep_links=False)
+        return read_book(data)
     except XlmodelError:
         raise
-    except Exception as e:  # openpyxl and defusedxml raise many types for hostile or broken files
+    except Exception as e:  # defusedxml and openpyxl's part parsers raise many types for hostile or broken files
         raise XlmodelError(f"{path}: 无法读取工作簿 cannot read the workbook ({type(e).__name__}: {str(e)[:200]})") from None
 
 
@@ -256,8 +260,7 @@ def read_workbook(path: str | Path, check_formulas: bool = True, installed_plan_
     carries (:func:`xlmodel.workbook.embed.workbook_plan`; ``installed_plan_wins`` for refresh)."""
     path = Path(path)
     notes = _inspect_zip(path)
-    wb = _load(path, data_only=False)
-    values = _load(path, data_only=True)
+    wb, values = _book(path)
     props = {p.name: str(p.value) for p in getattr(wb, "custom_doc_props", [])}
     pid = props.get("xlmodel_policy")
     if not pid or "in_evaluation_year" not in wb.defined_names:
@@ -530,41 +533,80 @@ def _keyed(formula: str, sheet: str, keys: dict[str, dict[int, str]]) -> str:
     return _CELL.sub(sub, _norm(formula))
 
 
+@dataclass
+class _Reference:
+    """The formulas this xlmodel writes for a plan and timeline, read back as a workbook gives them:
+    ((row, column, formula) of each sheet, row-major), each sheet's row keys, keyed formulas as needed."""
+    sheetnames: list[str]
+    formulas: dict[str, list[tuple[int, int, str]]]
+    keys: dict[str, dict[int, str]]
+    keyed: dict[tuple[str, int, int], str] = field(default_factory=dict)
+
+
+_REFERENCES: dict[tuple, _Reference] = {}  # a folder of workbooks of a few plans builds each reference once
+MAX_REFERENCES = 32
+
+
+def _reference(policy: Policy, layout: Layout, year: int) -> _Reference:
+    """The reference workbook for ``policy`` and ``layout``, built once per plan (its content, not its
+    name: a carried or edited plan is its own key) and timeline."""
+    from ..policy import policy_source
+    from .writer import WorkbookBuilder
+
+    src = policy_source(policy)
+    key = (policy.model_dump_json(), src.text if src is not None else None, year, layout.first_year,
+           layout.n_years, layout.n_eval)
+    hit = _REFERENCES.get(key)
+    if hit is not None:
+        return hit
+    with tempfile.TemporaryDirectory(prefix="xlmodel-ref-") as d:
+        ref_path = Path(d) / "reference.xlsx"
+        WorkbookBuilder(policy, Case(policy.id, year), first_year=layout.first_year,
+                        n_years=layout.n_years, n_eval=layout.n_eval).write(ref_path)
+        ref, _values = _read_bytes(ref_path, ref_path.read_bytes())
+    formulas = {n: [(r, c, v) for (r, c), v in sorted(ref[n].cells.items()) if isinstance(v, str) and v.startswith("=")]
+                for n in ref.sheetnames}
+    out = _Reference(ref.sheetnames, formulas, {n: _row_keys(ref[n]) for n in ref.sheetnames})
+    if len(_REFERENCES) >= MAX_REFERENCES:
+        _REFERENCES.pop(next(iter(_REFERENCES)))
+    _REFERENCES[key] = out
+    return out
+
+
 def compare_formulas(wb, policy: Policy, case: Case, layout: Layout | None = None) -> list[str]:
     """Cells whose formula differs from what this xlmodel generates for the plan and year.
 
     Cells are matched by the row they belong to (the id in column A), and references are compared by
-    the rows they point to, so rows inserted where the README allows leave every formula trusted."""
-    from .writer import WorkbookBuilder
-
+    the rows they point to, so rows inserted where the README allows leave every formula trusted.
+    ``wb``: the workbook as :mod:`.xmlbook` or openpyxl reads it."""
     layout = layout or Layout(model_for(policy), case.evaluation_year)  # the default timeline
-    with tempfile.TemporaryDirectory(prefix="xlmodel-ref-") as d:
-        ref_path = Path(d) / "reference.xlsx"
-        WorkbookBuilder(policy, Case(policy.id, case.evaluation_year), first_year=layout.first_year,
-                        n_years=layout.n_years, n_eval=layout.n_eval).write(ref_path)
-        ref = _load(ref_path, data_only=False)
+    ref = _reference(policy, layout, case.evaluation_year)
+    theirs = ref.keys
     ours = {n: _row_keys(wb[n]) for n in ref.sheetnames if n in wb.sheetnames}
-    theirs = {n: _row_keys(ref[n]) for n in ref.sheetnames}
+    # no row moved on any sheet: a formula written as xlmodel writes it is the same formula
+    unmoved = all(ours.get(n) == theirs[n] for n in ref.sheetnames)
     changed = []
     for name in ref.sheetnames:  # every sheet xlmodel writes formulas on (cover, inputs' year headers, …)
         if name not in wb.sheetnames:
             changed.append(f"{name}: sheet missing")
             continue
-        ws, rs = wb[name], ref[name]
+        ws = wb[name]
         where = {k: r for r, k in ours[name].items()}
-        for row in rs.iter_rows():
-            for c in row:
-                want = c.value
-                if not (isinstance(want, str) and want.startswith("=")):
-                    continue
-                r = where.get(theirs[name][c.row])
-                cell = ws.cell(r, c.column) if r is not None else None
-                got = cell.value if cell is not None else None
-                at = f"{name}!{cell.coordinate if cell is not None else c.coordinate}"
-                if not (isinstance(got, str) and got.startswith("=")):
-                    changed.append(f"{at}: formula replaced by {got!r}")
-                elif _keyed(got, name, ours) != _keyed(want, name, theirs):
-                    changed.append(f"{at}: {got} (expected {want})")
+        for row, col, want in ref.formulas[name]:
+            r = row if unmoved else where.get(theirs[name][row])
+            cell = ws.cell(r, col) if r is not None else None
+            got = cell.value if cell is not None else None
+            if unmoved and got == want:
+                continue
+            at = f"{name}!{cell.coordinate if cell is not None else col_name(col - 1) + str(row)}"
+            if not (isinstance(got, str) and got.startswith("=")):
+                changed.append(f"{at}: formula replaced by {got!r}")
+                continue
+            keyed = ref.keyed.get((name, row, col))
+            if keyed is None:
+                keyed = ref.keyed[(name, row, col)] = _keyed(want, name, theirs)
+            if _keyed(got, name, ours) != keyed:
+                changed.append(f"{at}: {got} (expected {want})")
     return changed
 
 

@@ -87,16 +87,26 @@ def recalculate(paths: list[Path], outdir: Path, timeout: float | None = None) -
 
     ``timeout`` bounds one launch; by default it grows with the files (:func:`launch_bound`): a busy
     machine is slow, a hang is still stopped."""
+    return _convert(paths, outdir, timeout, "xlsx:Calc MS Excel 2007 XML", ".xlsx")
+
+
+def export_pdf(paths: list[Path], outdir: Path, timeout: float | None = None) -> list[Path]:
+    """Print ``paths`` to PDF in LibreOffice (each sheet's print settings: area, paper, scale), one
+    launch for all; return the PDFs in ``outdir``. Formulas are recalculated as :func:`recalculate` does."""
+    return _convert(paths, outdir, timeout, "pdf:calc_pdf_Export", ".pdf")
+
+
+def _convert(paths: list[Path], outdir: Path, timeout: float | None, target: str, suffix: str) -> list[Path]:
     timeout = launch_bound(len(paths)) if timeout is None else timeout
     exe = soffice()
     outdir = _ready(exe, "LibreOffice (soffice) not found; install libreoffice-calc-nogui", outdir)
-    out = [outdir / Path(p).name for p in paths]
+    out = [outdir / Path(p).with_suffix(suffix).name for p in paths]
     for o in out:  # never mistake an earlier run's file for this one's
         o.unlink(missing_ok=True)
-    proc = _run(exe, paths, outdir, timeout)
+    proc = _run(exe, paths, outdir, timeout, target)
     missing = [p for p, o in zip(paths, out) if not o.exists()]
     if missing:  # a soffice start-up can fail under load: one more try for what is missing
-        proc = _run(exe, missing, outdir, timeout)
+        proc = _run(exe, missing, outdir, timeout, target)
         missing = [p for p, o in zip(paths, out) if not o.exists()]
     if missing:
         raise XlmodelError(f"LibreOffice 运行失败 LibreOffice failed ({proc.returncode}): {proc.stderr.strip()[:500]}; "
@@ -110,13 +120,14 @@ def launch_bound(n: int) -> float:
     return max(900.0, 120.0 + 10.0 * n)
 
 
-def _run(exe: str, paths: list[Path], outdir: Path, timeout: float) -> subprocess.CompletedProcess:
+def _run(exe: str, paths: list[Path], outdir: Path, timeout: float,
+         target: str = "xlsx:Calc MS Excel 2007 XML") -> subprocess.CompletedProcess:
     with tempfile.TemporaryDirectory(prefix="xlmodel-lo-") as prof:
         user = Path(prof) / "user"
         user.mkdir()
         (user / "registrymodifications.xcu").write_text(_XCU, encoding="utf-8")
         cmd = [exe, f"-env:UserInstallation={Path(prof).resolve().as_uri()}", "--headless", "--norestore", "--nologo",
-               "--convert-to", "xlsx:Calc MS Excel 2007 XML", "--outdir", str(outdir), *map(str, paths)]
+               "--convert-to", target, "--outdir", str(outdir), *map(str, paths)]
         return run_bounded(cmd, timeout, "LibreOffice")
 
 

@@ -25,7 +25,7 @@ from .. import catalogue as cat
 from ..case import INTERIM_PARTS, Case
 from ..errors import XlmodelError
 from ..evaluator import evaluate_one, evaluate_timeline, model_for
-from ..fields import BOOL_LABELS, COMPANY_FIELDS, ENUMS, FIELDS, Kind
+from ..fields import BOOL_LABELS, COMPANY_FIELDS, ENUMS, FIELDS, SOURCES, Kind
 from ..io import atomic_write, check_output, save_xlsx
 from ..policy import Policy, load_policy, plan_clauses
 from .cached import EMPTY
@@ -33,15 +33,27 @@ from .layout import (CHECK_COL_INDEX, CHECK_STATUS_COL, FIRST_YEAR_COL, GUARDED,
                      OUTPUTS, SHEET_EN, SHEETS, TIMELINE_FLAGS, CellRenderer, Layout, pname, q, timeline)
 
 GUARDED_ROWS = {row for row, _ in GUARDED.values()}
+YES_NO_OUTPUTS = ("cash_conditions_met", "st_risk_warning")  # the named results that are a yes/no
 
 FONT = "Microsoft YaHei"
 PAGE_WIDTH = 135  # column-width units across A4 landscape at 100% (0.4" margins)
 MIN_PRINT_SCALE = 0.9  # the smallest text is 9 pt: printed at ≥ 8 pt
-CHART_ROWS = 21  # rows the summary's chart covers
+CHART_ROWS = 21
+#: the cover's columns (characters): A margin, B label / rule, C value / clause, D status, E actual, F bound kind, G bound, H unit
+COVER_COLS = (2, 34, 16, 8, 17, 6, 17, 6)
+PORTRAIT_WIDTH = 92  # column-width units across A4 portrait at 100% (0.4" margins): 135 × 7.47" / 10.89"
+# fitted to the width, the cover's 10 pt text prints at ≥ 8 pt (a column takes about one unit more than its width)
+assert (sum(COVER_COLS) + len(COVER_COLS)) * 8 <= PORTRAIT_WIDTH * 10  # rows the summary's chart covers
 PLAN_VALUE_COL = 7  # 参数 sheet: the plan's own value beside the editable one (column H), then 与规划一致
 MONEY = "#,##0.00;[Red]-#,##0.00"
 PCT = "0.00%"
 DATE = "yyyy-mm-dd"
+#: a yes/no as a number shown 是/否 (1 → 是, 0 → 否): Excel shows TRUE/FALSE whatever a boolean's format, so a
+#: yes/no the user reads is the number 1/0 (IF, AND and NOT read it as they read TRUE/FALSE) in this format,
+#: which Excel, LibreOffice and Gnumeric all apply
+YES_NO = '"是";"是";"否"'
+PROMPT_TITLE, PROMPT_TEXT = 32, 255  # Excel's limits on a data validation's input message (title, text)
+UNREAD_NOTE = "本规划及监管底线不读取此项，可不填。Not read by this plan. "
 
 
 #: rendered formulas by (layout, tree, column); the tree is kept with its text (an id is unique while it lives)
@@ -141,6 +153,7 @@ class _Styles:
         self.title = wb.add_format({**base, "bold": True, "font_size": 14})
         self.h = wb.add_format({**base, "bold": True, "bg_color": "#1F4E79", "font_color": "#FFFFFF", "text_wrap": True})
         self.section = wb.add_format({**base, "bold": True, "bg_color": "#D9E1F2"})
+        self.section_wrap = wb.add_format({**base, "bold": True, "bg_color": "#D9E1F2", "text_wrap": True})
         self.text = wb.add_format(base)
         self.wrap = wb.add_format({**base, "text_wrap": True, "valign": "top"})
         self.note = wb.add_format({**base, "italic": True, "font_color": "#595959"})
@@ -149,11 +162,17 @@ class _Styles:
         self.inp = {k: wb.add_format({**inp, "num_format": v}) for k, v in
                     (("amount", MONEY), ("ratio", PCT), ("count", "#,##0"), ("date", DATE), ("text", "@"), ("gen", "General"),
                      ("year", "0"))}
+        # an input the plan (and the baseline) never reads: grey, not an input's yellow; still unlocked and
+        # read back, so that a workbook with a value there stays valid
+        unread = {**inp, "bg_color": "#EDEDED", "font_color": "#808080", "border_color": "#D9D9D9"}
+        self.unread = {k: wb.add_format({**unread, "num_format": v}) for k, v in
+                       (("amount", MONEY), ("ratio", PCT), ("count", "#,##0"), ("date", DATE), ("text", "@"),
+                        ("gen", "General"))}
         self.calc = {k: wb.add_format({**calc, "num_format": v}) for k, v in
-                     (("amount", MONEY), ("ratio", PCT), ("count", "#,##0"), ("date", DATE), ("gen", "General"), ("year", "0")
-                      )}
+                     (("amount", MONEY), ("ratio", PCT), ("count", "#,##0"), ("date", DATE), ("gen", "General"), ("year", "0"),
+                      ("yes_no", YES_NO))}
         self.out = {k: wb.add_format({**calc, "bold": True, "num_format": v, "bg_color": "#E2EFDA", "border": 1})
-                    for k, v in (("amount", MONEY), ("gen", "General"), ("count", "0"), ("year", "0"))}
+                    for k, v in (("amount", MONEY), ("gen", "General"), ("count", "0"), ("year", "0"), ("yes_no", YES_NO))}
         self.year = wb.add_format({**base, "bold": True, "bg_color": "#1F4E79", "font_color": "#FFFFFF", "num_format": "0", "align": "center"})
         self.year_in = wb.add_format({**inp, "bold": True, "num_format": "0"})
         self.current = wb.add_format({"left": 2, "right": 2, "left_color": "#ED7D31", "right_color": "#ED7D31"})  # evaluation year
@@ -246,6 +265,18 @@ class WorkbookBuilder:
         """TRUE/FALSE/blank -> 是/否/缺少输入, through the labels (no text constants in formulas)."""
         return f"=IF({out}=\"\",lbl_missing_input,IF({out},lbl_yes,lbl_no))"
 
+    @staticmethod
+    def _as_yes_no(formula: str) -> str:
+        """A boolean formula as the number 1/0 shown 是/否 (:data:`YES_NO`); blank stays blank."""
+        x = formula[1:]
+        return f"=IF({x}=\"\",\"\",IF({x},1,0))"
+
+    def _yes_no_cached(self, value):
+        """The cached value of :meth:`_as_yes_no`."""
+        if isinstance(value, str) and value == "":
+            return EMPTY
+        return 1.0 if bool(value) else 0.0
+
     def _yes_no(self, name: str, j: int | None = None) -> str:
         v = self.value(name, j)
         if isinstance(v, str) and v == "":
@@ -295,6 +326,7 @@ class WorkbookBuilder:
         self.wb, self.st = wb, _Styles(wb)
         self.widths: dict[str, int] = {}  # sheet -> its columns' width (characters), for printing
         self._validations: dict[tuple, tuple] = {}
+        self._unread = {f for _, _, fids in INPUT_SECTIONS for f in fids} - self.model.read_fields()
         self.ws = {k: wb.add_worksheet(v) for k, v in SHEETS.items()}
         self._lists()
         self._inputs()
@@ -326,8 +358,12 @@ class WorkbookBuilder:
         (9 pt) at 8 pt or more (a scale of 90%); a wider sheet prints at 90% across pages, its label
         columns repeated on each."""
         ws.set_paper(9)
-        ws.set_landscape()
         ws.set_margins(left=0.4, right=0.4, top=0.6, bottom=0.6)
+        if ws is self.ws["cover"]:  # the sign-off page: A4 portrait, fitted to the width (its text at ≥ 8 pt)
+            ws.set_portrait()
+            ws.fit_to_pages(1, 0)
+            return
+        ws.set_landscape()
         width = self.widths.get(ws.name, 0)
         if width <= PAGE_WIDTH / MIN_PRINT_SCALE:
             ws.fit_to_pages(1, 0)
@@ -391,7 +427,7 @@ class WorkbookBuilder:
         st = self.st
         f = FIELDS.get(fid)
         kind = f.kind if f else Kind.BOOL
-        fmt = st.inp[_FIELD_FMT[kind]]
+        fmt = (st.unread if fid in self._unread else st.inp)[_FIELD_FMT[kind]]
         if value is None:
             ws.write_blank(row, col, None, fmt)
         elif kind == Kind.BOOL:
@@ -407,6 +443,23 @@ class WorkbookBuilder:
             ws.write_number(row, col, float(value), fmt)
         self._validate(ws, row, col, kind, fid)
 
+    def prompt(self, fid: str) -> dict:
+        """The input message of an input row (data validation's prompt): what it is and where the annual
+        report has it (:data:`xlmodel.fields.SOURCES`), or the attestation it confirms; an input the plan
+        does not read says so first."""
+        f = FIELDS.get(fid)
+        if f is None:  # a rule's own attestation
+            spec = self.model.spec(fid[len(cat.ATTEST):])
+            title = "声明确认 Attestation"
+            text = f"请确认（是/否）：{spec.title_zh}（条款 {spec.clause}）。Confirm: {spec.title_en}"
+        else:
+            title, text = f.zh, SOURCES[f.id]
+            if fid in self._unread:
+                text = UNREAD_NOTE + text
+        if len(text) > PROMPT_TEXT:  # a long rule title: cut, never dropped (XlsxWriter drops a longer prompt)
+            text = text[:PROMPT_TEXT - 1] + "…"
+        return {"input_title": title[:PROMPT_TITLE], "input_message": text}
+
     def _validate(self, ws, row, col, kind, fid):
         cross = _CROSS.get(fid)
         if cross is not None and fid in self.L.inputs:
@@ -415,31 +468,35 @@ class WorkbookBuilder:
             test, message = cross
             refs = {k: xl_rowcol_to_cell(self.L.inputs[k], col) for k in _CROSS_FIELDS[fid]}
             self._dv(ws, row, col, {"validate": "custom", "value": "=" + test.format(c=xl_rowcol_to_cell(row, col), **refs),
-                                    "error_title": "xlmodel", "error_message": message}, (ws.name, "cross", fid))
+                                    "error_title": "xlmodel", "error_message": message, **self.prompt(fid)},
+                     (ws.name, "cross", fid))
             return
         lst = {Kind.BOOL: "bool", Kind.ENUM: fid}.get(kind)
         counted = kind == Kind.COUNT and FIELDS[fid].unit == "次"  # distributions, not shares
-        key = (ws.name, kind, lst, counted)
+        key = (ws.name, kind, lst, counted, fid)  # one validation a row: its rule and its own prompt
         hit = self._validations.get(key)
-        if hit is not None:  # the rule of this kind (and list) on this sheet: one more cell
+        if hit is not None:  # the row's rule: one more cell
             hit[2].append((row, col))
             return
+        prompt = self.prompt(fid)
         if lst:
-            self._dv(ws, row, col, {"validate": "list", "source": f"=list_{lst}",
+            self._dv(ws, row, col, {"validate": "list", "source": f"=list_{lst}", **prompt,
                                     "error_title": "xlmodel", "error_message": "请从下拉列表中选择 Choose from the list"}, key)
         elif kind == Kind.DATE:
-            self._dv(ws, row, col, {"validate": "date", "criteria": "between",
+            self._dv(ws, row, col, {"validate": "date", "criteria": "between", **prompt,
                                     "minimum": dt.date(1990, 1, 1), "maximum": dt.date(2100, 12, 31),
                                     "error_message": "请输入日期 Enter a date (YYYY-MM-DD)"}, key)
         elif kind in (Kind.AMOUNT, Kind.RATIO, Kind.COUNT):
             lo, hi = {Kind.AMOUNT: (-1e15, 1e15), Kind.RATIO: (0, 1), Kind.COUNT: (0, 1e15)}[kind]
-            self._dv(ws, row, col, {
+            self._dv(ws, row, col, {**prompt,
                 "validate": "integer" if kind == Kind.COUNT else "decimal", "criteria": "between",
                 "minimum": lo, "maximum": hi,
                 "error_message": {Kind.AMOUNT: "请输入以元为单位的金额 Enter an amount in 元",
                                   Kind.RATIO: "请输入0到1之间的比例，如 0.67 Enter a ratio 0–1",
                                   Kind.COUNT: "请输入次数（整数） Enter a whole number of distributions" if counted
                                   else "请输入股数 Enter a whole number of shares"}[kind]}, key)
+        else:  # free text: any value, the prompt only
+            self._dv(ws, row, col, {"validate": "any", **prompt}, key)
 
     def _dv(self, ws, row: int, col: int, options: dict, key=None):
         """A data validation on a cell, collected: every cell with the same rule becomes one validation
@@ -471,11 +528,15 @@ class WorkbookBuilder:
         self._dv(ws, 2, FIRST_YEAR_COL, {
             "validate": "integer", "criteria": "between", "minimum": f"={first_eval}",
             "maximum": f"={xl_rowcol_to_cell(HEADER_ROW, L.last_col, True, True)}",
+            "input_title": "评估年度 Evaluation year",
+            "input_message": "要评估的会计年度（表头中可评估的年度之一）；改变它不移动任何数据。The fiscal year evaluated.",
             "error_message": "评估年度须为表头中可评估的年度 The evaluation year must be an evaluated year of the header"})
         self.wb.define_name("in_evaluation_year", f"={q(SHEETS['inputs'])}!${_c(FIRST_YEAR_COL)}$3")
         ws.write(2, FIRST_YEAR_COL + 1, f"可选 {L.eval_years[0]}–{L.eval_years[-1]}（前{-self.model.history}年为历史数据）"
                                         f"Choose {L.eval_years[0]}–{L.eval_years[-1]}", st.note)
-        ws.write(3, 0, "黄色单元格为输入；金额单位：元（含税）。Yellow cells are inputs; amounts in 元, tax included.", st.note)
+        ws.write(3, 0, "黄色单元格为输入；灰色行为本规划及监管底线不读取的项目（已分组，可折叠）；选中单元格可见其含义与年报出处。"
+                       "金额单位：元（含税）。Yellow cells are inputs; grey rows are not read by this plan (grouped); "
+                       "select a cell for what it is and where the annual report has it. Amounts in 元, tax included.", st.note)
         self._year_header(ws)
         r = HEADER_ROW + 1
         for zh, en, fids in INPUT_SECTIONS:
@@ -485,6 +546,8 @@ class WorkbookBuilder:
                 row = L.inputs[fid]
                 f = FIELDS[fid]
                 ws.write(row, 0, fid, st.key)
+                if fid in self._unread:  # grouped (outline level 1, shown): the rows the plan reads stand out
+                    ws.set_row(row, None, None, {"level": 1})
                 ws.write(row, 1, f.zh, st.text)
                 ws.write(row, 2, f.en, st.text)
                 ws.write(row, 3, f.unit_zh, st.text)
@@ -560,6 +623,8 @@ class WorkbookBuilder:
                 ws.write_number(HEADER_ROW, col, y, self.st.year_in)
                 self._dv(ws, HEADER_ROW, col, {
                     "validate": "integer", "criteria": "between", "minimum": 1990, "maximum": 2100,
+                    "input_title": "首个会计年度 First fiscal year",
+                    "input_message": "第一列的会计年度；右侧各列依次加一年。The first column's fiscal year.",
                     "error_message": "首个会计年度 First fiscal year (1990–2100)"})
                 self.wb.define_name("in_first_year", f"={q(SHEETS['inputs'])}!${_c(col)}${HEADER_ROW + 1}")
                 self.wb.define_name("in_years", f"={q(SHEETS['inputs'])}!${_c(col)}${HEADER_ROW + 1}:"
@@ -802,6 +867,10 @@ class WorkbookBuilder:
             if name not in self.model.scalars:
                 continue
             value = self.scalar(name)
+            if rd.check.unit == "是/否" and col != "status":  # a confirmation's actual: 是/否, never TRUE/FALSE
+                ws.write_formula(row, CHECK_COL_INDEX[col], self._as_yes_no(self.at_evaluation_year(name)), st.calc["yes_no"],
+                                 self._yes_no_cached(self.value(name)))
+                continue
             fmt = st.calc["gen"] if col == "status" or isinstance(value, bool) else st.calc[fk]
             ws.write_formula(row, CHECK_COL_INDEX[col], self.at_evaluation_year(name), fmt, value)
         status_row = L.calc_rows[f"{s.id}.status"]
@@ -823,7 +892,11 @@ class WorkbookBuilder:
             ws.write(row, 3, en, st.text)
             fmt = st.out["amount"] if name in ("min_cash_dividend", "max_distribution", "cash_needed_to_avoid_st") else \
                 st.out["count" if name.endswith("_count") else "gen"]
-            ws.write_formula(row, 2, self.at_evaluation_year(name), fmt, self.scalar(name))
+            if name in YES_NO_OUTPUTS:  # 是/否, never TRUE/FALSE
+                ws.write_formula(row, 2, self._as_yes_no(self.at_evaluation_year(name)), st.out["yes_no"],
+                                 self._yes_no_cached(self.value(name)))
+            else:
+                ws.write_formula(row, 2, self.at_evaluation_year(name), fmt, self.scalar(name))
             self.wb.define_name(out, f"={q(SHEETS['summary'])}!$C${row + 1}")
         r0 = max(L.output_rows.values())
         st_rows = (L.output_rows["overall_status"], L.output_rows["check_flag"])
@@ -1073,9 +1146,8 @@ class WorkbookBuilder:
     # -- cover ---------------------------------------------------------------
     def _cover(self):
         ws, st, p = self.ws["cover"], self.st, self.policy
-        ws.set_column(0, 0, 4)
-        ws.set_column(1, 1, 46)
-        ws.set_column(2, 2, 60)
+        for i, width in enumerate(COVER_COLS):
+            ws.set_column(i, i, width)
         ws.write(1, 1, "股东分红回报规划合规模型  Dividend return plan model", st.title)
         rows = [
             ("公司 Company", "=in_company_name&\"\"", self.cached((self.case.company.get("company_name") if self.case else None) or "")),
@@ -1098,11 +1170,12 @@ class WorkbookBuilder:
         ]
         for i, (label, value, cached) in enumerate(rows):
             r = 3 + i
-            ws.write(r, 1, label, st.section)
+            ws.write(r, 1, label, st.section_wrap)
+            ws.set_row(r, row_height((label, COVER_COLS[1])))
             if cached is None:
                 ws.write_string(r, 2, value, st.text)
-            else:
-                fmt = st.out["amount"] if "p_display_" in value else st.out["gen"]
+            else:  # the company's name and code as text, free to run on across the empty cells to their right
+                fmt = st.out["amount"] if "p_display_" in value else st.text if value.endswith("&\"\"") else st.out["gen"]
                 ws.write_formula(r, 2, value, fmt, cached)
             if value in ("=out_overall_status", "=out_model_check"):  # the result cell coloured by its value
                 for code, sfmt in st.status.items():
@@ -1110,7 +1183,7 @@ class WorkbookBuilder:
                 for code in ("check", "undetermined"):
                     ws.conditional_format(r, 2, r, 2, {"type": "formula", "criteria": f"=$C${r + 1}=lbl_{code}",
                                                        "format": st.status["fail"]})
-        r = 3 + len(rows) + 1
+        r = self._sign_off(ws, 3 + len(rows) + 1) + 2
         ws.write(r, 1, "单元格样式 Cell styles", st.section)
         ws.write(r + 1, 1, "输入（可编辑）Input", st.inp["gen"])
         ws.write(r + 1, 2, "黄色底、蓝色字：填写或从下拉列表选择", st.text)
@@ -1135,6 +1208,57 @@ class WorkbookBuilder:
         ]
         for i, s in enumerate(steps):
             ws.write(r + 1 + i, 1, s, st.text)
+
+    def _sign_off(self, ws, top: int) -> int:
+        """The sign-off page (issue 23.6): below the cover's results, every rule in the evaluation year —
+        status, actual, bound and clause, read from 检查 — then the signature lines. The cover prints this
+        (its print area) on at most two A4 pages; the legend and contents below it are not printed."""
+        st, L = self.st, self.L
+        ws.write(top, 1, "规则检查结果（评估年度）Rule results (evaluation year)", st.section)
+        head = top + 1
+        for c, h in enumerate(("规则 Rule", "条款 Clause", "状态 Status", "实际 Actual", "界限类型", "界限 Bound", "单位 Unit")):
+            ws.write(head, 1 + c, h, st.h)
+        checks = q(SHEETS["checks"])
+        titles = {"condition": "现金分红条件 Conditions", "requirement": "规划要求 Plan requirements",
+                  "regulatory": "监管底线 Regulatory baseline"}
+        r = head + 1
+        status_rows = []
+        for role, ids in L.rule_groups().items():
+            ws.write(r, 1, titles[role], st.section)
+            r += 1
+            for rid in ids:
+                rd = self.model.rule(rid)
+                self._put(ws, r, 1, rd.spec.title_zh, st.wrap)
+                ws.set_row(r, row_height((rd.spec.title_zh, COVER_COLS[1]), (rd.spec.clause, COVER_COLS[2])))
+                self._put(ws, r, 2, rd.spec.clause, st.wrap)
+                at = lambda col: f"{checks}!{xl_rowcol_to_cell(L.check_rows[rid], CHECK_COL_INDEX[col], True, True)}"
+                ws.write_formula(r, 3, f"={at('status')}", st.calc["gen"], self.scalar(f"{rid}.status"))
+                fk = "yes_no" if rd.check.unit == "是/否" else _fmt_key(rd.check.unit)
+                for c, col in ((4, "actual"), (6, "required")):
+                    name = f"{rid}.{col}"
+                    if name not in self.model.scalars:
+                        continue
+                    value = self.value(name)
+                    cached = self._yes_no_cached(value) if fk == "yes_no" else self.cached(value)
+                    fmt = st.calc["gen"] if fk != "yes_no" and isinstance(cached, bool) else st.calc[fk]
+                    ws.write_formula(r, c, f"=IF({at(col)}=\"\",\"\",{at(col)})", fmt, cached)
+                if rd.bound and rd.check.required is not None:
+                    self._put(ws, r, 5, cat.BOUND_ZH[rd.bound], st.text)
+                self._put(ws, r, 7, rd.check.unit, st.text)
+                status_rows.append(r)
+                r += 1
+        for code, fmt in st.status.items():
+            for x in status_rows:
+                ws.conditional_format(x, 3, x, 3, {"type": "formula", "criteria": f"=$D${x + 1}=lbl_{code}", "format": fmt})
+        r += 1
+        ws.write(r, 1, "董事会秘书 Board secretary：", st.text)
+        ws.write(r, 4, "日期 Date：", st.text)
+        ws.write(r + 1, 1, "审阅 Reviewed by：", st.text)
+        ws.write(r + 1, 4, "日期 Date：", st.text)
+        last = r + 1
+        ws.print_area(0, 0, last, len(COVER_COLS) - 1)
+        ws.repeat_rows(head)
+        return last
 
     def _properties(self):
         p = self.policy

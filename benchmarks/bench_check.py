@@ -1,0 +1,128 @@
+"""`xlmodel check` on one returned workbook and on a folder of them, next to the floor of reading them.
+
+    python benchmarks/bench_check.py [--n 200] [--rounds 3] [--folder DIR]
+
+The folder: ``--n`` workbooks built from the bundled plans' samples and synthetic cases
+(xlmodel.synth.parity_cases, the three plans in turn), kept in ``--folder`` if given (built there
+once, reused by the next run). The floor: open each workbook's zip and parse every sheet's XML
+with defusedxml (xlmodel.workbook.parity.sheet_values over all its sheets) — no checks, no
+evaluation. What is timed is the command as a user runs it (``xlmodel check … --json``, in this
+process, output discarded):
+
+* one workbook, cold: the first of a run (the reference workbook of its plan and timeline, which
+  every formula is compared with, is built);
+* one workbook, warm: the same again (that reference is kept in the process);
+* the folder (every workbook checked and reported, then the summary), from cold;
+* the folder as a process (`xlmodel check FOLDER --json`, start-up included), once.
+
+Each figure is the best of ``--rounds`` rounds, the floor measured in every round beside it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from xlmodel.case import load_case  # noqa: E402
+from xlmodel.cli import main as xlmodel_main  # noqa: E402
+from xlmodel.synth import parity_cases  # noqa: E402
+from xlmodel.workbook import reader  # noqa: E402
+from xlmodel.workbook.parity import _sheet_parts, sheet_values  # noqa: E402
+from xlmodel.workbook.writer import build_workbook  # noqa: E402
+
+POLICIES = ("far-east-2022-2024", "gcl-energy-2022-2024", "houpu-2024-2026")
+
+
+def build_folder(folder: Path, n: int) -> list[Path]:
+    """``n`` workbooks in ``folder`` (built unless there already): the samples, then synthetic cases."""
+    have = sorted(folder.glob("*.xlsx"))
+    if len(have) >= n:
+        return have[:n]
+    folder.mkdir(parents=True, exist_ok=True)
+    cases = [load_case(ROOT / "samples" / f"{p}.yaml") for p in POLICIES]
+    per = -(-max(n - len(cases), 0) // len(POLICIES))
+    synth = [parity_cases(p, per, seed=7) for p in POLICIES]
+    cases += [c for group in zip(*synth) for c in group]
+    return [build_workbook(folder / f"wb{i:03d}.xlsx", case=c, force=True) for i, c in enumerate(cases[:n])]
+
+
+def floor(paths: list[Path]) -> None:
+    """Unzip each workbook and parse every sheet's XML (defusedxml), nothing else."""
+    for p in paths:
+        with zipfile.ZipFile(p) as z:
+            names = tuple(_sheet_parts(z))
+        sheet_values(p, names)
+
+
+def check(args: list[str]) -> int:
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        return xlmodel_main(["check", *args, "--json"])
+
+
+def cold() -> None:
+    """Forget the reference workbooks this process built (as a new process starts)."""
+    getattr(reader, "_REFERENCES", {}).clear()
+
+
+def timed(fn) -> float:
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=200)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--folder", type=Path, default=None, help="keep the built workbooks here (reused next time)")
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = a.folder or Path(tmp) / "books"
+        t = time.perf_counter()
+        paths = build_folder(folder, a.n)
+        print(f"{len(paths)} workbooks in {folder.name}/ ({time.perf_counter() - t:.0f} s to have them); "
+              f"load average {os.getloadavg()[0]:.2f}")
+        one = [str(paths[0])]
+        check(one)  # imports, plan loading: what every run pays once
+        best = {k: float("inf") for k in ("floor1", "cold1", "warm1", "floorN", "folder")}
+        codes = set()
+        for _ in range(a.rounds):
+            best["floor1"] = min(best["floor1"], timed(lambda: floor(paths[:1])))
+            cold()
+            best["cold1"] = min(best["cold1"], timed(lambda: codes.add(check(one))))
+            best["warm1"] = min(best["warm1"], timed(lambda: check(one)))
+            best["floorN"] = min(best["floorN"], timed(lambda: floor(paths)))
+            cold()
+            best["folder"] = min(best["folder"], timed(lambda: codes.add(check([str(folder)]))))
+        t = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-c", "import sys; from xlmodel.cli import main; sys.exit(main())",
+                               "check", str(folder), "--json"], cwd=ROOT,
+                              capture_output=True)
+        t_proc = time.perf_counter() - t
+        n = len(paths)
+        f1, fN = best["floor1"], best["floorN"]
+        print(f"floor, 1 workbook:              {f1 * 1e3:8.1f} ms  (unzip + parse every sheet's XML)")
+        print(f"check 1 workbook, cold:         {best['cold1'] * 1e3:8.1f} ms  {best['cold1'] / f1:6.1f}× the floor")
+        print(f"check 1 workbook, warm:         {best['warm1'] * 1e3:8.1f} ms  {best['warm1'] / f1:6.1f}× the floor")
+        print(f"floor, {n} workbooks:          {fN:8.2f} s   ({fN / n * 1e3:.1f} ms each)")
+        print(f"check folder of {n}:           {best['folder']:8.2f} s   ({best['folder'] / n * 1e3:.1f} ms each)  "
+              f"{best['folder'] / fN:6.1f}× the floor")
+        print(f"xlmodel check folder (process): {t_proc:8.2f} s   (start-up included; exit {proc.returncode})  "
+              f"{t_proc / fN:6.1f}× the floor")
+        print(f"exit codes in process: {sorted(codes)}; best of {a.rounds} rounds; "
+              f"load average {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
