@@ -494,16 +494,18 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     se.add_argument("--force", action="store_true", help="覆盖输出文件 overwrite the output file")
     se.set_defaults(func=cmd_evaluate)
 
-    sl = sub.add_parser("plan", help="plan the dividends of the plan period: each remaining year's least cash dividend, "
+    sl = sub.add_parser("plan", help="测算规划期的分红：其余每年的最少现金分红、决定它的规则、上限与不可行年度 "
+                                     "plan the dividends of the plan period: each remaining year's least cash dividend, "
                                      "the rule that sets it, the cap, infeasible years")
-    sl.add_argument("case", metavar="CASE", help="a case file (YAML/JSON; later years may carry forecast: true) or a "
+    sl.add_argument("case", metavar="CASE", help="案例文件（YAML/JSON，其后年度可标注 forecast: true）或已填好的工作簿（.xlsx：其后年度列为预测） "
+                                                 "a case file (YAML/JSON; later years may carry forecast: true) or a "
                                                  "filled workbook (.xlsx: its later year columns are forecasts)")
     sl.add_argument("--pay", action="append", metavar="YEAR=AMOUNT",
                     help="指定某年现金分红（元），其后各年据此重算 fix a year's cash dividend (元); the later years "
                          "follow from it (repeatable)")
     pfmt = sl.add_mutually_exclusive_group()
-    pfmt.add_argument("--json", action="store_true", help="print JSON: a list, one object per year")
-    pfmt.add_argument("--markdown", action="store_true", help="print Markdown for the board papers")
+    pfmt.add_argument("--json", action="store_true", help="输出 JSON：列表，每年一个对象 print JSON: a list, one object per year")
+    pfmt.add_argument("--markdown", action="store_true", help="输出董事会材料用的 Markdown print Markdown for the board papers")
     sl.set_defaults(func=cmd_plan)
 
     word = None if argv is None else _command_word(argv)
