@@ -675,6 +675,14 @@ def _named(wb, name):
     return wb[sheet][ref.replace("$", "")].value
 
 
+def _yes_no(ours, native):
+    """The workbook shows a yes/no as 1/0 formatted 是/否 (Excel formats no TRUE/FALSE); a worksheet
+    function returns TRUE/FALSE: the same answer (and only a 1/0 stands for one)."""
+    if isinstance(ours, bool) and isinstance(native, float) and native in (0.0, 1.0):
+        return bool(native)
+    return native
+
+
 def _native_cell(v):
     if isinstance(v, dt.datetime):
         return v.date().isoformat()
@@ -696,7 +704,7 @@ def test_udfs_equal_the_native_formulas_as_libreoffice_computes_them(recalculate
             name, refs, got = _call(lo, formula)  # the UDF on LibreOffice's copy of the input ranges
             compared += 1
             if name in OUT_NAMES:
-                want = _native_cell(_named(lo, OUT_NAMES[name]))
+                want = _yes_no(got, _native_cell(_named(lo, OUT_NAMES[name])))
                 if not _same(got, want):
                     mismatches.append(f"{out.name} {name}: UDF {got!r} vs LibreOffice {want!r}")
             elif name == "XLM_RULE_STATUS":
@@ -712,7 +720,7 @@ def test_udfs_equal_the_native_formulas_as_libreoffice_computes_them(recalculate
                     native = [_native_cell(checks[f"{c}{r}"].value) for c in cols]
                     ours = [row[3], row[4], row[5], row[2]]
                     for col, a, b in zip(cols, ours, native):
-                        if not _same(a, b):
+                        if not _same(a, _yes_no(a, b)):
                             mismatches.append(f"{out.name} {row[0]} 检查!{col}{r}: UDF {a!r} vs LibreOffice {b!r}")
         if case is not None:  # and the evaluator agrees with both
             rep = evaluate(case)
