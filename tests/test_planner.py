@@ -86,6 +86,12 @@ def test_forecast_false_is_no_forecast():
     assert c.forecast_years == frozenset()
 
 
+def _change(years: list[dict], changes: dict) -> None:
+    """``y2024={...}`` updates that year's inputs (the builders' keyword arguments)."""
+    for fy, vals in changes.items():
+        next(y for y in years if y["fiscal_year"] == int(fy[1:])).update(vals)
+
+
 # ---- Far East (far-east-2022-2024, SSE main board) ------------------------------------------------------
 
 def far_east(**changes):
@@ -93,8 +99,7 @@ def far_east(**changes):
     2020–2021; evaluated in 2022, 2023–2024 forecast; in 2024 the board plans a major outlay."""
     years = [_year(2020, 100 * M, cash=0), _year(2021, 100 * M, cash=0), _year(2022, 100 * M),
              _year(2023, 200 * M, forecast=True), _year(2024, 300 * M, forecast=True, major_outlay_planned=True)]
-    for fy, vals in changes.items():
-        next(y for y in years if y["fiscal_year"] == int(fy[1:])).update(vals)
+    _change(years, changes)
     return _case("far-east-2022-2024", 2022, years, "sse_main", "600869")
 
 
@@ -150,8 +155,7 @@ def gcl(**changes):
     """Distributable profit (= net profit) 100M each year 2020–2023 and 400M in 2024; 2020–2021 paid 0."""
     years = [_year(2020, 100 * M, cash=0), _year(2021, 100 * M, cash=0), _year(2022, 100 * M),
              _year(2023, 100 * M, forecast=True), _year(2024, 400 * M, forecast=True)]
-    for fy, vals in changes.items():
-        next(y for y in years if y["fiscal_year"] == int(fy[1:])).update(vals)
+    _change(years, changes)
     return _case("gcl-energy-2022-2024", 2022, years, "szse_main", "002015")
 
 
@@ -197,8 +201,7 @@ def houpu(**changes):
     """Net profit 100M every year 2022–2026, 2022–2023 paid 0; evaluated in 2024, 2025–2026 forecast."""
     years = [_year(2022, 100 * M, cash=0), _year(2023, 100 * M, cash=0), _year(2024, 100 * M),
              _year(2025, 100 * M, forecast=True), _year(2026, 100 * M, forecast=True)]
-    for fy, vals in changes.items():
-        next(y for y in years if y["fiscal_year"] == int(fy[1:])).update(vals)
+    _change(years, changes)
     return _case("houpu-2024-2026", 2024, years, "chinext", "300471")
 
 
