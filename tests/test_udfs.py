@@ -143,6 +143,8 @@ def _expected_cell(v, unit):
     """A report value as the workbook (and the UDF) shows it."""
     if v is None:
         return None
+    if isinstance(v, bool):  # a yes/no as the workbook's cells hold it: 1/0 shown 是/否, never TRUE/FALSE
+        return 1.0 if v else 0.0
     if isinstance(v, str) and unit == "选项":
         return AUDIT_OPINIONS.get(v, LABEL.get(v, v))
     return v
@@ -154,6 +156,7 @@ def _check_against_report(args, rep, where=""):
         want = getattr(rep, attr)
         if attr == "overall_status":
             want = STATUS_ZH[want]
+        want = _expected_cell(want, None)
         assert _same(got, want), f"{where} {fn}: UDF {got!r} vs evaluate() {want!r}"
     for r in rep.rules:
         assert udfs.XLM_RULE_STATUS(f" {r.id} ", *args) == STATUS_ZH[r.status], f"{where} {r.id}"
@@ -278,28 +281,39 @@ def _with(args, fid, year, value):
 
 
 @pytest.mark.parametrize("fid,year,value,expect", [
-    ("cash_dividend", 2023, "1.2亿", "#XLMODEL! 输入 cash_dividend (2023): expected an amount in 元 (a number), got '1.2亿'"),
-    ("cash_dividend", 2022, "  1.2亿 ", "#XLMODEL! 输入 cash_dividend (2022): expected an amount in 元 (a number), got '1.2亿'"),
-    ("net_profit_attributable", 2021, -2146826246, "#XLMODEL! 输入 net_profit_attributable (2021): expected an amount in 元 (a number), got '#N/A'"),
-    ("total_assets", 2023, "#DIV/0!", "#XLMODEL! 输入 total_assets (2023): expected an amount in 元 (a number), got '#DIV/0!'"),
-    ("vote_for_ratio", 2023, 67.0, "#XLMODEL! 输入 vote_for_ratio (2023): expected a ratio between 0 and 1"),
-    ("audit_opinion", 2023, "好意见", "#XLMODEL! 输入 audit_opinion (2023): expected one of standard_unqualified"),
-    ("going_concern_unaffected", 2023, "maybe", "#XLMODEL! 输入 going_concern_unaffected (2023): expected yes/no"),
-    ("agm_date", 2023, "2024/13/45", "#XLMODEL! 输入 agm_date (2023): expected a date (YYYY-MM-DD), got '2024/13/45'"),
-    ("agm_date", 2023, -5.0, "#XLMODEL! 输入 agm_date (2023): expected a date"),
-    ("share_count", 2023, 1.5, "#XLMODEL! 输入 share_count (2023): expected a whole, non-negative number of shares"),
+    ("cash_dividend", 2023, "1.2亿", "#XLMODEL! 输入 cash_dividend (2023): 取值有误 expected an amount in 元 (a number), got '1.2亿'"),
+    ("cash_dividend", 2022, "  1.2亿 ", "#XLMODEL! 输入 cash_dividend (2022): 取值有误 expected an amount in 元 (a number), got '1.2亿'"),
+    ("net_profit_attributable", 2021, -2146826246, "#XLMODEL! 输入 net_profit_attributable (2021): 取值有误 expected an amount in 元 (a number), got '#N/A'"),
+    ("total_assets", 2023, "#DIV/0!", "#XLMODEL! 输入 total_assets (2023): 取值有误 expected an amount in 元 (a number), got '#DIV/0!'"),
+    ("vote_for_ratio", 2023, 67.0, "#XLMODEL! 输入 vote_for_ratio (2023): 取值有误 expected a ratio between 0 and 1"),
+    ("audit_opinion", 2023, "好意见", "#XLMODEL! 输入 audit_opinion (2023): 取值有误 expected one of standard_unqualified"),
+    ("going_concern_unaffected", 2023, "maybe", "#XLMODEL! 输入 going_concern_unaffected (2023): 取值有误 expected yes/no"),
+    ("agm_date", 2023, "2024/13/45", "#XLMODEL! 输入 agm_date (2023): 取值有误 expected a date (YYYY-MM-DD), got '2024/13/45'"),
+    ("agm_date", 2023, -5.0, "#XLMODEL! 输入 agm_date (2023): 须为日期"),
+    ("share_count", 2023, 1.5, "#XLMODEL! 输入 share_count (2023): 取值有误 expected a whole, non-negative number of shares"),
 ])
 def test_bad_values_name_the_field_and_year(gcl_args, fid, year, value, expect):
     for fn in ("XLM_MIN_CASH", "XLM_EVALUATE", "XLM_OVERALL_STATUS"):
         got = getattr(udfs, fn)(*_with(gcl_args, fid, year, value))
         assert isinstance(got, str) and got.startswith(expect), got
+        assert _leads_chinese(got), got
         assert "Traceback" not in got
+
+
+def _leads_chinese(message: str) -> bool:
+    """A cell's error text after ``#XLMODEL!`` and the argument or input it names (``policy:``,
+    ``输入 cash_dividend (2023):``): its first word is Chinese."""
+    text = message.removeprefix("#XLMODEL! ")
+    text = re.sub(r"^[^:：]*[:：]\s*", "", text, count=1)  # the place: an argument's name, 输入 field (year)
+    text = re.sub(r"'[^']*'", "", text)  # a quoted value is the user's, not the message's own words
+    first = re.search(r"[\u3400-\u9fff]|[A-Za-z]+", text)
+    return bool(first and re.fullmatch(r"[\u3400-\u9fff]", first.group()))
 
 
 def test_several_problems_say_how_many_more(gcl_args):
     args = _with(_with(gcl_args, "cash_dividend", 2023, "x"), "cash_dividend", 2022, "y")
     got = udfs.XLM_MIN_CASH(*args)
-    assert got.startswith("#XLMODEL! 输入 cash_dividend (2022)") and got.endswith("(+1 more)")
+    assert got.startswith("#XLMODEL! 输入 cash_dividend (2022)") and got.endswith("（另有 1 处 +1 more）")
 
 
 def test_bad_arguments(gcl_args):
@@ -307,36 +321,38 @@ def test_bad_arguments(gcl_args):
     pol, ey, ids, years, vals, cf, cv, ai, av = a
     cases = {
         "#XLMODEL! policy: 未知的规划 unknown policy 'nope'; known: far-east-2022-2024": udfs.XLM_MIN_CASH("nope", *a[1:]),
-        "#XLMODEL! policy: expected text, got None": udfs.XLM_MIN_CASH(None, *a[1:]),
-        "#XLMODEL! evaluation_year: expected a fiscal year such as 2024, got '20x3'": udfs.XLM_MIN_CASH(pol, "20x3", *a[2:]),
-        "#XLMODEL! evaluation_year: expected a fiscal year such as 2024, got 2023.5": udfs.XLM_MIN_CASH(pol, 2023.5, *a[2:]),
-        "#XLMODEL! years: no entry for the evaluation year 2025": udfs.XLM_MIN_CASH(pol, 2025.0, *a[2:]),
-        f"#XLMODEL! values: expected {len(ids)} rows (one per field id) × 5 columns (one per year), got {len(ids) - 1} × 5":
+        "#XLMODEL! policy: 须为文本 expected text, got None": udfs.XLM_MIN_CASH(None, *a[1:]),
+        "#XLMODEL! evaluation_year: 须为会计年度（如 2024）expected a fiscal year such as 2024, got '20x3'": udfs.XLM_MIN_CASH(pol, "20x3", *a[2:]),
+        "#XLMODEL! evaluation_year: 须为会计年度（如 2024）expected a fiscal year such as 2024, got 2023.5": udfs.XLM_MIN_CASH(pol, 2023.5, *a[2:]),
+        "#XLMODEL! years: 缺少 no entry for the evaluation year 2025": udfs.XLM_MIN_CASH(pol, 2025.0, *a[2:]),
+        f"#XLMODEL! values: 须为 {len(ids)} 行（每个字段一行）× 5 列（每个年度一列），实为 {len(ids) - 1} × 5 "
+        f"expected {len(ids)} rows (one per field id) × 5 columns (one per year), got {len(ids) - 1} × 5":
             udfs.XLM_MIN_CASH(pol, ey, ids, years, vals[:-1], *a[5:]),
-        "#XLMODEL! years: 2021 appears more than once":
+        "#XLMODEL! years: 出现多次：2021 appears more than once":
             udfs.XLM_MIN_CASH(pol, ey, ids, [[2019.0, 2021.0, 2021.0, 2022.0, 2023.0]], vals, *a[5:]),
-        "#XLMODEL! years (column 2): expected a fiscal year such as 2024, got '去年'":
+        "#XLMODEL! years (column 2): 须为会计年度（如 2024）expected a fiscal year such as 2024, got '去年'":
             udfs.XLM_MIN_CASH(pol, ey, ids, [[2019.0, "去年", 2021.0, 2022.0, 2023.0]], vals, *a[5:]),
-        "#XLMODEL! field_ids: expected a single row or column, got 2 rows × 2 columns":
+        "#XLMODEL! field_ids: 须为单行或单列，实为 2 行 × 2 列 expected a single row or column, got 2 rows × 2 columns":
             udfs.XLM_MIN_CASH(pol, ey, [["a", "b"], ["c", "d"]], years, vals, *a[5:]),
-        f"#XLMODEL! company: {len(cv)} ids but 3 values": udfs.XLM_MIN_CASH(*a[:6], cv[:3], ai, av),
+        f"#XLMODEL! company: 个数不一致：{len(cv)} 个 ID，3 个值 {len(cv)} ids but 3 values": udfs.XLM_MIN_CASH(*a[:6], cv[:3], ai, av),
         "#XLMODEL! 输入 stock_code: 证券代码应为6位数字":  # 2015.0 would read as 002015 (its zeros lost); 12345 is no code
             udfs.XLM_MIN_CASH(*a[:6], [[v[0] if c[0] != "stock_code" else 12345.0] for c, v in zip(cf, cv)], ai, av),
-        "#XLMODEL! 输入 attestation no_such_rule: not an attestation of policy gcl-energy-2022-2024":
+        "#XLMODEL! 输入 attestation no_such_rule: 不符合要求 not an attestation of policy gcl-energy-2022-2024":
             udfs.XLM_MIN_CASH(*a[:7], ai + [["no_such_rule"]], av + [["是"]]),
-        "#XLMODEL! 输入 attestation board_records_kept: expected yes/no":
+        "#XLMODEL! 输入 attestation board_records_kept: 取值有误 expected yes/no":
             udfs.XLM_MIN_CASH(*a[:8], [["也许"] if i[0] == "board_records_kept" else v for i, v in zip(ai, av)]),
-        "#XLMODEL! rule_id: 'nope' is not a rule of gcl-energy-2022-2024 (known: cond_retained_positive":
+        "#XLMODEL! rule_id: 'nope' 不是 gcl-energy-2022-2024 的规则 is not a rule of gcl-energy-2022-2024 (known: cond_retained_positive":
             udfs.XLM_RULE_STATUS("nope", *a),
-        "#XLMODEL! 输入 no_such_field (2023): unknown field":
+        "#XLMODEL! 输入 no_such_field (2023): 无法识别 unknown field":
             udfs.XLM_MIN_CASH(pol, ey, ids + [["no_such_field"]], years, vals + [[None] * 4 + [1.0]], *a[5:]),
-        "#XLMODEL! field_ids: cash_dividend appears more than once":
+        "#XLMODEL! field_ids: 出现多次：cash_dividend appears more than once":
             udfs.XLM_MIN_CASH(pol, ey, ids + [["cash_dividend"]], years, vals + [[None] * 4 + [1.0]], *a[5:]),
-        "#XLMODEL! years: column 5 has values but no fiscal year":
+        "#XLMODEL! years: 第 5 列有数值但没有会计年度 column 5 has values but no fiscal year":
             udfs.XLM_MIN_CASH(pol, ey, ids, [[2019.0, 2020.0, 2021.0, 2022.0, None]], vals, *a[5:]),
     }
     for want, got in cases.items():
         assert isinstance(got, str) and got.startswith(want), (want, got)
+        assert _leads_chinese(got), got  # Chinese first, as on the command line (issue 23 item 4)
     assert udfs.XLM_RULES("nope").startswith("#XLMODEL! policy: 未知的规划 unknown policy")
 
 
@@ -345,7 +361,7 @@ def test_an_unexpected_failure_is_still_a_string(gcl_args, monkeypatch):
         raise RuntimeError("disk on fire")
 
     monkeypatch.setattr(udfs, "evaluate_one", boom)
-    assert udfs.XLM_MIN_CASH(*gcl_args) == "#XLMODEL! internal error (RuntimeError): disk on fire"
+    assert udfs.XLM_MIN_CASH(*gcl_args) == "#XLMODEL! 内部错误 internal error (RuntimeError): disk on fire"
 
 
 # ---- caches ---------------------------------------------------------------------------------------
@@ -626,7 +642,7 @@ def test_udf_cached_values_are_what_the_functions_return(udf_book):
         cached, native = ws.cell(cell.row, 3).value, ws.cell(cell.row, 4).value
         assert _same(got, cached), (formula[:40], got, cached)
         assert _same(got, native), (formula[:40], got, native)
-        assert ws.cell(cell.row, 5).value is True
+        assert ws.cell(cell.row, 5).value == "是"  # 一致: 是/否 through the labels, never TRUE
 
 
 def test_empty_model_with_udf_sheet(tmp_path):
@@ -676,10 +692,8 @@ def _named(wb, name):
 
 
 def _yes_no(ours, native):
-    """The workbook shows a yes/no as 1/0 formatted 是/否 (Excel formats no TRUE/FALSE); a worksheet
-    function returns TRUE/FALSE: the same answer (and only a 1/0 stands for one)."""
-    if isinstance(ours, bool) and isinstance(native, float) and native in (0.0, 1.0):
-        return bool(native)
+    """The workbook shows a yes/no as 1/0 formatted 是/否 (Excel formats no TRUE/FALSE), and a worksheet
+    function returns the same 1/0: compared as they are (a TRUE from either side is a mismatch)."""
     return native
 
 

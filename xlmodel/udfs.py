@@ -36,7 +36,7 @@ import xlwings as xw
 
 from . import catalogue as cat
 from .case import MAX_SERIAL, check_attestations, from_cell, parse_case
-from .errors import CaseError, XlmodelError
+from .errors import CaseError, XlmodelError, problem_zh, zh_first
 from .evaluator import attestation_ids as model_attestations, evaluate_one, model_for
 from .expr import from_serial
 from .fields import ENUMS, FIELDS, Kind
@@ -113,9 +113,12 @@ def _where(where: str) -> str:
 
 
 def _case_error_text(e: CaseError) -> str:
+    """The first problem as a cell shows it, Chinese first as on the command line
+    (``输入 cash_dividend (2023): 取值有误 expected an amount in 元 …``), and how many more there are."""
     first = e.problems[0]
     more = len(e.problems) - 1
-    return f"{_where(first.where)}: {first.message}" + (f" (+{more} more)" if more else "")
+    text = f"{_where(first.where)}: {zh_first(problem_zh(first.message), first.message)}"
+    return text + (f"（另有 {more} 处 +{more} more）" if more else "")
 
 
 def _guard(fn, *args):
@@ -127,9 +130,9 @@ def _guard(fn, *args):
     except CaseError as e:
         return _error(_case_error_text(e))
     except XlmodelError as e:
-        return _error(f"policy: {str(e).splitlines()[0]}")
+        return _error(f"policy: {zh_first('规划有误', str(e).splitlines()[0])}")
     except Exception as e:  # noqa: BLE001 - a cell must show text, not a COM error with a traceback
-        return _error(f"internal error ({type(e).__name__}): {e}")
+        return _error(f"内部错误 internal error ({type(e).__name__}): {e}")
 
 
 # ---- Excel-shaped arguments -----------------------------------------------------------------------
@@ -162,7 +165,7 @@ def _rows(x) -> list[list]:
     if all(isinstance(r, (list, tuple)) for r in x):
         return [list(r) for r in x]
     if any(isinstance(r, (list, tuple)) for r in x):
-        raise UdfError("expected a range (a row, a column or a block), got a ragged list")
+        raise UdfError("区域形状有误：须为一行、一列或一块 expected a range (a row, a column or a block), got a ragged list")
     return [list(x)]
 
 
@@ -175,7 +178,8 @@ def _vector(x, what: str) -> list:
         return rows[0]
     if all(len(r) == 1 for r in rows):
         return [r[0] for r in rows]
-    raise UdfError(f"{what}: expected a single row or column, got {len(rows)} rows × {len(rows[0])} columns")
+    raise UdfError(f"{what}: 须为单行或单列，实为 {len(rows)} 行 × {len(rows[0])} 列 expected a single row or column, "
+                   f"got {len(rows)} rows × {len(rows[0])} columns")
 
 
 def _grid(x, n_rows: int, n_cols: int) -> list[list]:
@@ -185,7 +189,8 @@ def _grid(x, n_rows: int, n_cols: int) -> list[list]:
         rows = [[v] for v in rows[0]]  # one year: a column that arrived flat
     shape = (len(rows), len(rows[0]) if rows else 0)
     if shape != (n_rows, n_cols) or any(len(r) != n_cols for r in rows):
-        raise UdfError(f"values: expected {n_rows} rows (one per field id) × {n_cols} columns (one per year), "
+        raise UdfError(f"values: 须为 {n_rows} 行（每个字段一行）× {n_cols} 列（每个年度一列），实为 {shape[0]} × {shape[1]} "
+                       f"expected {n_rows} rows (one per field id) × {n_cols} columns (one per year), "
                        f"got {shape[0]} × {shape[1]}")
     return rows
 
@@ -200,7 +205,7 @@ def _scalar_arg(x):
 def _text(x, what: str) -> str:
     v = _clean(_scalar_arg(x))
     if not isinstance(v, str) or not v:
-        raise UdfError(f"{what}: expected text, got {v!r}")
+        raise UdfError(f"{what}: 须为文本 expected text, got {v!r}")
     return v
 
 
@@ -210,7 +215,7 @@ def _year(x, what: str) -> int:
         v = float(v)
     if isinstance(v, (int, float)) and not isinstance(v, bool) and float(v).is_integer() and 1990 <= v <= 2100:
         return int(v)
-    raise UdfError(f"{what}: expected a fiscal year such as 2024, got {v!r}")
+    raise UdfError(f"{what}: 须为会计年度（如 2024）expected a fiscal year such as 2024, got {v!r}")
 
 
 def _value(fid: str, v, where: str):
@@ -219,7 +224,8 @@ def _value(fid: str, v, where: str):
     f = FIELDS.get(fid)
     kind = f.kind if f else Kind.BOOL
     if kind == Kind.DATE and isinstance(v, (int, float)) and not isinstance(v, bool) and not 1 <= v <= MAX_SERIAL:
-        raise UdfError(f"{where}: expected a date (a date cell or YYYY-MM-DD), got the number {v!r}")
+        raise UdfError(f"{where}: 须为日期（日期单元格或 YYYY-MM-DD）expected a date (a date cell or YYYY-MM-DD), "
+                       f"got the number {v!r}")
     return from_cell(kind, v)  # the same reading of cells as `xlmodel check`
 
 
@@ -227,16 +233,16 @@ def _pairs(ids, values, what: str) -> dict[str, Any]:
     """Two parallel columns (ids, values) -> {id: value}, blanks left out."""
     keys, vals = _vector(ids, f"{what} ids"), _vector(values, f"{what} values")
     if len(keys) != len(vals):
-        raise UdfError(f"{what}: {len(keys)} ids but {len(vals)} values")
+        raise UdfError(f"{what}: 个数不一致：{len(keys)} 个 ID，{len(vals)} 个值 {len(keys)} ids but {len(vals)} values")
     out: dict[str, Any] = {}
     for k, v in zip(keys, vals):
         if _is_blank(v):
             continue
         k = _clean(k)
         if not isinstance(k, str) or not k:
-            raise UdfError(f"{what}: a value {v!r} has no id beside it")
+            raise UdfError(f"{what}: 值 {v!r} 旁没有 ID a value {v!r} has no id beside it")
         if k in out:
-            raise UdfError(f"{what}: {k} appears more than once")
+            raise UdfError(f"{what}: 出现多次：{k} appears more than once")
         out[k] = v
     return out
 
@@ -253,12 +259,12 @@ def case_data(policy_id: str, evaluation_year, field_ids, years, values, company
     for j, y in enumerate(yrs):
         if _is_blank(y):
             if any(not _is_blank(row[j]) for row in grid):
-                raise UdfError(f"years: column {j + 1} has values but no fiscal year")
+                raise UdfError(f"years: 第 {j + 1} 列有数值但没有会计年度 column {j + 1} has values but no fiscal year")
             cols.append(None)
             continue
         fy = _year(y, f"years (column {j + 1})")
         if fy in per_year:
-            raise UdfError(f"years: {fy} appears more than once")
+            raise UdfError(f"years: 出现多次：{fy} appears more than once")
         per_year[fy] = {}
         cols.append(fy)
     seen: set[str] = set()
@@ -266,9 +272,10 @@ def case_data(policy_id: str, evaluation_year, field_ids, years, values, company
         if all(_is_blank(v) for v in row):
             continue  # blank row or a section title of the input sheet
         if not isinstance(fid, str) or not fid:
-            raise UdfError(f"field_ids: values {[v for v in row if not _is_blank(v)][:3]!r} have no field id beside them")
+            shown = [v for v in row if not _is_blank(v)][:3]
+            raise UdfError(f"field_ids: 数值 {shown!r} 旁没有字段 ID values {shown!r} have no field id beside them")
         if fid in seen:
-            raise UdfError(f"field_ids: {fid} appears more than once")
+            raise UdfError(f"field_ids: 出现多次：{fid} appears more than once")
         seen.add(fid)
         for fy, v in zip(cols, row):
             if fy is not None and not _is_blank(v):
@@ -347,13 +354,14 @@ TABLE_HEADER = ("规则 Rule", "条款 Clause", "状态 Status", "实际 Actual"
 
 
 def cell_value(v, unit: str | None = None):
-    """An evaluator value as the workbook shows it: labels in Chinese, blanks as "", dates as YYYY-MM-DD."""
+    """An evaluator value as the workbook shows it: labels in Chinese, blanks as "", dates as YYYY-MM-DD, a yes/no
+    as 1/0 (the workbook's own cells hold a yes/no so, formatted 是/否: ``IF``/``AND`` read it as TRUE/FALSE)."""
     if isinstance(v, np.generic):
         v = v.item()
     if isinstance(v, str):
         return LABEL_TEXT.get(v) or _ENUM_TEXT.get(v, v)
     if isinstance(v, bool):
-        return v
+        return 1.0 if v else 0.0  # a yes/no as the workbook holds it: 1/0, shown 是/否 in the yes/no number format
     if unit == "日期":
         return from_serial(v).isoformat() if v >= 1 else ""
     return float(v) + 0.0
@@ -550,7 +558,8 @@ XLM_MAX_DISTRIBUTION = _scalar_udf(
     "利润分配上限（元）：累计可分配利润（不低于0）。Maximum distribution (元): cumulative distributable profit, floored at 0.")
 XLM_CONDITIONS_MET = _scalar_udf(
     "XLM_CONDITIONS_MET", "cash_conditions_met",
-    "现金分红条件是否全部满足：TRUE/FALSE；无法判断时为空。Are all cash dividend conditions met: TRUE/FALSE; blank when undetermined.")
+    "现金分红条件是否全部满足：1 是 / 0 否（同 out_cash_conditions_met）；无法判断时为空。"
+    "Are all cash dividend conditions met: 1 yes / 0 no, as out_cash_conditions_met; blank when undetermined.")
 XLM_OVERALL_STATUS = _scalar_udf(
     "XLM_OVERALL_STATUS", "overall_status",
     "总体结论：通过/不通过/警告/缺少输入。Overall result: 通过 pass, 不通过 fail, 警告 warning, 缺少输入 missing input.")
@@ -559,7 +568,8 @@ XLM_FAIL_COUNT = _scalar_udf(
     count=True)
 XLM_ST_RISK = _scalar_udf(
     "XLM_ST_RISK", "st_risk_warning",
-    "是否触发交易所低分红风险警示（ST）：TRUE/FALSE；不适用或无法判断时为空。Exchange low-dividend risk warning (ST): TRUE/FALSE; blank when out of scope or undetermined.")
+    "是否触发交易所低分红风险警示（ST）：1 是 / 0 否（同 out_st_risk_warning）；不适用或无法判断时为空。"
+    "Exchange low-dividend risk warning (ST): 1 yes / 0 no, as out_st_risk_warning; blank when out of scope or undetermined.")
 XLM_CASH_TO_AVOID_ST = _scalar_udf(
     "XLM_CASH_TO_AVOID_ST", "cash_needed_to_avoid_st",
     "避免低分红风险警示所需的本年现金分红（元）。Cash dividend needed this year to avoid the low-dividend risk warning (元).")
@@ -575,7 +585,8 @@ def XLM_RULE_STATUS(rule_id, policy, evaluation_year, field_ids, years, values, 
                             attestation_ids, attestation_values)
         if f"{rid}.status" not in res.model.scalars:
             known = ", ".join(r.id for r in res.model.rules)
-            raise UdfError(f"rule_id: {rid!r} is not a rule of {res.model.policy.id} (known: {known})")
+            raise UdfError(f"rule_id: {rid!r} 不是 {res.model.policy.id} 的规则 is not a rule of {res.model.policy.id} "
+                           f"(known: {known})")
         return res.cell(f"{rid}.status")
     return _guard(run)
 

@@ -55,6 +55,7 @@ INPUT_SECTIONS = (
 assert sorted(f for _, _, fs in INPUT_SECTIONS for f in fs) == sorted(f.id for f in YEAR_FIELDS)
 
 OUTPUTS = cat.OUTPUTS  # the model's results, each with its defined name on 汇总 and its labels
+YES_NO_OUTPUTS = ("cash_conditions_met", "st_risk_warning")  # the results that are a yes/no: 1/0 shown 是/否
 CHECK_COLS = ("actual", "required", "margin", "shortfall", "status")
 
 FIRST_YEAR_COL = 4  # column E

@@ -18,7 +18,7 @@ from xlsxwriter.utility import xl_col_to_name
 
 from .. import udfs
 from .cached import EMPTY
-from .layout import FIRST_YEAR_COL, HEADER_ROW, OUTPUTS, SHEETS, q
+from .layout import FIRST_YEAR_COL, HEADER_ROW, OUTPUTS, SHEETS, YES_NO_OUTPUTS, q
 
 UDF_SHEET = "UDF"
 CONF_SHEET = "xlwings.conf"
@@ -68,16 +68,20 @@ def add_udf_sheets(b) -> None:
                    "此处显示 xlmodel 计算的缓存值。Needs the xlwings add-in on Windows and Import Functions (see README); "
                    "until then Excel shows #NAME?, other viewers the values xlmodel cached.", st.note)
     args = case_arguments(L)
-    money, gen, count = st.calc["amount"], st.calc["gen"], st.calc["count"]
+    money, gen, count, yes_no = st.calc["amount"], st.calc["gen"], st.calc["count"], st.calc["yes_no"]
+    same = (b.L.labels["yes"][0], b.L.labels["no"][0])  # the 一致 column: 是/否 through the labels
     row = HEADER_ROW + 1
 
     def pair(r, fn_name, label_zh, label_en, udf_formula, native, name, value, fmt):
-        native_value = b.scalar(name)  # the writer's own cached value of the native cell
+        native_value = b.scalar(name)  # the writer's own cached value of the native cell (a yes/no: 1/0)
+        if name in YES_NO_OUTPUTS:
+            native_value = b._yes_no_cached(b.value(name))
         b._put(ws, r, 0, fn_name, st.key)  # rule ids and titles come from the plan file: text cells
         b._put(ws, r, 1, label_zh, st.text)
         ws.write_formula(r, 2, udf_formula, fmt, cached(value))
         ws.write_formula(r, 3, native, fmt, native_value)
-        ws.write_formula(r, 4, f'=IF(ISERROR(C{r + 1}),"—",C{r + 1}=D{r + 1})', gen, _plain(value) == _plain(native_value))
+        ws.write_formula(r, 4, f'=IF(ISERROR(C{r + 1}),"—",IF(C{r + 1}=D{r + 1},lbl_yes,lbl_no))', gen,
+                         same[0] if _plain(value) == _plain(native_value) else same[1])
         b._put(ws, r, 5, label_en, st.text)
 
     ws.write(row, 0, "关键数字  Key figures", st.section)
@@ -85,7 +89,7 @@ def add_udf_sheets(b) -> None:
     for fn_name, name in udfs.SCALAR_FUNCTIONS.items():
         zh, en = _LABELS[_OUT[name]]
         value = int(res.raw(name)) if name.endswith("_count") else res.cell(name)
-        fmt = money if name in _AMOUNTS else (count if name.endswith("_count") else gen)
+        fmt = money if name in _AMOUNTS else (count if name.endswith("_count") else yes_no if name in YES_NO_OUTPUTS else gen)
         pair(row, fn_name, zh, en, f"={fn_name}({args})", f"={_OUT[name]}", name, value, fmt)
         row += 1
     row += 1
@@ -109,9 +113,9 @@ def add_udf_sheets(b) -> None:
                 continue
             r, c = top + i, j
             fmt = money if isinstance(v, float) else gen
-            if isinstance(v, bool):
-                ws.write_boolean(r, c, v, fmt)
-            elif isinstance(v, (int, float)):
+            if i and c > 2 and b.model.rules[i - 1].check.unit == "是/否":
+                fmt = yes_no  # a confirmation's actual: 1/0 shown 是/否, as on 检查
+            if isinstance(v, (int, float)):
                 ws.write_number(r, c, v, fmt)
             elif v == "":
                 ws.write_blank(r, c, None, fmt)
