@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Callable
 
-from . import catalogue as cat
+from . import catalogue as cat, codegen
 from .fields import FIELDS, HALF_YEAR_OPINIONS
 from .sanitize import md_text, plain_text
 from .expr import py
@@ -542,12 +542,13 @@ def _write_assembler(model: cat.Model, index: dict, types: list[str]):
             ("missing_inputs", f"(missing(R{j}) if s == 'missing_input' else [])"), ("explain", "later")]
         if sorted(n for n, _ in slots) != sorted(RuleResult.__slots__):
             raise AssertionError("the report assembler does not fill every slot of RuleResult once")
-        body += ["    o = new(RR)", *(f"    o.{n} = {x}" for n, x in slots), "    out.append(o)"]
+        body += [codegen.comment(rd.id, "rule ").lstrip(), "o = new(RR)", *(f"o.{n} = {x}" for n, x in slots),
+                 "out.append(o)"]
     head = ", ".join(_read(index[n], types[index[n]], None, "None") for n in _HEADLINE_CALCS)
-    src = "def assemble(v, missing, later):\n    out = []\n" + "\n".join(body) + f"\n    return out, ({head})\n"
-    exec(compile(src, f"<xlmodel report {model.policy.id}>", "exec"), ns)  # noqa: S102 - our own code; the
-    # plan's text is bound as values (id0, U0, …), never written into the source
-    return ns["assemble"]
+    # the plan's text is bound as values (id0, U0, …), never written into the source
+    src = codegen.function("assemble", ["v", "missing", "later"],
+                           ["out = []", *body, f"return out, ({head})  # the results, the headline values"])
+    return codegen.compile_source(src, "report", model.policy.id, ns, "assemble")
 
 
 # ---- text rendering ----------------------------------------------------------
