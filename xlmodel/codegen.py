@@ -28,7 +28,7 @@ import weakref
 #: the characters a plan's text may have to be written into generated source (as a string literal or
 #: a comment): no quote, backslash, bracket, space or line break, nothing outside ASCII
 SAFE = re.compile(r"[A-Za-z0-9_.\-]{1,120}")
-_NOT_IDENT = re.compile(r"[^A-Za-z0-9_]+")
+_NOT_IDENT = re.compile(r"[^A-Za-z0-9]+")
 _IDENT_MAX = 60
 
 _serial = itertools.count(1)
@@ -41,12 +41,14 @@ def is_safe(text) -> bool:
 
 def ident(text: str, prefix: str) -> str:
     """A valid, plain ASCII identifier made from ``text``: ``prefix`` and the text with each run of
-    anything but letters, digits and ``_`` as one ``_``, at most 60 characters (``prefix`` starts it,
+    anything but ASCII letters and digits as one ``_``, at most 60 characters (``prefix`` starts it,
     so the result is never a keyword, a dunder or a name a program's runtime uses)."""
     if not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*_", prefix):
         raise ValueError(f"prefix {prefix!r}: letters then one underscore")
     body = _NOT_IDENT.sub("_", str(text)).strip("_")
-    out = (prefix + body)[:_IDENT_MAX].rstrip("_") or prefix.rstrip("_")
+    out = (prefix + body)[:_IDENT_MAX].rstrip("_")
+    if len(out) < len(prefix):  # nothing of the text is ASCII letters or digits: the prefix alone
+        out = prefix
     assert out.isidentifier() and out.isascii() and not keyword.iskeyword(out)
     return out
 

@@ -323,20 +323,18 @@ def window_years(v) -> int:
     return int(math.ceil(w - 1e-9)) if w > 0 else 0
 
 
-_WINDOWS: dict[int, tuple] = {}
-
-
 def _window_params(model) -> list[str]:
-    """The parameters that set a window's length, per model (found once)."""
-    hit = _WINDOWS.get(id(model))
-    if hit is None or hit[0] is not model:
-        names = {}
-        for tree in list(model.series.values()) + list(model.scalars.values()):
-            for n in tree.walk():
-                if isinstance(n, E.Window):
-                    names[n.years.name] = None
-        hit = _bounded(_WINDOWS)[id(model)] = (model, list(names))
-    return hit[1]
+    """The parameters that set a window's length, per model (found once, kept with it)."""
+    return model.derived.once("window parameters", _find_window_params, model)
+
+
+def _find_window_params(model) -> list[str]:
+    names = {}
+    for tree in list(model.series.values()) + list(model.scalars.values()):
+        for n in tree.walk():
+            if isinstance(n, E.Window):
+                names[n.years.name] = None
+    return list(names)
 
 
 def _signature(model, params: dict | None):
@@ -1207,47 +1205,36 @@ class VectorEnv:
         return self._ref
 
 
-# ---- caches ---------------------------------------------------------------------------------------
-
-_SCALAR: dict[tuple, tuple] = {}
-_VECTOR: dict[tuple, tuple] = {}
-
+# ---- what is kept: with the model (model.derived), never in a table keyed by id(model) ---------------
 
 def _key(model, params, roots):
     vals, ptypes, windows = _signature(model, params)
-    return (id(model), tuple(sorted(ptypes.items())), tuple(sorted(windows.items())),
-            tuple(roots) if roots else None)
+    return (tuple(sorted(ptypes.items())), tuple(sorted(windows.items())), tuple(roots) if roots else None)
 
 
-#: programs kept at most (a process that loads many plans, or one plan many times, compiles again)
+#: programs a model keeps of each rendering at most (a process that tries many parameter types or window
+#: lengths on one model compiles again)
 MAX_CACHED = 64
-
-
-def _bounded(cache: dict) -> dict:
-    if len(cache) >= MAX_CACHED:
-        cache.clear()
-    return cache
 
 
 def scalar_program(model, params: dict | None = None, roots=None) -> ScalarProgram:
     """The model's scalar program for parameters of these types and window lengths (compiled once)."""
     key = _key(model, params, roots)
-    hit = _SCALAR.get(key)
-    if hit is None or hit[0] is not model:
-        hit = _bounded(_SCALAR)[key] = (model, ScalarProgram(model, params, roots))
-    return hit[1]
+    progs = model.derived.table("scalar programs", MAX_CACHED)
+    hit = progs.get(key)
+    if hit is None:
+        hit = progs.put(key, ScalarProgram(model, params, roots))
+    return hit
 
 
 def vector_program(model, params: dict | None = None, roots=None) -> VectorProgram:
     """The model's vector program for parameters of these types and window lengths (compiled once)."""
     key = _key(model, params, roots)
-    hit = _VECTOR.get(key)
-    if hit is None or hit[0] is not model:
-        hit = _bounded(_VECTOR)[key] = (model, VectorProgram(model, params, roots))
-    return hit[1]
-
-
-_BOUND: dict[tuple, tuple] = {}
+    progs = model.derived.table("vector programs", MAX_CACHED)
+    hit = progs.get(key)
+    if hit is None:
+        hit = progs.put(key, VectorProgram(model, params, roots))
+    return hit
 
 
 def param_values(model, params: dict | None = None) -> dict:
@@ -1255,17 +1242,17 @@ def param_values(model, params: dict | None = None) -> dict:
 
 
 def scalar_runner(model, params: dict | None = None, roots=None) -> tuple[Callable, ScalarProgram]:
-    """A scalar program with its parameter values bound: the plan's own (cached per model and roots
+    """A scalar program with its parameter values bound: the plan's own (kept with the model per roots
     object: a caller that evaluates often passes the same ``roots`` each time), or ``params``."""
     if params:
         prog = scalar_program(model, params, roots)
         return prog.bind(param_values(model, params)), prog
-    key = (id(model), None if roots is None else id(roots))
-    hit = _BOUND.get(key)
-    if hit is None or hit[0] is not model or hit[3] is not roots:  # (hit[3] keeps the roots' id taken)
+    bound = model.derived.table("bound scalar programs", MAX_CACHED)
+    hit = bound.get(None if roots is None else id(roots))
+    if hit is None or hit[2] is not roots:  # (hit[2] keeps the roots' id taken while the entry is kept)
         prog = scalar_program(model, None, roots)
-        hit = _bounded(_BOUND)[key] = (model, prog.bind(param_values(model)), prog, roots)
-    return hit[1], hit[2]
+        hit = bound.put(None if roots is None else id(roots), (prog.bind(param_values(model)), prog, roots))
+    return hit[0], hit[1]
 
 
 def evaluate_scalar(model, case, params: dict | None = None, roots=None) -> ScalarEnv:
