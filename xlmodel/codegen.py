@@ -7,7 +7,8 @@ assembler (:mod:`xlmodel.report`) are Python written per model. Each is compiled
   :mod:`linecache` as attrs does for the methods it writes, so that a traceback through it, ``pdb``
   and ``inspect.getsource`` show its lines; the entry goes when the compiled function does;
 * with names a reader can follow: :func:`ident` makes an identifier from a calculation's id
-  (``min_rolling.status`` -> ``c_min_rolling_status``), :class:`Names` keeps them unique;
+  (``min_rolling.status`` -> ``c_min_rolling_status``), :class:`Names` keeps them unique, and each
+  line says in a comment which calculation it computes (or is a part of);
 * with nothing of a plan's text in it except what :func:`ident` and :func:`comment` have made safe:
   text from a plan (an id, a label, a code) is either a string of :data:`SAFE` characters (letters,
   digits, ``_ . -``) written as its ``repr``, or a value bound in the namespace under a made-up name
@@ -105,13 +106,8 @@ def _forget(filename: str) -> None:
 
 
 def filename(kind: str, label: str) -> str:
-    """A file name no other generated source has: ``<xlmodel KIND LABEL #N>``."""
-    return f"<xlmodel {ident(kind, 'k_')[2:]} {_label(label)} #{next(_serial)}>"
-
-
-def _label(label) -> str:
-    text = str(label)
-    return text if re.fullmatch(r"[A-Za-z0-9_.\-]{1,80}", text) else ident(text, "x_")
+    """A file name no other generated source has: ``<xlmodel KIND LABEL #N>`` (both :func:`shown`)."""
+    return f"<xlmodel {shown(str(kind))} {shown(str(label))} #{next(_serial)}>"
 
 
 def compile_source(src: str, kind: str, label: str, ns: dict, entry: str):
