@@ -81,3 +81,15 @@ def test_the_core_never_imports_the_workbook_or_the_command_line():
     higher = ("xlmodel.workbook", "xlmodel.cli", "xlmodel.udfs", "xlmodel.draft")
     wrong = {m: sorted(t for t in edges[m] if t.startswith(higher)) for m in core}
     assert {m: t for m, t in wrong.items() if t} == {}
+
+
+def test_the_worksheet_functions_sit_below_the_workbook():
+    """The UDFs read their labels from the catalogue: the workbook (its UDF sheet) imports them, never
+    the other way round."""
+    edges = _imports(_modules())
+    assert sorted(t for t in edges["xlmodel.udfs"] if t.startswith("xlmodel.workbook")) == []
+
+
+def test_code_generation_is_the_bottom_of_the_house():
+    """xlmodel.codegen imports nothing of xlmodel: every module that compiles source may use it."""
+    assert _imports(_modules())["xlmodel.codegen"] == set()

@@ -585,14 +585,29 @@ TOP_KEYS = ("policy", "evaluation_year", "company", "years", "attestations", "no
 
 
 def parse_case(data: Any, source: str = "<case>", origin: str = "data") -> Case:
-    """Case data (a mapping, as a YAML/JSON file holds it) -> a :class:`Case`; every problem at once."""
+    """Case data (a mapping, as a YAML/JSON file holds it) -> a :class:`Case`; every problem at once, in
+    the order of the steps: the top-level keys, the plan, the evaluation year, the company, the years,
+    the attestations, the notes."""
     probs: list[Problem] = []
     if not isinstance(data, dict):
         raise CaseError(source, [Problem("(file)", "expected a mapping with policy, evaluation_year, years")])
     for key in data:
         if key not in TOP_KEYS:
             probs.append(Problem(str(key), "unknown top-level key" + did_you_mean(key, TOP_KEYS)))
-    pol = data.get("policy")
+    pol = _read_policy_id(data.get("policy"), probs)
+    ey = _read_evaluation_year(data.get("evaluation_year"), origin, probs)
+    company, said = _read_company(data.get("company") or {}, origin, probs)
+    years, forecasts = _read_years(data.get("years"), origin, ey, bool(company.get(CONFIRM_FIELD)), probs)
+    att = _read_attestations(data.get("attestations") or {}, origin, probs)
+    notes = _read_notes(data.get("notes") or {}, origin, probs)
+    if probs:
+        raise CaseError(source, probs)
+    return Case(pol, ey, company, years, att, source, notes, warnings=said.notes + unit_warnings(years),
+                forecast_years=frozenset(forecasts))
+
+
+def _read_policy_id(pol: Any, probs: list[Problem]):
+    """The case's plan id, stripped (as given, with a problem, when it is not one)."""
     if pol is None or (isinstance(pol, str) and not pol.strip()):
         probs.append(Problem("policy", "required: a policy id (see `xlmodel policies`)"))
     elif not isinstance(pol, str) or not POLICY_ID.fullmatch(pol.strip()):
@@ -601,20 +616,26 @@ def parse_case(data: Any, source: str = "<case>", origin: str = "data") -> Case:
                                        f"path), got {shown(pol)}"))
     else:
         pol = pol.strip()
-    ey = data.get("evaluation_year")
+    return pol
+
+
+def _read_evaluation_year(ey: Any, origin: str, probs: list[Problem]):
     if ey is None:
         probs.append(Problem("evaluation_year", "required: a fiscal year such as 2024, got None"))
-    else:
-        ey, err = read_year(ey, origin)
-        if err:
-            probs.append(Problem("evaluation_year", err))
+        return None
+    ey, err = read_year(ey, origin)
+    if err:
+        probs.append(Problem("evaluation_year", err))
+    return ey
+
+
+def _read_company(comp: Any, origin: str, probs: list[Problem]) -> tuple[dict[str, Any], Said]:
+    """The company's fields, and what its code and board say (:func:`company_board`)."""
     company: dict[str, Any] = {}
-    comp = data.get("company") or {}
     if not isinstance(comp, dict):
         probs.append(Problem("company", "expected a mapping"))
         comp = {}
     company_ids = [f.id for f in COMPANY_FIELDS]
-    year_ids = [f.id for f in YEAR_FIELDS]
     for k, v in comp.items():
         if k not in company_ids:
             if is_blank(v, origin):
@@ -629,9 +650,14 @@ def parse_case(data: Any, source: str = "<case>", origin: str = "data") -> Case:
             company[k] = val
     said = company_board(company, comp.get("stock_code"))
     probs += [Problem("company.board", m) for m in said.problems]
+    return company, said
+
+
+def _read_years(rows: Any, origin: str, ey: Any, confirmed: bool,
+                probs: list[Problem]) -> tuple[dict[int, dict[str, Any]], set[int]]:
+    """The fiscal years' figures (a year given twice: its first entry) and the years marked forecasts."""
     years: dict[int, dict[str, Any]] = {}
     forecasts: set[int] = set()
-    rows = data.get("years")
     if not isinstance(rows, list) or not rows:
         probs.append(Problem("years", "required: a list of fiscal years, each with fiscal_year and its figures"))
         rows = []
@@ -650,31 +676,44 @@ def parse_case(data: Any, source: str = "<case>", origin: str = "data") -> Case:
         duplicate = fy in years
         if duplicate:
             probs.append(Problem(f"years[{i}].fiscal_year", f"{fy} appears more than once"))
-        vals: dict[str, Any] = {}
-        for k, v in row.items():
-            if k == "fiscal_year":
-                continue
-            where = f"years[{i}].{k} ({fy})"
-            if k == FORECAST.id:
-                if _read_forecast(v, origin, fy, ey, where, probs) and not duplicate:
-                    forecasts.add(fy)
-                continue
-            if k not in FIELDS or not FIELDS[k].per_year:
-                hint = " (a company field: put it under company)" if k in company_ids else did_you_mean(k, year_ids)
-                probs.append(Problem(where, "unknown field" + hint))
-                continue
-            val, err = read_field(FIELDS[k], v, origin)
-            if err:
-                probs.append(Problem(where, f"{err}"))
-            elif val is not None:  # blank: the rule that needs it reports missing_input
-                vals[k] = val
-        probs += [Problem(f"years[{i}].{k} ({fy})", msg) for k, msg in part_problems(vals, bool(company.get(CONFIRM_FIELD)))]
+        vals, forecast = _read_year_row(i, fy, row, origin, ey, probs)
+        if forecast and not duplicate:
+            forecasts.add(fy)
+        probs += [Problem(f"years[{i}].{k} ({fy})", msg) for k, msg in part_problems(vals, confirmed)]
         if not duplicate:
             years[fy] = vals
     if ey is not None and rows and ey not in years:
         probs.append(Problem("years", f"no entry for the evaluation year {ey}"))
+    return years, forecasts
+
+
+def _read_year_row(i: int, fy: int, row: dict, origin: str, ey: Any, probs: list[Problem]) -> tuple[dict[str, Any], bool]:
+    """One year's figures (blanks left out) and whether it is marked a forecast."""
+    vals: dict[str, Any] = {}
+    forecast = False
+    for k, v in row.items():
+        if k == "fiscal_year":
+            continue
+        where = f"years[{i}].{k} ({fy})"
+        if k == FORECAST.id:
+            if _read_forecast(v, origin, fy, ey, where, probs):
+                forecast = True
+            continue
+        if k not in FIELDS or not FIELDS[k].per_year:
+            hint = (" (a company field: put it under company)" if k in [f.id for f in COMPANY_FIELDS]
+                    else did_you_mean(k, [f.id for f in YEAR_FIELDS]))
+            probs.append(Problem(where, "unknown field" + hint))
+            continue
+        val, err = read_field(FIELDS[k], v, origin)
+        if err:
+            probs.append(Problem(where, f"{err}"))
+        elif val is not None:  # blank: the rule that needs it reports missing_input
+            vals[k] = val
+    return vals, forecast
+
+
+def _read_attestations(raw_att: Any, origin: str, probs: list[Problem]) -> dict[str, bool]:
     att: dict[str, bool] = {}
-    raw_att = data.get("attestations") or {}
     if not isinstance(raw_att, dict):
         probs.append(Problem("attestations", "expected a mapping of rule id: yes/no"))
         raw_att = {}
@@ -687,8 +726,11 @@ def parse_case(data: Any, source: str = "<case>", origin: str = "data") -> Case:
             probs.append(Problem(f"attestations.{k}", err))
         elif val is not None:  # blank: the attestation rule reports missing_input
             att[k] = val
+    return att
+
+
+def _read_notes(raw_notes: Any, origin: str, probs: list[Problem]) -> dict[str, str]:
     notes: dict[str, str] = {}
-    raw_notes = data.get("notes") or {}
     if not isinstance(raw_notes, dict):
         probs.append(Problem("notes", "expected a mapping of field id: note"))
         raw_notes = {}
@@ -702,10 +744,7 @@ def parse_case(data: Any, source: str = "<case>", origin: str = "data") -> Case:
             probs.append(Problem(f"notes.{k}", err))
         elif val is not None:
             notes[k] = val
-    if probs:
-        raise CaseError(source, probs)
-    return Case(pol, ey, company, years, att, source, notes, warnings=said.notes + unit_warnings(years),
-                forecast_years=frozenset(forecasts))
+    return notes
 
 
 def _read_forecast(v: Any, origin: str, fy: int, ey: Any, where: str, probs: list[Problem]) -> bool:

@@ -15,6 +15,7 @@ Parameter names: ``<owner>.<key>`` (``min_rolling.ratio``), with their clause.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Callable
 
 from pydantic import BaseModel
@@ -64,6 +65,10 @@ REASONS = {
     "na_agm_not_held": ("股东大会尚未召开（表决与派发期限于股东大会后检查）",
                         "the AGM has not been held yet (votes and the payout deadline are checked after it)"),
 }
+#: every label code a calculation gives, as the workbook shows it in Chinese (its lists sheet) and the
+#: worksheet functions return it: the statuses, the check flag's, the guarded results' and the reasons
+LABEL_TEXT = {**STATUS_ZH, "ok": "正常", "check": "请检查", "undetermined": "无法判断",
+              **{k: zh for k, (zh, _en) in REASONS.items()}}
 SERIES = ("cash", "distribution", "retained", "cash_st", "cash_reg", "net_profit_attributable_lower",
           "distributable_profit_lower")
 #: a basis that is the lower of two figures (以中国会计准则和国际财务报告准则……较少者为准): the series and the two
@@ -196,6 +201,47 @@ class RuleDef:
         return self.bound is not None and self.check.unit == "元" and self.check.op in (">=", ">", "<=", "<")
 
 
+class Derived:
+    """What is worked out from one compiled model, kept with it and gone with it (``model.derived``):
+    no cache elsewhere is keyed by ``id(model)``.
+
+    ``once(key, make, *args)`` is ``make(*args)`` the first time ``key`` is asked and the same value
+    after; ``get``/``put`` the same by hand (a hot path that makes no closure). ``table(name, limit)``
+    is a :class:`Derived` of its own, for what is worked out per model and per something else (a
+    program per parameter signature), emptied when it holds ``limit`` values (None: never)."""
+
+    __slots__ = ("_values", "_tables", "limit")
+
+    def __init__(self, limit: int | None = None):
+        self._values: dict = {}
+        self._tables: dict[str, Derived] = {}
+        self.limit = limit
+
+    def get(self, key, default=None):
+        return self._values.get(key, default)
+
+    def put(self, key, value):
+        if self.limit is not None and len(self._values) >= self.limit and key not in self._values:
+            self._values.clear()
+        self._values[key] = value
+        return value
+
+    def once(self, key, make: Callable, *args):
+        try:
+            return self._values[key]
+        except KeyError:
+            return self.put(key, make(*args))
+
+    def table(self, name: str, limit: int | None = 64) -> Derived:
+        t = self._tables.get(name)
+        if t is None:
+            t = self._tables[name] = Derived(limit)
+        return t
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+
 @dataclass
 class Model:
     policy: pol.Policy
@@ -205,6 +251,13 @@ class Model:
     scalars: dict[str, Node] = field(default_factory=dict)
     rules: list[RuleDef] = field(default_factory=list)
     history: int = 0  # earliest year offset read (e.g. -2)
+
+    @cached_property
+    def derived(self) -> Derived:
+        """What is worked out from this model (its programs, a report's reading of its rules, a
+        workbook's labels), kept with it: see :class:`Derived`. Not a field: a model compares, prints
+        and copies (``dataclasses.replace``) by its fields alone, and a new model derives afresh."""
+        return Derived()
 
     @property
     def conditions(self) -> list[RuleDef]:

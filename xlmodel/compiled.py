@@ -29,7 +29,7 @@ import math
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Callable
 
-from . import expr as E
+from . import codegen, expr as E
 
 F, B, S, O, T = "f", "b", "s", "o", "t"  # number, boolean, text, number-or-text-or-boolean, a list (InList)
 _NAN, _INF = math.nan, math.inf
@@ -54,6 +54,8 @@ class _Lower:
         self._nodes: dict[tuple[int, int], tuple] = {}
         self.calcs: dict[tuple[str, int], int] = {}
         self._open: set = set()
+        self._lowering: list[tuple[str, int]] = []  # the calculations being lowered, innermost last
+        self.owner: list[tuple[str, int] | None] = []  # per operation: the calculation it was first made for
 
     def op(self, kind: str, attrs, args: tuple, typ: str) -> int:
         key = (kind, attrs, args)
@@ -61,6 +63,7 @@ class _Lower:
         if i is None:
             i = self._index[key] = len(self.ops)
             self.ops.append((kind, attrs, args, typ))
+            self.owner.append(self._lowering[-1] if self._lowering else None)
         return i
 
     def t(self, i: int) -> str:
@@ -122,7 +125,9 @@ class _Lower:
             if key in self._open:
                 raise Unsupported(f"calculation {name!r} refers to itself")
             self._open.add(key)
+            self._lowering.append(key)
             hit = self.calcs[key] = self.node(tree, key[1])
+            self._lowering.pop()
             self._open.discard(key)
         return hit
 
@@ -133,70 +138,96 @@ class _Lower:
             hit = self._nodes[key] = (n, self._lower(n, shift))
         return hit[1]
 
-    def _lower(self, n: E.Node, s: int) -> int:  # noqa: C901 - one branch per node class
-        cls = type(n)
-        if cls is E.Num:
-            return self.const(float(n.value))
-        if cls is E.Blank:
-            return self.const("")
-        if cls is E.Lbl:
-            return self.const(n.code)
-        if cls is E.In:
-            return self.field(n.fid, n.offset + s)
-        if cls is E.Missing:
-            cells = [self.missing(f, o + s) for f, o in n.cells]
-            if not cells:
-                return self.const(False)
-            return cells[0] if len(cells) == 1 else self.op("or", None, tuple(cells), B)
-        if cls is E.P:
-            return self.param(n.name)
-        if cls is E.C:
-            return self.calc(n.name, (n.offset or 0) + s if n.name in self.model.series else 0)
-        if cls is E.FY:
-            return self.op("fy", n.offset + s, (), F)
-        if cls is E.Bin:
-            if n.op not in ("+", "-", "*", "/"):
-                raise Unsupported(f"operator {n.op}")
-            return self.op("bin", n.op, (self.num(self.node(n.a, s)), self.num(self.node(n.b, s))), F)
-        if cls is E.Cmp:
-            return self.compare(n.op, self.node(n.a, s), self.node(n.b, s))
-        if cls is E.And or cls is E.Or:
-            args = tuple(self.truth(self.node(a, s)) for a in n.args)
-            return args[0] if len(args) == 1 else self.op("and" if cls is E.And else "or", None, args, B)
-        if cls is E.Not:
-            return self.op("not", None, (self.truth(self.node(n.args[0], s)),), B)
-        if cls is E.Max or cls is E.Min:
-            return self.extreme(n, s, "max" if cls is E.Max else "min")
-        if cls is E.Sum:
-            out = self.num(self.node(n.args[0], s))
-            for a in n.args[1:]:
-                out = self.op("bin", "+", (out, self.num(self.node(a, s))), F)
-            return out
-        if cls is E.Window:
-            n_years = self.windows[n.years.name]
-            out = self.const(0.0)
-            for o in range(-(n_years - 1), 1 - n.skip):
-                out = self.op("bin", "+", (out, self.num(self.node(n._at(o), s))), F)
-            return out
-        if cls is E.Round2:
-            return self.op("round", None, (self.num(self.node(n.args[0], s)),), F)
-        if cls is E.If:
-            return self.cond(self.truth(self.node(n.args[0], s)), self.node(n.args[1], s), self.node(n.args[2], s))
-        if cls is E.InList:
-            plist = n.args[1]
-            if not isinstance(plist, E.P) or self.ptypes.get(plist.name) != T:
-                raise Unsupported("InList needs a list parameter")
-            return self.op("inlist", plist.name, (self.node(n.args[0], s),), B)
-        if cls is E.CountIf:
-            code = n.args[0]
-            if not isinstance(code, E.Lbl):
-                raise Unsupported("CountIf needs a label")
-            return self.op("countif", code.code, tuple(self.node(c, s) for c in n.args[1:]), F)
-        if cls is E.EDate:
-            return self.op("edate", None, (self.strict(self.node(n.args[0], s)), self.strict(self.node(n.args[1], s))), F)
-        if cls is E.YearOf:
-            return self.op("yearof", None, (self.num(self.node(n.args[0], s)),), F)
-        raise Unsupported(f"node class {cls.__name__}")
+    def _lower(self, n: E.Node, s: int) -> int:
+        """One node, by the rule :data:`_LOWERINGS` has for its class (exactly its class: a subclass
+        has a reading of its own or none)."""
+        rule = _LOWERINGS.get(type(n))
+        if rule is None:
+            raise Unsupported(f"node class {type(n).__name__}")
+        return rule(self, n, s)
+
+    # -- one reading per node class (the table _LOWERINGS, after the class) --
+    def _num_node(self, n: E.Num, s: int) -> int:
+        return self.const(float(n.value))
+
+    def _blank(self, n: E.Blank, s: int) -> int:
+        return self.const("")
+
+    def _label(self, n: E.Lbl, s: int) -> int:
+        return self.const(n.code)
+
+    def _input(self, n: E.In, s: int) -> int:
+        return self.field(n.fid, n.offset + s)
+
+    def _missing_cells(self, n: E.Missing, s: int) -> int:
+        cells = [self.missing(f, o + s) for f, o in n.cells]
+        if not cells:
+            return self.const(False)
+        return cells[0] if len(cells) == 1 else self.op("or", None, tuple(cells), B)
+
+    def _param_node(self, n: E.P, s: int) -> int:
+        return self.param(n.name)
+
+    def _calc_node(self, n: E.C, s: int) -> int:
+        return self.calc(n.name, (n.offset or 0) + s if n.name in self.model.series else 0)
+
+    def _fiscal_year(self, n: E.FY, s: int) -> int:
+        return self.op("fy", n.offset + s, (), F)
+
+    def _arith(self, n: E.Bin, s: int) -> int:
+        if n.op not in ("+", "-", "*", "/"):
+            raise Unsupported(f"operator {n.op}")
+        return self.op("bin", n.op, (self.num(self.node(n.a, s)), self.num(self.node(n.b, s))), F)
+
+    def _compare_node(self, n: E.Cmp, s: int) -> int:
+        return self.compare(n.op, self.node(n.a, s), self.node(n.b, s))
+
+    def _logic(self, n, s: int) -> int:
+        args = tuple(self.truth(self.node(a, s)) for a in n.args)
+        return args[0] if len(args) == 1 else self.op("and" if type(n) is E.And else "or", None, args, B)
+
+    def _not(self, n: E.Not, s: int) -> int:
+        return self.op("not", None, (self.truth(self.node(n.args[0], s)),), B)
+
+    def _extreme_node(self, n, s: int) -> int:
+        return self.extreme(n, s, "max" if type(n) is E.Max else "min")
+
+    def _sum(self, n: E.Sum, s: int) -> int:
+        out = self.num(self.node(n.args[0], s))
+        for a in n.args[1:]:
+            out = self.op("bin", "+", (out, self.num(self.node(a, s))), F)
+        return out
+
+    def _window(self, n: E.Window, s: int) -> int:
+        n_years = self.windows[n.years.name]
+        out = self.const(0.0)
+        for o in range(-(n_years - 1), 1 - n.skip):
+            out = self.op("bin", "+", (out, self.num(self.node(n._at(o), s))), F)
+        return out
+
+    def _round(self, n: E.Round2, s: int) -> int:
+        return self.op("round", None, (self.num(self.node(n.args[0], s)),), F)
+
+    def _if(self, n: E.If, s: int) -> int:
+        return self.cond(self.truth(self.node(n.args[0], s)), self.node(n.args[1], s), self.node(n.args[2], s))
+
+    def _in_list(self, n: E.InList, s: int) -> int:
+        plist = n.args[1]
+        if not isinstance(plist, E.P) or self.ptypes.get(plist.name) != T:
+            raise Unsupported("InList needs a list parameter")
+        return self.op("inlist", plist.name, (self.node(n.args[0], s),), B)
+
+    def _count_if(self, n: E.CountIf, s: int) -> int:
+        code = n.args[0]
+        if not isinstance(code, E.Lbl):
+            raise Unsupported("CountIf needs a label")
+        return self.op("countif", code.code, tuple(self.node(c, s) for c in n.args[1:]), F)
+
+    def _edate(self, n: E.EDate, s: int) -> int:
+        return self.op("edate", None, (self.strict(self.node(n.args[0], s)), self.strict(self.node(n.args[1], s))), F)
+
+    def _year_of(self, n: E.YearOf, s: int) -> int:
+        return self.op("yearof", None, (self.num(self.node(n.args[0], s)),), F)
 
     def field(self, fid: str, off: int) -> int:
         return self.op("in", (fid, off), (), field_type(fid))
@@ -249,6 +280,17 @@ class _Lower:
         return out
 
 
+#: node class -> how it lowers (one reading of each class's semantics, taken from its ``eval``)
+_LOWERINGS: dict[type, Callable[[_Lower, E.Node, int], int]] = {
+    E.Num: _Lower._num_node, E.Blank: _Lower._blank, E.Lbl: _Lower._label, E.In: _Lower._input,
+    E.Missing: _Lower._missing_cells, E.P: _Lower._param_node, E.C: _Lower._calc_node, E.FY: _Lower._fiscal_year,
+    E.Bin: _Lower._arith, E.Cmp: _Lower._compare_node, E.And: _Lower._logic, E.Or: _Lower._logic,
+    E.Not: _Lower._not, E.Max: _Lower._extreme_node, E.Min: _Lower._extreme_node, E.Sum: _Lower._sum,
+    E.Window: _Lower._window, E.Round2: _Lower._round, E.If: _Lower._if, E.InList: _Lower._in_list,
+    E.CountIf: _Lower._count_if, E.EDate: _Lower._edate, E.YearOf: _Lower._year_of,
+}
+
+
 _PYCMP = {">=": lambda x, y: x >= y, ">": lambda x, y: x > y, "<=": lambda x, y: x <= y,
           "<": lambda x, y: x < y, "=": lambda x, y: x == y, "<>": lambda x, y: x != y}
 _PYOP = {">=": ">=", ">": ">", "<=": "<=", "<": "<", "=": "==", "<>": "!="}
@@ -281,20 +323,18 @@ def window_years(v) -> int:
     return int(math.ceil(w - 1e-9)) if w > 0 else 0
 
 
-_WINDOWS: dict[int, tuple] = {}
-
-
 def _window_params(model) -> list[str]:
-    """The parameters that set a window's length, per model (found once)."""
-    hit = _WINDOWS.get(id(model))
-    if hit is None or hit[0] is not model:
-        names = {}
-        for tree in list(model.series.values()) + list(model.scalars.values()):
-            for n in tree.walk():
-                if isinstance(n, E.Window):
-                    names[n.years.name] = None
-        hit = _bounded(_WINDOWS)[id(model)] = (model, list(names))
-    return hit[1]
+    """The parameters that set a window's length, per model (found once, kept with it)."""
+    return model.derived.once("window parameters", _find_window_params, model)
+
+
+def _find_window_params(model) -> list[str]:
+    names = {}
+    for tree in list(model.series.values()) + list(model.scalars.values()):
+        for n in tree.walk():
+            if isinstance(n, E.Window):
+                names[n.years.name] = None
+    return list(names)
 
 
 def _signature(model, params: dict | None):
@@ -383,17 +423,18 @@ def _rank(x) -> int:
 
 
 _RANK = {bool: 2, str: 1}
+_CMP_WORD = {">=": "ge", ">": "gt", "<=": "le", "<": "lt", "=": "eq", "<>": "ne"}
 
 
 def _mk_cmpo(op: str):
     """A comparison across types (``expr._cmp_scalar``): the ranks (numbers < text < booleans) when
     they differ, else the values."""
-    ns = {"_RANK": _RANK}
-    exec(f"def cmpo(a, b):\n"  # noqa: S102 - our own code, one line per operator
-         f"    ra = _RANK.get(a.__class__, 0)\n"
-         f"    rb = _RANK.get(b.__class__, 0)\n"
-         f"    return a {_PYOP[op]} b if ra == rb else ra {_PYOP[op]} rb\n", ns)
-    return ns["cmpo"]
+    py = _PYOP[op]  # one of our six operators, never a plan's text
+    src = codegen.function("cmpo", ["a", "b"], [
+        "ra = _RANK.get(a.__class__, 0)  # numbers 0, text 1, booleans 2",
+        "rb = _RANK.get(b.__class__, 0)",
+        f"return a {py} b if ra == rb else ra {py} rb  # the values when of one rank, else the ranks"])
+    return codegen.compile_source(src, "comparison", f"cmpo-{_CMP_WORD[op]}", {"_RANK": _RANK}, "cmpo")
 
 
 def _onum(x) -> float:
@@ -471,18 +512,37 @@ def _lit(typ: str, v) -> str:
     return repr(v)
 
 
+def _at_year(name: str, off: int) -> str:
+    """A calculation's or an input's id with its year offset, for a variable's name (``a_m1``: year -1)."""
+    return name if not off else f"{name}_{'m' if off < 0 else 'p'}{abs(off)}"
+
+
+def _offset_note(off: int) -> str:
+    return f" (year {off:+d})" if off else ""
+
+
+def _param_names(model, names: codegen.Names) -> dict[str, str]:
+    """Each parameter's variable, ``p_`` and its name."""
+    return {name: names.new(name, "p_") for name in model.params}
+
+
 class _Emitter:
     """Shared by both renderings: which operations get a variable, the order, the nesting depth."""
 
     MAX_DEPTH = 40
 
-    def __init__(self, low: _Lower, roots: list[int]):
+    def __init__(self, low: _Lower, roots: list[int], names: codegen.Names):
         self.low, self.ops = low, low.ops
+        self.names = names
         self.count = _refcounts(low.ops, roots)
         self.expr: dict[int, str] = {}
         self.depth: dict[int, int] = {}
         self.lines: list[str] = []
         self.inputs: dict[int, tuple] = {}  # op id -> ("in"|"miss", fid, off)
+        self.input_names: dict[int, str] = {}  # op id -> its variable (v_… a value, m_… whether it is missing)
+        self.calc_of: dict[int, tuple[str, int]] = {}  # op id -> the calculation it is (the first one)
+        for key, i in low.calcs.items():
+            self.calc_of.setdefault(i, key)
 
     def atom(self, i: int) -> bool:
         return self.ops[i][0] in ("const", "param", "in", "miss")
@@ -498,9 +558,27 @@ class _Emitter:
             if self.atom(i) or (self.count[i] < 2 and depth < self.MAX_DEPTH):
                 self.expr[i], self.depth[i] = text, depth
             else:
-                self.lines.append(f"x{i} = {text}")
-                self.expr[i], self.depth[i] = f"x{i}", 0
+                name, note = self.variable(i)
+                self.lines.append(f"{name} = {text}{note}")
+                self.expr[i], self.depth[i] = name, 0
         return self
+
+    def variable(self, i: int) -> tuple[str, str]:
+        """The name of operation ``i``'s variable and the comment of its line: ``c_`` and the id of the
+        calculation it computes, or ``t_`` and its number, a part of the calculation it was made for."""
+        key = self.calc_of.get(i)
+        if key is not None:
+            return self.names.new(_at_year(*key), "c_"), codegen.comment(key[0]) + _offset_note(key[1])
+        owner = self.low.owner[i]
+        note = "" if owner is None else codegen.comment(owner[0], "part of ") + _offset_note(owner[1])
+        return self.names.new(str(i), "t_"), note
+
+    def input_name(self, i: int, kind: str, fid: str, off: int) -> str:
+        """The variable of an input cell's value (``v_``) or of whether it is missing (``m_``)."""
+        hit = self.input_names.get(i)
+        if hit is None:
+            hit = self.input_names[i] = self.names.new(_at_year(fid, off), "v_" if kind == "in" else "m_")
+        return hit
 
 
     #: kind -> its text, from the arguments' texts ({0}, {1}, …): the kinds a rendering writes by a
@@ -518,10 +596,10 @@ class _Emitter:
         if kind in self.JOINS:
             return "(" + self.JOINS[kind].join(a) + ")"
         if kind == "param":
-            return f"p_{self.low.pindex[attrs]}"
+            return self.low.pindex[attrs]
         if kind in ("in", "miss"):
             self.inputs[i] = (kind, *attrs)
-            return f"{'v' if kind == 'in' else 'm'}{i}"
+            return self.input_name(i, kind, *attrs)
         if kind == "fy":
             return f"(Y + {float(attrs)!r})" if attrs else "Y"
         if kind == "bin":
@@ -552,13 +630,14 @@ class _ScalarEmitter(_Emitter):
         a = [self.ref(j) for j in args]
         if kind == "const":
             t, r = attrs
-            return _lit(t, float(r)) if t == F else r
+            return _lit(t, float(r)) if t == F else self.names.text(ast.literal_eval(r), "text") if t == S else r
         if kind == "inlist":
-            return f"({a[0]} in p_{self.low.pindex[attrs]})"
+            return f"({a[0]} in {self.low.pindex[attrs]})"
         if kind == "countif":
+            code = self.names.text(attrs, "label")
             if len(a) > 2:  # tuple.count compares with ==, as the sum of comparisons does, in one C loop
-                return f"float(({', '.join(a)}).count({attrs!r}))"
-            return "float(" + " + ".join(f"({x} == {attrs!r})" for x in a) + ")" if a else "0.0"
+                return f"float(({', '.join(a)}).count({code}))"
+            return "float(" + " + ".join(f"({x} == {code})" for x in a) + ")" if a else "0.0"
         return self.common(i, kind, attrs, a)
 
 
@@ -570,6 +649,51 @@ def _prepare_scalar_param(v, typ: str):
     return v
 
 
+#: the local names of a scalar program's ``run`` (no generated name may be one of them)
+_SCALAR_LOCALS = ("_make", "run", "yrs", "co", "at", "Yi", "AY", "Y", "_k", "_t", "_y", "_x")
+
+
+def _scalar_prologue(em: _ScalarEmitter, names: codegen.Names) -> list[str]:
+    """A scalar program's first lines: each input cell it reads, once, as encode() stores it."""
+    from .fields import FIELDS, Kind
+
+    pro: list[str] = []
+    rows: dict[int, str] = {}
+    cells: dict[tuple[str, int], dict[str, int]] = {}
+    for i, (kind, fid, off) in sorted(em.inputs.items()):
+        cells.setdefault((fid, off), {})[kind] = i
+    for (fid, off), kinds in cells.items():
+        off = int(off)
+        x = names.new(_at_year(fid, off), "r_")
+        f = FIELDS.get(fid)
+        if fid.startswith("attest."):
+            # an attestation is the evaluation year's (AY): given only where Yi + off is that year
+            src = f"(at.get({names.text(fid[len('attest.'):], 'attestation')}) if Yi + {off} == AY else None)"
+        elif f is not None and not f.per_year:
+            src = f"co.get({names.text(fid, 'field')})"
+        else:
+            if off not in rows:
+                rows[off] = names.new(_at_year("year", off), "d_")
+                pro.append(f"{rows[off]} = yrs.get(Yi + {off}) or _E" if off else f"{rows[off]} = yrs.get(Yi) or _E")
+            src = f"{rows[off]}.get({names.text(fid, 'field')})"
+        pro.append(f"{x} = {src}" + codegen.comment(fid, "input ") + _offset_note(off))
+        typ = field_type(fid)
+        if "in" in kinds:
+            if typ == B:
+                enc = f"({x} is not None and bool({x}))"
+            elif typ == S:
+                enc = f"('' if {x} is None else {x} if {x}.__class__ is str else _str({x}))"
+            elif f is not None and f.kind == Kind.DATE:
+                enc = f"(0.0 if {x} is None else float(({x} - _EPOCH).days))"
+            else:
+                enc = f"(0.0 if {x} is None else float({x}))"
+            pro.append(f"{em.input_names[kinds['in']]} = {enc}")
+        if "miss" in kinds:
+            m = em.input_names[kinds["miss"]]
+            pro.append(f"{m} = False" if f is not None and f.default_zero else f"{m} = {x} is None")
+    return pro
+
+
 class ScalarProgram:
     """Every calculation of one case in plain Python: ``run(case_years, company, attestations, year,
     attestation_year)`` -> a tuple of values (floats, bools, str), one per root.
@@ -577,60 +701,22 @@ class ScalarProgram:
     ``roots``: the calculations it returns, ``(name, shift)`` (default: every scalar of the model)."""
 
     def __init__(self, model, params: dict | None = None, roots: list[tuple[str, int]] | None = None):
-        from .fields import FIELDS, Kind
-
         vals, ptypes, windows = _signature(model, params)
+        ns = dict(_SCALAR_RT)
+        names = codegen.Names(ns, reserved=_SCALAR_LOCALS)
         low = _Lower(model, ptypes, windows)
-        low.pindex = {name: i for i, name in enumerate(model.params)}
+        low.pindex = _param_names(model, names)
         self.names = list(roots or [(n, 0) for n in model.scalars])
         root_ids = [low.calc(n, s) for n, s in self.names]
-        em = _ScalarEmitter(low, root_ids).run()
+        em = _ScalarEmitter(low, root_ids, names).run()
         self.index = {n: i for i, (n, _) in enumerate(self.names)}
         self.types = [low.ops[r][3] for r in root_ids]
         self.ops = len(low.ops)
-
-        # the prologue: each input cell the program reads, once, as encode() stores it
-        pro: list[str] = []
-        rows: dict[int, str] = {}
-        cells = {}
-        for i, (kind, fid, off) in sorted(em.inputs.items()):
-            cells.setdefault((fid, off), {})[kind] = i
-        for c, ((fid, off), kinds) in enumerate(cells.items()):
-            x = f"r{c}"
-            f = FIELDS.get(fid)
-            if fid.startswith("attest."):
-                # an attestation is the evaluation year's (AY): given only where Yi + off is that year
-                src = f"(at.get({fid[len('attest.'):]!r}) if Yi + {off} == AY else None)"
-            elif f is not None and not f.per_year:
-                src = f"co.get({fid!r})"
-            else:
-                if off not in rows:
-                    rows[off] = f"d{len(rows)}"
-                    pro.append(f"{rows[off]} = yrs.get(Yi + {off}) or _E" if off else f"{rows[off]} = yrs.get(Yi) or _E")
-                src = f"{rows[off]}.get({fid!r})"
-            pro.append(f"{x} = {src}")
-            typ = field_type(fid)
-            if "in" in kinds:
-                if typ == B:
-                    enc = f"({x} is not None and bool({x}))"
-                elif typ == S:
-                    enc = f"('' if {x} is None else {x} if {x}.__class__ is str else _str({x}))"
-                elif f is not None and f.kind == Kind.DATE:
-                    enc = f"(0.0 if {x} is None else float(({x} - _EPOCH).days))"
-                else:
-                    enc = f"(0.0 if {x} is None else float({x}))"
-                pro.append(f"v{kinds['in']} = {enc}")
-            if "miss" in kinds:
-                pro.append(f"m{kinds['miss']} = False" if f is not None and f.default_zero else f"m{kinds['miss']} = {x} is None")
         ret = ", ".join(em.expr[r] for r in root_ids)
-        body = ["Y = float(Yi)"] + pro + em.lines + [f"return ({ret},)"]
-        pnames = [f"p_{i}" for i in range(len(model.params))]
-        src = ("def _make(" + ", ".join(pnames) + "):\n"
-               "    def run(yrs, co, at, Yi, AY):\n" + "".join(f"        {ln}\n" for ln in body) + "    return run\n")
-        self.source = src
-        ns = dict(_SCALAR_RT)
-        exec(compile(src, f"<xlmodel scalar {model.policy.id}>", "exec"), ns)  # noqa: S102 - our own code
-        self._make = ns["_make"]
+        body = ["Y = float(Yi)"] + _scalar_prologue(em, names) + em.lines + [f"return ({ret},)"]
+        run = codegen.function("run", ["yrs", "co", "at", "Yi", "AY"], body).splitlines()
+        self.source = codegen.function("_make", list(low.pindex.values()), run + ["return run"])
+        self._make = codegen.compile_source(self.source, "scalar", model.policy.id, ns, "_make")
         self._ptypes = ptypes
         self._pnames = list(model.params)
 
@@ -820,8 +906,8 @@ class _VectorEmitter(_Emitter):
     """Types on arrays: F float64, B bool, S int64 codes of the sorted string table, O a pair
     (float64 numbers with booleans as 0/1, int64 codes: -1 a number, -2 a boolean, else text)."""
 
-    def __init__(self, low, roots, strings: dict[str, int]):
-        super().__init__(low, roots)
+    def __init__(self, low, roots, names: codegen.Names, strings: dict[str, int]):
+        super().__init__(low, roots, names)
         self.strings = strings  # every string constant -> its index in K
 
     def k(self, s: str) -> str:
@@ -852,7 +938,7 @@ class _VectorEmitter(_Emitter):
         if kind == "if":
             return f"_oif({a[0]}, {a[1]}, {a[2]})" if typ == O else f"_where({a[0]}, {a[1]}, {a[2]})"
         if kind == "inlist":
-            return self._inlist(a[0], ta[0], f"p_{self.low.pindex[attrs]}")
+            return self._inlist(a[0], ta[0], self.low.pindex[attrs])
         if kind == "countif":
             parts = [f"({x} == {self.k(attrs)})" if t == S else f"({x}[1] == {self.k(attrs)})"
                      for x, t in zip(a, ta) if t in (S, O)]
@@ -871,6 +957,17 @@ class _VectorEmitter(_Emitter):
         return f"_isin({x}, {p}[1])"
 
 
+def _vector_prologue(em: _VectorEmitter, low: _Lower, constants: list[str]) -> list[str]:
+    """A vector program's first lines: its inputs (``I``, in the order of ``em.inputs``), string
+    codes (``K``) and parameters (``PV``), one variable a line."""
+    lines = [f"{em.input_names[i]} = I[{j}]" + codegen.comment(fid) + _offset_note(int(off))
+             for j, (i, (kind, fid, off)) in enumerate(sorted(em.inputs.items()))]
+    lines += [f"k{j} = K[{j}]" + (codegen.comment(s, "the code of ") if s else "  # the code of a blank")
+              for j, s in enumerate(constants)]
+    lines += [f"{var} = PV[{j}]" + codegen.comment(name) for j, (name, var) in enumerate(low.pindex.items())]
+    return lines or ["pass"]
+
+
 class VectorProgram:
     """Every calculation for ``n`` cases at once on numpy arrays: ``evaluate(getter, years, n, params)``."""
 
@@ -880,18 +977,19 @@ class VectorProgram:
         from .fields import ENUMS
 
         vals, ptypes, windows = _signature(model, params)
+        ns = _vector_rt()
+        names = codegen.Names(ns, reserved=("run", "I", "K", "PV", "Y", "N"))
         low = _Lower(model, ptypes, windows)
-        low.pindex = {name: i for i, name in enumerate(model.params)}
+        low.pindex = _param_names(model, names)
         self.names = list(roots or [(n, 0) for n in model.scalars])
         root_ids = [low.calc(n, s) for n, s in self.names]
         self.calc_ids = dict(low.calcs)
         strings: dict[str, int] = {}
-        em = _VectorEmitter(low, root_ids, strings).run()
+        em = _VectorEmitter(low, root_ids, names, strings).run()
         self.types = [low.ops[r][3] for r in root_ids]
         self.index = {n: i for i, (n, _) in enumerate(self.names)}
         self.ops = len(low.ops)
         self.inputs = [em.inputs[i] + (low.ops[i][3],) for i in sorted(em.inputs)]
-        input_vars = [("v" if k == "in" else "m") + str(i) for i, (k, *_r) in sorted(em.inputs.items())]
         # the string table: every constant, list parameter and enumeration value, sorted (codes keep the order)
         known = set(strings) | {""}
         for name, v in vals.items():
@@ -909,17 +1007,9 @@ class VectorProgram:
         self._table_u = np.array(self.table, dtype=str)
         self._codes = {s: i for i, s in enumerate(self.table)}
         ret = ", ".join(em.expr[r] for r in root_ids)
-        pnames = [f"p_{i}" for i in range(len(model.params))]
-        kvars = [f"k{i}" for i in range(len(self.constants))]
-        body = ([f"({', '.join(input_vars)},) = I" if input_vars else "pass",
-                 f"({', '.join(kvars)},) = K" if kvars else "pass",
-                 f"({', '.join(pnames)},) = PV" if pnames else "pass"]
-                + em.lines + [f"return ({ret},)"])
-        src = "def run(I, K, PV, Y, N):\n" + "".join(f"    {ln}\n" for ln in body)
-        self.source = src
-        ns = _vector_rt()
-        exec(compile(src, f"<xlmodel vector {model.policy.id}>", "exec"), ns)  # noqa: S102 - our own code
-        self._run = ns["run"]
+        body = (_vector_prologue(em, low, self.constants) + em.lines + [f"return ({ret},)"])
+        self.source = codegen.function("run", ["I", "K", "PV", "Y", "N"], body)
+        self._run = codegen.compile_source(self.source, "vector", model.policy.id, ns, "run")
         self._ptypes, self._pnames = ptypes, list(model.params)
         self._k_static = [self._codes[s] for s in self.constants]
         self.model = model
@@ -1115,47 +1205,36 @@ class VectorEnv:
         return self._ref
 
 
-# ---- caches ---------------------------------------------------------------------------------------
-
-_SCALAR: dict[tuple, tuple] = {}
-_VECTOR: dict[tuple, tuple] = {}
-
+# ---- what is kept: with the model (model.derived), never in a table keyed by id(model) ---------------
 
 def _key(model, params, roots):
     vals, ptypes, windows = _signature(model, params)
-    return (id(model), tuple(sorted(ptypes.items())), tuple(sorted(windows.items())),
-            tuple(roots) if roots else None)
+    return (tuple(sorted(ptypes.items())), tuple(sorted(windows.items())), tuple(roots) if roots else None)
 
 
-#: programs kept at most (a process that loads many plans, or one plan many times, compiles again)
+#: programs a model keeps of each rendering at most (a process that tries many parameter types or window
+#: lengths on one model compiles again)
 MAX_CACHED = 64
-
-
-def _bounded(cache: dict) -> dict:
-    if len(cache) >= MAX_CACHED:
-        cache.clear()
-    return cache
 
 
 def scalar_program(model, params: dict | None = None, roots=None) -> ScalarProgram:
     """The model's scalar program for parameters of these types and window lengths (compiled once)."""
     key = _key(model, params, roots)
-    hit = _SCALAR.get(key)
-    if hit is None or hit[0] is not model:
-        hit = _bounded(_SCALAR)[key] = (model, ScalarProgram(model, params, roots))
-    return hit[1]
+    progs = model.derived.table("scalar programs", MAX_CACHED)
+    hit = progs.get(key)
+    if hit is None:
+        hit = progs.put(key, ScalarProgram(model, params, roots))
+    return hit
 
 
 def vector_program(model, params: dict | None = None, roots=None) -> VectorProgram:
     """The model's vector program for parameters of these types and window lengths (compiled once)."""
     key = _key(model, params, roots)
-    hit = _VECTOR.get(key)
-    if hit is None or hit[0] is not model:
-        hit = _bounded(_VECTOR)[key] = (model, VectorProgram(model, params, roots))
-    return hit[1]
-
-
-_BOUND: dict[tuple, tuple] = {}
+    progs = model.derived.table("vector programs", MAX_CACHED)
+    hit = progs.get(key)
+    if hit is None:
+        hit = progs.put(key, VectorProgram(model, params, roots))
+    return hit
 
 
 def param_values(model, params: dict | None = None) -> dict:
@@ -1163,17 +1242,17 @@ def param_values(model, params: dict | None = None) -> dict:
 
 
 def scalar_runner(model, params: dict | None = None, roots=None) -> tuple[Callable, ScalarProgram]:
-    """A scalar program with its parameter values bound: the plan's own (cached per model and roots
+    """A scalar program with its parameter values bound: the plan's own (kept with the model per roots
     object: a caller that evaluates often passes the same ``roots`` each time), or ``params``."""
     if params:
         prog = scalar_program(model, params, roots)
         return prog.bind(param_values(model, params)), prog
-    key = (id(model), None if roots is None else id(roots))
-    hit = _BOUND.get(key)
-    if hit is None or hit[0] is not model or hit[3] is not roots:  # (hit[3] keeps the roots' id taken)
+    bound = model.derived.table("bound scalar programs", MAX_CACHED)
+    hit = bound.get(None if roots is None else id(roots))
+    if hit is None or hit[2] is not roots:  # (hit[2] keeps the roots' id taken while the entry is kept)
         prog = scalar_program(model, None, roots)
-        hit = _bounded(_BOUND)[key] = (model, prog.bind(param_values(model)), prog, roots)
-    return hit[1], hit[2]
+        hit = bound.put(None if roots is None else id(roots), (prog.bind(param_values(model)), prog, roots))
+    return hit[0], hit[1]
 
 
 def evaluate_scalar(model, case, params: dict | None = None, roots=None) -> ScalarEnv:

@@ -87,6 +87,9 @@ def plan_by_id(pid) -> Policy:
 
 
 _MODELS: dict[int, tuple[Policy, cat.Model]] = {}
+#: models kept at most (each keeps what is derived from it, its programs among them: a process that
+#: loads many plans compiles again)
+MAX_MODELS = 64
 
 
 def model_for(policy: Policy | str) -> cat.Model:
@@ -95,21 +98,20 @@ def model_for(policy: Policy | str) -> cat.Model:
         policy = load_policy(policy)
     hit = _MODELS.get(id(policy))
     if hit is None or hit[0] is not policy:
+        if len(_MODELS) >= MAX_MODELS:
+            _MODELS.clear()
         hit = _MODELS[id(policy)] = (policy, cat.compile_policy(policy))
     return hit[1]
 
 
-_ATTEST: dict[int, tuple] = {}
-
-
 def _attestations(model: cat.Model) -> tuple:
-    hit = _ATTEST.get(id(model))
-    if hit is None or hit[0] is not model:
-        if len(_ATTEST) > 64:
-            _ATTEST.clear()
-        ids = model.attestation_ids()
-        hit = _ATTEST[id(model)] = (model, ids, frozenset(ids))
-    return hit
+    """(model, its attestation ids, as a set), kept with the model."""
+    return model.derived.once("attestations", _attestation_sets, model)
+
+
+def _attestation_sets(model: cat.Model) -> tuple:
+    ids = model.attestation_ids()
+    return model, ids, frozenset(ids)
 
 
 def attestation_ids(model: cat.Model) -> list[str]:

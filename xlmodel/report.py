@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Callable
 
-from . import catalogue as cat
+from . import catalogue as cat, codegen
 from .fields import FIELDS, HALF_YEAR_OPINIONS
 from .sanitize import md_text, plain_text
 from .expr import py
@@ -313,22 +313,15 @@ def _any_of(status: str, alts: list[tuple[str, str, str]]) -> tuple[str, str]:
     return f"各备选均未满足：{zh}", f"no alternative met: {en}"
 
 
-def _per_model(cache: dict, model: cat.Model, make):
-    """``make(model)``, worked out once per model (a few dozen models at most are kept)."""
-    hit = cache.get(id(model))
-    if hit is None or hit[0] is not model:
-        if len(cache) > 64:
-            cache.clear()
-        hit = cache[id(model)] = (model, make(model))
-    return hit[1]
+def _per_model(key: str, model: cat.Model, make):
+    """``make(model)``, worked out once per model and kept with it (:class:`xlmodel.catalogue.Derived`)."""
+    return model.derived.once(("report", key), make, model)
 
-
-_CASH_PAID: dict[int, tuple] = {}
 
 
 def _cash_paid(model: cat.Model) -> list[cat.RuleDef]:
     """The rules requiring a cash dividend of any amount that raise the minimum."""
-    return _per_model(_CASH_PAID, model,
+    return _per_model("cash paid", model,
                       lambda m: [rd for rd in m.rules if rd.spec.kind == "cash_paid" and rd.is_minimum])
 
 
@@ -339,9 +332,6 @@ def _min_cash_note(model: cat.Model, val) -> tuple[str, str]:
             return (f"规划要求进行现金分红（{rd.spec.clause}）：任何正数金额即满足该条，最低 0.01 元",
                     f"the plan requires a cash dividend ({rd.spec.clause}): any positive amount meets it, at least 0.01 元")
     return "", ""
-
-
-_RULE_PLANS: dict[int, tuple] = {}
 
 
 def _rule_plan(model: cat.Model) -> list[tuple]:
@@ -359,7 +349,7 @@ def _rule_plan(model: cat.Model) -> list[tuple]:
                          f"{rid}.margin" if rd.has_margin else None,
                          f"{rid}.reason" if f"{rid}.reason" in model.scalars else None, rd.bound))
         return plan
-    return _per_model(_RULE_PLANS, model, make)
+    return _per_model("rule plan", model, make)
 
 
 def _value(v, unit):
@@ -384,17 +374,13 @@ class _Later:
         self.model, self.val = model, val
 
     def __call__(self, res: RuleResult) -> tuple[str, str]:
-        rd = _per_model(_RULE_BY_ID, self.model, lambda m: {r.id: r for r in m.rules})[res.id]
+        rd = _per_model("rule by id", self.model, lambda m: {r.id: r for r in m.rules})[res.id]
         return _explain(rd, res.status, res.actual, res.required, res.shortfall, res.missing_inputs, res.reason,
                         _context(self.model, self.val, rd))
 
 
-_RULE_BY_ID: dict[int, tuple] = {}
-
-
 _HEADLINE_CALCS = ("overall_status", "cash_conditions_met", "min_cash_dividend", "max_distribution", "fail_count",
                    "warn_count", "missing_input_count", "st_risk_warning", "cash_needed_to_avoid_st")
-_ROOTS: dict[int, tuple] = {}
 
 
 def report_roots(model: cat.Model) -> tuple[tuple[str, int], ...]:
@@ -415,7 +401,7 @@ def report_roots(model: cat.Model) -> tuple[tuple[str, int], ...]:
         names += [f"{rd.id}.min_cash" for rd in _cash_paid(model)]
         names += _HEADLINE_CALCS
         return tuple((n, 0) for n in dict.fromkeys(names) if n in model.scalars)
-    return _per_model(_ROOTS, model, make)
+    return _per_model("roots", model, make)
 
 
 def _scalar_val(values: tuple, index: dict):
@@ -489,19 +475,14 @@ def _report(model: cat.Model, case, val, results: list[RuleResult], head: tuple)
 # written out once as straight-line Python: per case, no name is looked up, and a type is tested only
 # where the program's static type allows several (a number or a blank, say).
 
-_ASSEMBLERS: dict[tuple[int, int], tuple] = {}
-
-
 def _assembler(model: cat.Model, index: dict, types: list[str]):
     """``assemble(values, missing, later)`` -> the rules' results and the headline values
-    (:data:`_HEADLINE_CALCS`), for a scalar program's index and types."""
-    key = (id(model), id(index))
-    hit = _ASSEMBLERS.get(key)
-    if hit is None or hit[0] is not model or hit[1] is not index:
-        if len(_ASSEMBLERS) > 64:
-            _ASSEMBLERS.clear()
-        hit = _ASSEMBLERS[key] = (model, index, _write_assembler(model, index, types))
-    return hit[2]
+    (:data:`_HEADLINE_CALCS`), for a scalar program's index and types (kept with the model)."""
+    made = model.derived.table("report assemblers", 64)
+    hit = made.get(id(index))
+    if hit is None or hit[0] is not index:  # (hit[0] keeps the index's id taken while the entry is kept)
+        hit = made.put(id(index), (index, _write_assembler(model, index, types)))
+    return hit[1]
 
 
 #: the static part of a result, in the order of _rule_plan's tuple
@@ -542,12 +523,13 @@ def _write_assembler(model: cat.Model, index: dict, types: list[str]):
             ("missing_inputs", f"(missing(R{j}) if s == 'missing_input' else [])"), ("explain", "later")]
         if sorted(n for n, _ in slots) != sorted(RuleResult.__slots__):
             raise AssertionError("the report assembler does not fill every slot of RuleResult once")
-        body += ["    o = new(RR)", *(f"    o.{n} = {x}" for n, x in slots), "    out.append(o)"]
+        body += [codegen.comment(rd.id, "rule ").lstrip(), "o = new(RR)", *(f"o.{n} = {x}" for n, x in slots),
+                 "out.append(o)"]
     head = ", ".join(_read(index[n], types[index[n]], None, "None") for n in _HEADLINE_CALCS)
-    src = "def assemble(v, missing, later):\n    out = []\n" + "\n".join(body) + f"\n    return out, ({head})\n"
-    exec(compile(src, f"<xlmodel report {model.policy.id}>", "exec"), ns)  # noqa: S102 - our own code; the
-    # plan's text is bound as values (id0, U0, …), never written into the source
-    return ns["assemble"]
+    # the plan's text is bound as values (id0, U0, …), never written into the source
+    src = codegen.function("assemble", ["v", "missing", "later"],
+                           ["out = []", *body, f"return out, ({head})  # the results, the headline values"])
+    return codegen.compile_source(src, "report", model.policy.id, ns, "assemble")
 
 
 # ---- text rendering ----------------------------------------------------------

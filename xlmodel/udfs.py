@@ -35,13 +35,13 @@ import numpy as np
 import xlwings as xw
 
 from . import catalogue as cat
+from .catalogue import LABEL_TEXT
 from .case import MAX_SERIAL, check_attestations, from_cell, parse_case
 from .errors import CaseError, XlmodelError, problem_zh, zh_first
 from .evaluator import attestation_ids as model_attestations, evaluate_one, model_for
 from .expr import from_serial
 from .fields import ENUMS, FIELDS, Kind
 from .policy import Policy, find_policy, list_policies, policy_by_id
-from .workbook.layout import LABEL_TEXT
 
 __all__ = [
     "XLM_POLICIES", "XLM_RULES", "XLM_EVALUATE", "XLM_MIN_CASH", "XLM_MAX_DISTRIBUTION", "XLM_CONDITIONS_MET",

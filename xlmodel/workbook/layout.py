@@ -284,8 +284,7 @@ GUARDED = {"overall_status": ("verdict", "undetermined"), "check_flag": ("verdic
 
 ENUM_LISTS = {"audit_opinion": AUDIT_OPINIONS, "half_year_audit_opinion": HALF_YEAR_OPINIONS,
               "development_stage": STAGES, "board": BOARDS}
-LABEL_TEXT = {**cat.STATUS_ZH, "ok": "正常", "check": "请检查", "undetermined": "无法判断",
-              **{k: zh for k, (zh, _en) in cat.REASONS.items()}}
+LABEL_TEXT = cat.LABEL_TEXT  # (kept with the rest of the labels, where the worksheet functions read it too)
 #: check sheet: actual, the kind of bound (text), the bound, the margin, the shortfall, the status
 CHECK_COL_INDEX = {"actual": 4, "bound_kind": 5, "required": 6, "margin": 7, "shortfall": 8, "status": 9}
 CHECK_STATUS_COL = "J"  # the status column's letter (chk_* names, conditional formats)
