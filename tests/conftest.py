@@ -7,6 +7,7 @@ a dict {fiscal_year: {field: value}} so that tests read like the plan text.
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -21,6 +22,28 @@ IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 #: a process per core (pytest -n auto --dist loadfile) the rest of the suite runs beside them, not after
 LONGEST_FIRST = ("test_parity_engines.py", "test_capabilities.py", "test_timeline.py", "test_udfs.py", "test_hostile.py",
                  "test_drive.py")
+
+
+#: a test whose parameter id ends in ``@PART`` (``[libreoffice@houpu-2024-2026-000-100]``) is in that
+#: part of its file: tests/test_parity_engines.py splits the parity set so
+_PART = re.compile(r"\[[^\]]*@([^\]@]+)\]$")
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadfile``, where a file's parts go to processes of their own: every test of a file
+    (of a part) in one process, so that its module fixtures are set up once, and the parity set,
+    the suite's largest file by far, shared by the processes instead of carried by one."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class FileOrPart(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            part = _PART.search(nodeid)
+            file = nodeid.split("::", 1)[0]
+            return f"{file}@{part.group(1)}" if part else file
+
+    return FileOrPart(config, log)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -1,7 +1,7 @@
 """Parity in two real spreadsheet engines: workbook formulas == evaluator == cached values.
 
 For every plan, N randomised and boundary cases (xlmodel.synth) are built into
-workbooks once, then recalculated in headless LibreOffice (a profile that forces
+workbooks once (in parts, see PART), then recalculated in headless LibreOffice (a profile that forces
 recalculation on load) and in Gnumeric (``ssconvert --recalc``), and read back.
 In each engine every formula cell must equal the value xlmodel cached in it, and
 the named outputs and rule statuses must equal the evaluator's report. Fails (not
@@ -21,7 +21,7 @@ import pytest
 from xlmodel.evaluator import evaluate
 from xlmodel.synth import parity_cases
 from xlmodel.workbook.parity import SET_ASIDE, aside_within_cap, compare, same, sheet_values
-from xlmodel.workbook.recalc import recalculate, recalculate_gnumeric
+from xlmodel.workbook.recalc import recalculate, recalculate_gnumeric, soffice, ssconvert
 from xlmodel.workbook.writer import build_workbook
 
 POLICIES = ("far-east-2022-2024", "gcl-energy-2022-2024", "houpu-2024-2026")
@@ -33,27 +33,35 @@ pytestmark = pytest.mark.engines
 #: the comparison is xlmodel's own (xlmodel.workbook.parity), the one ``xlmodel selftest`` makes on the
 #: user's desk; the engines' half-fen ROUND deviations (docs/domain.md §4) are set aside there, under a cap
 
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    """The parity set, built once for both engines (two processes: building is a third of the time)."""
-    root = tmp_path_factory.mktemp("parity")
-    jobs = [(case, root / "built" / f"{pid}-{i:03d}.xlsx") for pid in POLICIES for i, case in enumerate(parity_cases(pid, N))]
-    with _processes() as pool:
-        paths = list(pool.map(_build, jobs, chunksize=25))
-    return root, [(case, path) for (case, _), path in zip(jobs, paths)]
+#: the parity set is built, recalculated and compared in parts of this many workbooks, each part a
+#: unit of its own for pytest-xdist (the ``@part`` of the test ids: tests/conftest.py), so that the test processes share the set
+#: instead of one process carrying all of it; a part's workbooks are built once, recalculated in one
+#: launch of each engine's batch, and each is read once for both engines
+PART = 100
+PARTS = tuple((pid, lo, min(lo + PART, N)) for pid in POLICIES for lo in range(0, N, PART))
 
 
-def _processes():
-    """Two worker processes (one per core), started afresh (no fork of a process with threads), that
-    see the bundled plans only, as every test does (tests/conftest.py): module fixtures are set up
-    before the per-test environment is."""
+def _part_name(part) -> str:
+    pid, lo, hi = part
+    return f"{pid}-{lo:03d}-{hi:03d}"
+
+
+def _spread() -> int:
+    """Processes a part may use: the cores left to each test process (one under ``-n auto``, both
+    cores under ``-n 0``)."""
+    return max(1, (os.cpu_count() or 1) // int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
+
+
+def _processes(k: int):
+    """``k`` worker processes, started afresh (no fork of a process with threads), that see the
+    bundled plans only, as every test does (tests/conftest.py): module fixtures are set up before
+    the per-test environment is."""
     import multiprocessing
     import tempfile
     from concurrent.futures import ProcessPoolExecutor
 
     home = tempfile.mkdtemp(prefix="xlmodel-parity-config-")
-    return ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"), initializer=_bundled_only,
+    return ProcessPoolExecutor(k, mp_context=multiprocessing.get_context("spawn"), initializer=_bundled_only,
                                initargs=(home,))
 
 
@@ -62,34 +70,95 @@ def _bundled_only(home: str) -> None:
     os.environ.pop("XLMODEL_PLANS", None)
 
 
+def _map(fn, jobs: list, k: int) -> list:
+    """``fn`` over ``jobs``: here when one process is all this part may use, else in ``k`` processes."""
+    if k == 1:
+        return [fn(job) for job in jobs]
+    with _processes(k) as pool:
+        return list(pool.map(fn, jobs, chunksize=max(1, len(jobs) // (4 * k))))
+
+
 def _build(job) -> Path:
     case, path = job
     return build_workbook(path, case=case)
 
 
-def _compare_job(job):
-    return compare(*job)
+def _compare_job(job) -> dict:
+    """One workbook against every engine's copy of it, our workbook read once."""
+    case, ours, theirs = job
+    mine = sheet_values(ours)
+    return {engine: compare(engine, case, ours, copy, ours_values=mine) for engine, copy in theirs.items()}
 
 
-@pytest.fixture(scope="module", params=ENGINES)
-def parity(request, built):
-    """(case, our workbook, the engine's recalculated copy) for every case of the set, per engine."""
-    request.getfixturevalue(request.param)  # the engine is installed (fails in CI when it is not)
-    root, cases = built
-    paths = [p for _, p in cases]
-    halves = [paths[0::2], paths[1::2]]  # two engine processes at a time, one per core
-    run = recalculate if request.param == "libreoffice" else recalculate_gnumeric
-    with ThreadPoolExecutor(2) as pool:
-        outs = list(pool.map(lambda ps: run(ps, root / request.param), halves))
-    recalculated = {p.name: p for ps in outs for p in ps}
-    with _processes() as pool:  # reading the workbooks and evaluating every year: both cores
-        compared = list(pool.map(_compare_job, [(request.param, case, path, recalculated[path.name])
-                                                 for case, path in cases], chunksize=25))
+def _recalculated(engine: str, paths: list[Path], outdir: Path, k: int) -> dict[str, Path]:
+    """Every workbook recalculated in ``engine``, ``k`` engine processes side by side."""
+    run = recalculate if engine == "libreoffice" else recalculate_gnumeric
+    with ThreadPoolExecutor(k) as pool:
+        outs = list(pool.map(lambda ps: run(ps, outdir), [paths[i::k] for i in range(k)]))
+    return {p.name: p for ps in outs for p in ps}
+
+
+def _present() -> tuple[str, ...]:
+    return tuple(e for e, exe in (("libreoffice", soffice()), ("gnumeric", ssconvert())) if exe)
+
+
+def _run_part(part, root: Path) -> dict[str, list]:
+    """One part of the parity set, built, recalculated in every engine installed, compared:
+    {engine: [Compared]} (an engine that is missing fails or skips in its own tests)."""
+    pid, lo, hi = part
+    k, engines = _spread(), _present()
+    cases = parity_cases(pid, N)[lo:hi]
+    jobs = [(case, root / "built" / f"{pid}-{i:03d}.xlsx") for i, case in zip(range(lo, hi), cases)]
+    paths = _map(_build, jobs, k)
+    copies = {e: _recalculated(e, paths, root / e, k) for e in engines}
+    compared = _map(_compare_job, [(case, p, {e: copies[e][p.name] for e in engines})
+                                   for (case, _), p in zip(jobs, paths)], k)
+    return {e: [c[e] for c in compared] for e in engines}
+
+
+#: this process's part, kept while its two engines' tests run
+_DONE: dict = {}
+
+
+@pytest.fixture(scope="module", params=[
+    pytest.param((part, engine), id=f"{engine}@{_part_name(part)}") for part in PARTS for engine in ENGINES])
+def parity(request, tmp_path_factory):
+    """(engine, the compared workbooks of a part of the set) for every part, per engine: each case's
+    workbook, recalculated in the engine, read and compared (xlmodel.workbook.parity.compare)."""
+    part, engine = request.param
+    request.getfixturevalue(engine)  # the engine is installed (fails in CI when it is not)
+    if part not in _DONE:
+        _DONE.clear()
+        with pytest.MonkeyPatch.context() as mp:  # the bundled plans only, as in every test (conftest.py)
+            mp.setenv("XLMODEL_CONFIG_HOME", str(tmp_path_factory.getbasetemp() / "xlmodel-config"))
+            mp.delenv("XLMODEL_PLANS", raising=False)
+            _DONE[part] = _run_part(part, tmp_path_factory.mktemp(f"parity-{_part_name(part)}"))
+    compared = _DONE[part][engine]
     aside = [c.name for c in compared if c.aside]
-    print(f"\n{request.param}: {len(aside)} of {len(compared)} workbooks set aside "
-          f"({SET_ASIDE[request.param].reason_en}): {aside}")
-    assert aside_within_cap(request.param, len(aside), len(compared)), aside
-    return request.param, [c for c in compared if not c.aside]
+    print(f"\n{engine} {_part_name(part)}: {len(aside)} of {len(compared)} workbooks set aside "
+          f"({SET_ASIDE[engine].reason_en}): {aside}")
+    _within_the_cap(engine, part, aside, len(compared), tmp_path_factory)
+    return engine, [c for c in compared if not c.aside]
+
+
+def _within_the_cap(engine: str, part, aside: list[str], total: int, tmp_path_factory) -> None:
+    """The workbooks set aside for ``engine`` are few enough in the whole set (aside_within_cap over
+    all the parts), whichever test process compared them.
+
+    Each part leaves its count in the session's shared temporary folder, then adds up the parts
+    found there: the part written last sees every part, and checks the whole set; a part that finds
+    others missing checks that what is set aside so far is within the whole set's cap already."""
+    import json
+
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "parity-set-aside"
+    shared.mkdir(exist_ok=True)
+    mine = shared / f"{engine}-{_part_name(part)}.json"
+    mine.with_suffix(".tmp").write_text(json.dumps({"aside": aside, "total": total}), encoding="utf-8")
+    mine.with_suffix(".tmp").replace(mine)
+    parts = [json.loads(p.read_text(encoding="utf-8")) for p in shared.glob(f"{engine}-*.json")]
+    all_aside = [name for p in parts for name in p["aside"]]
+    assert aside_within_cap(engine, len(all_aside), len(POLICIES) * N), (len(parts), all_aside)
 
 
 def test_every_formula_cell_equals_the_engine(parity):
@@ -124,10 +193,10 @@ def test_every_year_equals_the_evaluator(parity):
     assert not mismatches, "\n".join(mismatches[:30])
 
 
-def test_the_cases_reach_every_status(built):
+def test_the_cases_reach_every_status():
     """The generated cases are not trivial: every status and both condition outcomes occur."""
     seen, conds = set(), set()
-    for case, _path in built[1]:
+    for case in (case for pid in POLICIES for case in parity_cases(pid, N)):
         rep = evaluate(case)
         seen |= {r.status for r in rep.rules}
         conds.add(rep.cash_conditions_met)

@@ -224,10 +224,11 @@ def case_layout(case, policy=None) -> Layout:
     return Layout(model, case.evaluation_year, *timeline(model, case.evaluation_year, case.years))
 
 
-def compare(engine: str, case, ours: Path, theirs: Path, policy=None) -> Compared:
+def compare(engine: str, case, ours: Path, theirs: Path, policy=None, ours_values: dict | None = None) -> Compared:
     """Our workbook of ``case`` and the engine's recalculated copy, each read once: every formula
-    cell against xlmodel's cached value, then the results against the evaluator."""
-    a, b = sheet_values(ours), sheet_values(theirs)
+    cell against xlmodel's cached value, then the results against the evaluator. ``ours_values``:
+    :func:`sheet_values` of ``ours``, when it is read already (one workbook against several engines)."""
+    a, b = sheet_values(ours) if ours_values is None else ours_values, sheet_values(theirs)
     rule = SET_ASIDE.get(engine)
     plan = getattr(policy, "id", None) or case.policy
     aside = rule is not None and half_fen(ours, theirs, rule.from_amount, a, b)
