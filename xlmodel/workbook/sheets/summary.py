@@ -1,0 +1,225 @@
+"""汇总 Summary: the named results of the evaluation year (out_*), the results of every evaluated year and
+their chart, the model's own master check (out_model_check), and each rule's status and shortfall."""
+
+from __future__ import annotations
+
+from xlsxwriter.utility import xl_rowcol_to_cell
+
+from ..builder import _c, in_units_formula
+from ..cached import EMPTY
+from ..layout import CHECK_COL_INDEX, FIRST_YEAR_COL, HEADER_ROW, OUTPUTS, SHEETS, pname, q
+from ..styles import FONT, row_height
+
+YES_NO_OUTPUTS = ("cash_conditions_met", "st_risk_warning")  # the named results that are a yes/no
+CHART_ROWS = 21  # rows the summary's chart covers
+#: the named results of the evaluation year: OUTPUTS, then the model check
+RESULTS = OUTPUTS + (("check_flag", "out_check_flag", "模型检查（全部规则可评估）", "Model check (every rule evaluable)"),)
+#: the per-year table of the summary: (calculation or series, 中文, English, unit)
+PER_YEAR = (("overall_status", "总体结论", "Overall result", ""),
+            ("cash_conditions_met", "现金分红条件满足", "Cash dividend conditions met", "yes_no"),
+            ("fail_count", "不通过规则数", "Rules failed", ""),
+            ("cash", "现金分红（含计入的回购）（万元）", "Cash dividends (10k 元)", "wan"),
+            ("min_cash_dividend", "最低现金分红（万元）", "Minimum cash dividend (10k 元)", "wan"),
+            ("max_distribution", "利润分配上限（万元）", "Maximum distribution (10k 元)", "wan"))
+
+
+def write(b) -> None:
+    ws, L = b.ws["summary"], b.L
+    b._header(ws, "汇总", "Summary", [("名称 Name", 26), ("结果", 30), ("数值 Value", 20), ("Result", 34)])
+    _results(b, ws)
+    _result_colours(b, ws)
+    top, rows = _per_year(b, ws, max(L.output_rows.values()) + 3)  # the board's page first: the years, the chart
+    _chart(b, ws, top, rows)
+    top = _model_checks(b, ws, top + CHART_ROWS)
+    _rule_results(b, ws, top)
+
+
+def _results(b, ws) -> None:
+    """The evaluation year and its named results (out_*), each read from 计算's evaluation-year column."""
+    L, st = b.L, b.st
+    ws.write(2, 0, "评估年度 Evaluation year", st.section)
+    ws.write_formula(2, 2, "=in_evaluation_year", st.out["year"], b.year)
+    for name, out, zh, en in RESULTS:
+        row = L.output_rows[name]
+        ws.write(row, 0, out, st.key)
+        ws.write(row, 1, zh, st.text)
+        ws.write(row, 3, en, st.text)
+        fmt = st.out["amount"] if name in ("min_cash_dividend", "max_distribution", "cash_needed_to_avoid_st") else \
+            st.out["count" if name.endswith("_count") else "gen"]
+        if name in YES_NO_OUTPUTS:  # 是/否, never TRUE/FALSE
+            ws.write_formula(row, 2, b._as_yes_no(b.at_evaluation_year(name)), st.out["yes_no"],
+                             b._yes_no_cached(b.value(name)))
+        else:
+            ws.write_formula(row, 2, b.at_evaluation_year(name), fmt, b.scalar(name))
+        b.wb.define_name(out, f"={q(SHEETS['summary'])}!$C${row + 1}")
+
+
+def _result_colours(b, ws) -> None:
+    """The overall result and the model check coloured by their value (请检查 and 无法判断 as a failure)."""
+    L, st = b.L, b.st
+    st_rows = (L.output_rows["overall_status"], L.output_rows["check_flag"])
+    for row in st_rows:
+        for code, fmt in st.status.items():
+            ws.conditional_format(row, 2, row, 2, {"type": "formula", "criteria": f"=$C{row + 1}=lbl_{code}", "format": fmt})
+    ws.conditional_format(st_rows[1], 2, st_rows[1], 2, {"type": "formula", "criteria": f"=$C{st_rows[1] + 1}=lbl_check", "format": st.status["fail"]})
+    ws.conditional_format(st_rows[0], 2, st_rows[0], 2, {"type": "formula", "criteria": f"=$C{st_rows[0] + 1}=lbl_undetermined",
+                                                         "format": st.status["fail"]})
+
+
+def _per_year(b, ws, top: int) -> tuple[int, dict[str, int]]:
+    """Each evaluated year: the result, the cash paid against the minimum, the cap (万元). The chart's data.
+    Returns the row below the table and the row of each line of :data:`PER_YEAR`."""
+    L, st = b.L, b.st
+    ws.write(top, 0, "逐年结果 Results by year", st.section)
+    ws.write(top + 1, 1, "会计年度 FY", st.h)
+    calc = q(SHEETS["calc"])
+    per_year_rows = {}
+    for j, y in enumerate(L.eval_years):
+        col = 2 + j
+        ws.set_column(col, col, 16)
+        ws.write_formula(top + 1, col, f"={calc}!{xl_rowcol_to_cell(HEADER_ROW, L.col_of(y), row_abs=True)}", st.year, y)
+    for i, (name, zh, en, unit) in enumerate(PER_YEAR):
+        r = top + 2 + i
+        per_year_rows[name] = r
+        ws.write(r, 0, en, st.key)
+        ws.write(r, 1, zh, st.text)
+        for j, y in enumerate(L.eval_years):
+            ws.write_formula(r, 2 + j, *_per_year_cell(b, name, unit, j, y))
+    r = per_year_rows["overall_status"]
+    for code, fmt in st.status.items():
+        ws.conditional_format(r, 2, r, 1 + len(L.eval_years), {"type": "formula", "criteria": f"=C{r + 1}=lbl_{code}",
+                                                               "format": fmt})
+    b._highlight_year(ws, top + 1, top + 1 + len(PER_YEAR), 2, 1 + len(L.eval_years), top + 1)
+    return top + 3 + len(PER_YEAR), per_year_rows
+
+
+def _per_year_cell(b, name: str, unit: str, j: int, y: int) -> tuple:
+    """A line of the per-year table in evaluated year ``j`` (fiscal year ``y``): (formula, format, cached)."""
+    L, st = b.L, b.st
+    series = name in L.series
+    row = L.series[name] if series else L.shown_row(name)
+    ref = f"{q(SHEETS['calc'])}!{xl_rowcol_to_cell(row, L.col_of(y), row_abs=True)}"
+    value = b.env.calc(name, y - L.eval_years[0])[0] if series else b.value(name, j)
+    if unit == "yes_no":  # 是/否 for the board, 缺少输入 when undetermined
+        return b._yes_no_formula(ref), st.calc["gen"], b._yes_no(name, j)
+    if unit:
+        return in_units_formula(ref, "p_display_wan"), st.calc["amount"], \
+            (EMPTY if isinstance(value, str) else float(value) / 10_000)
+    return f"={ref}", st.calc["count" if name.endswith("_count") else "gen"], b.cached(value)
+
+
+def _chart(b, ws, top: int, rows: dict[str, int]):
+    """Cash against the minimum, each evaluated year (万元)."""
+    sheet, n = q(SHEETS["summary"]), len(b.L.eval_years)
+    span = (lambda r: f"={sheet}!${_c(2)}${r + 1}:${_c(1 + n)}${r + 1}")
+    chart = b.wb.add_chart({"type": "column"})
+    cats = span(rows["overall_status"] - 1)
+    chart.add_series({"name": "现金分红 Cash dividend", "categories": cats, "values": span(rows["cash"]),
+                      "fill": {"color": "#4472C4"}})
+    chart.add_series({"name": "最低要求 Minimum", "categories": cats, "values": span(rows["min_cash_dividend"]),
+                      "fill": {"color": "#ED7D31"}})
+    chart.set_title({"name": "现金分红与最低要求（万元）Cash dividends vs minimum (10k 元)", "name_font": {"name": FONT, "size": 11}})
+    chart.set_y_axis({"num_format": "#,##0", "num_font": {"name": FONT}})
+    chart.set_x_axis({"num_font": {"name": FONT}})
+    chart.set_legend({"position": "bottom", "font": {"name": FONT}})
+    ws.insert_chart(top, 1, chart, {"x_scale": 1.6, "y_scale": 1.2})
+
+
+def _model_checks(b, ws, top: int) -> int:
+    """The master check of the model itself (not of the company): each test on its own row, then the
+    master check over them (out_model_check). Returns the row the next block starts on."""
+    st = b.st
+    ws.write(top, 0, "模型自检 Model checks", st.section)
+    ok = b.L.labels["ok"][0]
+    rows = []
+    for i, (key, zh, en, formula) in enumerate(_model_tests(b)):
+        r = top + 1 + i
+        ws.write(r, 0, key, st.key)
+        ws.write(r, 1, zh, st.text)
+        ws.write(r, 3, en, st.text)
+        cached = b.scalar("check_flag") if key == "model_inputs_ok" else ok
+        ws.write_formula(r, 2, formula, st.out["gen"], cached)
+        rows.append(r)
+    r = _master_check(b, ws, rows)
+    for x in rows + [r]:
+        ws.conditional_format(x, 2, x, 2, {"type": "formula", "criteria": f"=$C${x + 1}=lbl_check", "format": st.status["fail"]})
+        ws.conditional_format(x, 2, x, 2, {"type": "formula", "criteria": f"=$C${x + 1}=lbl_ok", "format": st.status["pass"]})
+    return r + 3
+
+
+def _master_check(b, ws, rows: list[int]) -> int:
+    """The row below the tests: 正常 when every test is (the name out_model_check). Returns its row."""
+    st, ok = b.st, b.L.labels["ok"][0]
+    r = rows[-1] + 1
+    cells = ",".join(f"$C${x + 1}=lbl_ok" for x in rows)
+    ws.write(r, 0, "out_model_check", st.key)
+    ws.write(r, 1, "模型总检查 Master check", st.section)
+    ws.write(r, 3, "Master check of the model", st.text)
+    ws.write_formula(r, 2, f"=IF(AND({cells}),lbl_ok,lbl_check)", st.out["gen"],
+                     ok if b.scalar("check_flag") == ok else b.L.labels["check"][0])
+    b.wb.define_name("out_model_check", f"={q(SHEETS['summary'])}!$C${r + 1}")
+    return r
+
+
+def _model_tests(b) -> list[tuple[str, str, str, str]]:
+    """The model's tests of itself: (name, 中文, English, formula giving 正常 or 请检查)."""
+    L = b.L
+    inputs = q(SHEETS["inputs"])
+    years = f"{inputs}!${_c(FIRST_YEAR_COL)}${HEADER_ROW + 1}:${_c(L.last_col)}${HEADER_ROW + 1}"
+    status_col = _c(CHECK_COL_INDEX["status"])
+    statuses = f"{q(SHEETS['checks'])}!${status_col}${min(L.check_rows.values()) + 1}:${status_col}${max(L.check_rows.values()) + 1}"
+    lo, hi = L.status_block()
+    calc_statuses = f"{q(SHEETS['calc'])}!${_c(FIRST_YEAR_COL)}${lo + 1}:${_c(FIRST_YEAR_COL)}${hi + 1}"
+    return [
+        ("model_params_ok", "参数等于规划值（差异见参数表）", "Parameters as the plan sets them (differences on 参数)",
+         "=IF(COUNTIF(model_params_as_planned,lbl_check)=0,lbl_ok,lbl_check)" if L.params else "=lbl_ok"),
+        ("model_years_ok", "年度表头连续", "Year header continuous",
+         f"=IF(AND(COUNT({years})=model_years,MAX({years})-MIN({years})=model_years-1),lbl_ok,lbl_check)"),
+        ("model_ranges_ok", "输入区域宽度等于年度列数", "Input ranges span the year columns",
+         "=IF(AND(COLUMNS(in_cash_dividend)=model_years,COLUMNS(in_net_profit_attributable)=model_years),lbl_ok,lbl_check)"),
+        ("model_windows_ok", "窗口年数不超过年度列", "Windows fit the year columns", _windows_check(b)),
+        ("model_eval_year_ok", "评估年度为可评估年度之一", "The evaluation year is an evaluated year",
+         "=IF(ISNUMBER(calc_eval_index),IF(calc_eval_index<=model_eval_years,lbl_ok,lbl_check),lbl_check)"),
+        ("model_statuses_ok", "每条规则均有状态", "Every rule has a status",
+         f"=IF(AND(COUNTA({statuses})=model_rules,ROWS({calc_statuses})=model_rules),lbl_ok,lbl_check)"),
+        ("model_inputs_readable", "输入均可读（无文本数值、无效选项，见输入表“无法读取”列）",
+         "Every input readable (no text in a number, no unknown option: see 输入's Unreadable column)",
+         "=IF(SUM(in_unreadable)=0,lbl_ok,lbl_check)"),
+        ("model_results_readable", "评估年度的状态与结果无错误值", "No error in the evaluation year's statuses and results",
+         f"=IF(INDEX({L.eval_span(L.calc_rows['readable'])},1,calc_eval_index),lbl_ok,lbl_check)"),
+        ("model_inputs_ok", "全部规则可评估（无缺少输入）", "Every rule evaluable (no missing input)", "=out_check_flag"),
+    ]
+
+
+def _windows_check(b) -> str:
+    """Every window length (a parameter) at most the years the columns hold for the first evaluated year."""
+    windows = [pname(n) for n, prm in b.model.params.items() if n.endswith(".window") and prm.unit == "年"]
+    if not windows:
+        return "=lbl_ok"
+    tests = ",".join(f"{w}<=model_window_max" for w in windows)
+    return f"=IF(AND({tests}),lbl_ok,lbl_check)"
+
+
+def _rule_results(b, ws, top: int) -> int:
+    """Which rule failed, by how much, under which clause: one line per rule, its status read from 检查."""
+    st, L = b.st, b.L
+    ws.write(top, 0, "规则结果 Rule results", st.section)
+    for c, h in enumerate(("规则 Rule", "条款 Clause", "状态 Status", "差额（元）Shortfall")):
+        ws.write(top + 1, c, h, st.h)
+    checks = q(SHEETS["checks"])
+    status_rows = []
+    for i, rd in enumerate(b.model.rules):
+        r = top + 2 + i
+        b._put(ws, r, 0, rd.spec.title_zh, st.wrap)
+        ws.set_row(r, row_height((rd.spec.title_zh, 26)))
+        b._put(ws, r, 1, rd.spec.clause, st.text)
+        ws.write_formula(r, 2, f"=chk_{rd.id}", st.calc["gen"], b.scalar(f"{rd.id}.status"))
+        if rd.check.shortfall is not None:
+            cell = xl_rowcol_to_cell(L.check_rows[rd.id], CHECK_COL_INDEX["shortfall"], row_abs=True, col_abs=True)
+            ws.write_formula(r, 3, f"={checks}!{cell}", st.calc["amount"], b.scalar(f"{rd.id}.shortfall"))
+        status_rows.append(r)
+    first, last = status_rows[0], status_rows[-1]
+    for code, fmt in st.status.items():
+        ws.conditional_format(first, 2, last, 2, {"type": "formula", "criteria": f"=$C{first + 1}=lbl_{code}", "format": fmt})
+    return last + 3
+
