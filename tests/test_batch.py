@@ -111,3 +111,39 @@ def test_single_policy_argument():
     out = evaluate_batch(df, policy="gcl-energy-2022-2024")
     assert out.loc[0, "policy"] == "gcl-energy-2022-2024"
     assert out.loc[0, "overall_status"] == "missing_input"
+
+
+# ---- an interim above a total the file does not have (issue 25.7) ---------------------------------
+# A year's cash_dividend / stock_dividend column absent altogether reads as 0 (an amount left out is none
+# paid): an interim of 10,000,000 is then above its year's total of 0 and is refused, the row named, as it
+# is when the column is there and the cell says 0.
+
+@pytest.mark.parametrize("part, total, zh", [("interim_cash_dividend", "cash_dividend", "现金分红总额（含中期）"),
+                                             ("interim_stock_dividend", "stock_dividend", "股票股利金额")])
+@pytest.mark.parametrize("plan", ["gcl-energy-2022-2024", None], ids=["plan", "market-screen"])
+def test_an_interim_with_no_total_column_is_refused(tmp_path, capsys, part, total, zh, plan):
+    from conftest import cli
+
+    head = "policy,stock_code,fiscal_year" if plan else "stock_code,fiscal_year"
+    lead = f"{plan}," if plan else ""
+    src = tmp_path / "screen.csv"
+    src.write_text(f"{head},distributable_profit,{part}\n{lead}002015,2023,855092128.94,0\n"
+                   f"{lead}002015,2024,900000000,10000000\n", encoding="utf-8")
+    header = src.read_text(encoding="utf-8").splitlines()[0].split(",")
+    assert "cash_dividend" not in header and "stock_dividend" not in header
+    code, out, err = cli(capsys, "evaluate", "--batch", src, "-o", tmp_path / "out.csv")
+    assert code == 2 and not (tmp_path / "out.csv").exists() and "Traceback" not in err
+    # the file's third line: its header, 2023, then 2024 with the interim
+    assert f"第3行 row 3, {part}: 高于本年度{zh}（{total}）（0.00）" in err, err
+    assert f"above the year's {total} (0.00): the interim is part of the year's total" in err
+    assert "第2行 row 2" not in err  # 2023's interim of 0 is no interim
+
+
+def test_an_interim_with_no_total_column_is_refused_in_python():
+    """The same through ``evaluate_batch`` on a DataFrame without the total's column."""
+    df = pd.DataFrame({"policy": ["houpu-2024-2026"], "stock_code": ["300471"], "fiscal_year": [2024],
+                       "interim_cash_dividend": [10_000_000.0]})
+    with pytest.raises(CaseError) as e:
+        evaluate_batch(df)
+    assert [p.where for p in e.value.problems] == ["第2行 row 2, interim_cash_dividend"]
+    assert "above the year's cash_dividend (0.00)" in e.value.problems[0].message

@@ -376,6 +376,7 @@ def test_a_column_read_as_arrays_reads_every_cell_as_read_field_does(fid):
 def test_results_do_not_depend_on_the_chunk_size(monkeypatch):
     import xlmodel.batch as B
 
+    assert B.CHUNK_ROWS == 8192  # the shipped chunk, as docs/reference.md (Big files) states; patched below
     df = market_frame(300, 5, seed=3)
     whole = evaluate_batch(df)
     monkeypatch.setattr(B, "CHUNK_ROWS", 7)  # chunk boundaries inside companies: history read across them

@@ -969,8 +969,8 @@ def test_capability_workbooks_in_real_engines(parity_built, engine, request):
 
 
 def test_readme_excerpt_is_the_fifth_plan():
-    """README "Plans as data" quotes rules of the fifth plan: they say what the file says."""
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    """The reference's "Plans as data" quotes rules of the fifth plan: they say what the file says."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "reference.md").read_text(encoding="utf-8")
     marker = "not run: an excerpt of a test plan (tests/data/fifth_plan)"
     block = text[text.index(marker):].split("```yaml\n", 1)[1].split("```", 1)[0]
     plan = {r["id"]: r for r in yaml.safe_load(FIFTH.read_text(encoding="utf-8"))["rules"]}

@@ -1,4 +1,4 @@
-"""The ``xlmodel`` command line (README "Command line").
+"""The ``xlmodel`` command line (docs/reference.md "Command line").
 
 The CLI is run in-process through ``xlmodel.cli.main([...])`` with ``capsys``, and
 once through ``python -m xlmodel.cli`` in a subprocess to prove the module entry

@@ -1,4 +1,4 @@
-"""Custom plans are first-class (issue 12, part 2; README "Your own plan in three steps").
+"""Custom plans are first-class (issue 12, part 2; docs/reference.md "Your own plan in three steps").
 
 A custom plan — a copy of the GCL template with another id, written to a temporary folder,
 never into ``templates/`` — goes through ``policies``, ``policies check``, ``policies install``,

@@ -1,7 +1,10 @@
-"""The README runs as written (issue 14).
+"""The README and the reference run as written (issues 14, 25).
 
-* It opens with the two commands, and CI runs the README's test command.
-* Every fenced code block is run here, in document order, in a temporary folder holding a copy of
+* The README opens with the two commands, and CI runs the README's test command; its first result
+  is the first command's output, line for line.
+* Every fenced code block of the README and of ``docs/reference.md`` (where the README's command line,
+  JSON and batch reference moved) is run here, in document order (the README's, then the
+  reference's), in one temporary folder holding a copy of
   ``samples/`` and ``.venv`` pointing at the virtual environment running the tests:
   ``sh`` blocks line by line with ``sh`` (so ``.venv/bin/xlmodel …`` is the venv's xlmodel),
   ``python`` blocks with the venv's python, ``yaml`` case files through ``xlmodel evaluate``,
@@ -30,6 +33,9 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+REFERENCE = ROOT / "docs" / "reference.md"
+#: the documents whose code blocks this test runs, in the order it runs them
+RUN_DOCS = (README, REFERENCE)
 NOT_RUN = re.compile(r"^<!--\s*not run:\s*(?P<reason>\S.*?)\s*-->$")
 FENCE = re.compile(r"^(?P<indent>\s*)```(?P<lang>[\w+-]*)\s*$")
 #: commands that write files or only print: they exit 0; the others may report a failing rule (1)
@@ -64,13 +70,15 @@ class Block:
     text: str
     line: int  # 1-based line of the opening fence
     not_run: str | None  # the reason given in <!-- not run: … -->, if any
+    doc: str = "README.md"
 
     def __str__(self) -> str:
-        return f"README.md:{self.line} ```{self.lang}"
+        return f"{self.doc}:{self.line} ```{self.lang}"
 
 
-def blocks(text: str | None = None) -> list[Block]:
-    lines = (README.read_text(encoding="utf-8") if text is None else text).splitlines()
+def blocks(text: str | None = None, path: Path = README) -> list[Block]:
+    lines = (path.read_text(encoding="utf-8") if text is None else text).splitlines()
+    doc = path.relative_to(ROOT).as_posix()
     found: list[Block] = []
     i = 0
     while i < len(lines):
@@ -78,17 +86,17 @@ def blocks(text: str | None = None) -> list[Block]:
         if not m:
             i += 1
             continue
-        assert not m["indent"], f"README.md:{i + 1}: indented code fence (the test reads fences at column 0)"
+        assert not m["indent"], f"{doc}:{i + 1}: indented code fence (the test reads fences at column 0)"
         start = i
         i += 1
         body = []
         while i < len(lines) and lines[i].rstrip() != "```":
             body.append(lines[i])
             i += 1
-        assert i < len(lines), f"README.md:{start + 1}: code block never closed"
+        assert i < len(lines), f"{doc}:{start + 1}: code block never closed"
         before = next((lines[j].strip() for j in range(start - 1, -1, -1) if lines[j].strip()), "")
         marker = NOT_RUN.match(before)
-        found.append(Block(m["lang"], "\n".join(body) + "\n", start + 1, marker["reason"] if marker else None))
+        found.append(Block(m["lang"], "\n".join(body) + "\n", start + 1, marker["reason"] if marker else None, doc))
         i += 1
     return found
 
@@ -100,10 +108,17 @@ def test_the_block_parser_reads_fences_and_markers():
         ("sh", "a\n", 3, None), ("", "=A1\n", 8, "needs Excel"), ("python", "print(1)\n", 12, None)]
 
 
+def run_blocks() -> list[Block]:
+    """The blocks this test runs or skips: the README's after its opening block, then the reference's."""
+    return blocks()[1:] + blocks(path=REFERENCE)
+
+
 def test_every_block_is_run_or_says_why_not():
     found = blocks()
     assert found[0].text.strip().splitlines() == _commands()  # the opening block: run by CI
-    for b in found[1:]:
+    found = run_blocks()
+    assert any(b.doc == "docs/reference.md" for b in found)
+    for b in found:
         if b.not_run:
             assert len(b.not_run) >= 8, f"{b}: say why it is not run"
             continue
@@ -225,12 +240,12 @@ def _run_block(b: Block, n: int, cwd: Path) -> list[str]:
 def test_every_readme_block_runs_as_written(workdir):
     problems: list[str] = []
     ran = 0
-    for n, b in enumerate(blocks()[1:], start=1):
+    for n, b in enumerate(run_blocks(), start=1):
         if b.not_run:
             continue
         problems += _run_block(b, n, workdir)
         ran += 1
-    assert ran >= 4
+    assert ran >= 6  # the reference's command line, Python, case, planning and own-plan blocks
     assert not problems, "\n\n".join(problems)
     # what the commands wrote is there
     for name in ("houpu-empty.xlsx", "gcl.xlsx", "gcl-refreshed.xlsx", "screen.xlsx", "screen.csv"):
@@ -240,7 +255,7 @@ def test_every_readme_block_runs_as_written(workdir):
 def test_the_python_block_prints_the_sample_results(workdir):
     """The Python section's snippet (the first python block) prints the sample's numbers (GCL FY2023: pass,
     85,509,212.89 元)."""
-    b = [b for b in blocks() if b.lang == "python"][0]
+    b = [b for b in run_blocks() if b.lang == "python"][0]
     script = workdir / "readme_python.py"
     script.write_text(b.text, encoding="utf-8")
     p = _run(f".venv/bin/python {script.name}", workdir)
@@ -248,6 +263,30 @@ def test_the_python_block_prints_the_sample_results(workdir):
     first = p.stdout.splitlines()[0].split()
     assert first[:2] == ["pass", "85509212.89"], p.stdout
     assert "002015" in p.stdout and "300471" in p.stdout
+
+
+def _first_result() -> list[str]:
+    """The README's first result: the lines of its ```text block."""
+    [b] = [b for b in blocks() if b.lang == "text"]
+    assert b.not_run, f"{b}: the excerpt is checked by test_the_first_result_is_the_first_commands_output"
+    return [ln for ln in b.text.splitlines() if ln.strip()]
+
+
+def test_the_first_result_is_the_first_commands_output(tmp_path):
+    """Every line of the README's first result is a line the first command prints, in that order."""
+    excerpt = _first_result()
+    assert any("85,509,212.89" in ln for ln in excerpt)  # GCL FY2023's minimum cash dividend (10 % of 855,092,128.94)
+    exe = Path(sys.executable).parent / "xlmodel"
+    if not exe.exists():
+        pytest.skip("run the tests from the virtual environment the README sets up (.venv/bin/python -m pytest)")
+    env = {k: v for k, v in _env().items() if k != "COLUMNS"}  # as a user's pipe or file: 100 columns
+    p = subprocess.run([str(exe), "samples", "--out", "out"], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, encoding="utf-8", timeout=600)
+    assert p.returncode == 0, p.stderr
+    printed = iter(p.stdout.splitlines())
+    missing = [ln for ln in excerpt if not any(out.rstrip() == ln.rstrip() for out in printed)]
+    assert not missing, "README.md's first result is not what `xlmodel samples --out out` prints: " + repr(missing)
+
 
 
 def test_samples_readme_describes_every_sample_file():
@@ -275,7 +314,7 @@ def test_inline_commands_name_commands_and_options_that_exist():
 
     parser = build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    texts = [README.read_text(encoding="utf-8")]
+    texts = [doc.read_text(encoding="utf-8") for doc in RUN_DOCS]
     guide = ROOT / "docs" / "user-guide.md"
     if guide.exists():
         texts.append(guide.read_text(encoding="utf-8"))
@@ -313,8 +352,8 @@ def _anchors(path: Path) -> set[str]:
     return {_slug(m.group(1)) for m in re.finditer(r"^#{1,6}\s+(.+?)\s*$", text, re.M)}
 
 
-@pytest.mark.parametrize("doc", ["README.md", "docs/user-guide.md", "docs/user-guide.en.md", "samples/README.md",
-                                 "THIRD_PARTY.md"])
+@pytest.mark.parametrize("doc", ["README.md", "docs/reference.md", "docs/extending.md", "docs/user-guide.md",
+                                 "docs/user-guide.en.md", "samples/README.md", "THIRD_PARTY.md"])
 def test_relative_links_and_anchors_exist(doc):
     path = ROOT / doc
     broken = []

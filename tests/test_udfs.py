@@ -1,4 +1,4 @@
-"""Worksheet functions (xlmodel/udfs.py, README "Worksheet functions (xlwings)").
+"""Worksheet functions (xlmodel/udfs.py, docs/reference.md "Worksheet functions (xlwings)").
 
 Each XLM_* function is called with arguments shaped the way Excel and xlwings send
 them (floats, None or "" blanks, padded text, 1-D or 2-D ranges, dates as datetimes
@@ -13,7 +13,7 @@ and from synthetic cases (xlmodel.synth), and compared with
 Registration is what Linux allows: xlwings' own Windows decorators and its VBA wrapper
 generator (``xlwings/udfs.py``, loaded with stand-ins for pywin32) are run on the module,
 so the metadata *Import Functions* would register (arguments, options, wizard texts) is
-checked; calling them from Excel can only be verified on Windows (see the README).
+checked; calling them from Excel can only be verified on Windows (see docs/reference.md).
 """
 
 from __future__ import annotations

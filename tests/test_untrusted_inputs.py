@@ -367,7 +367,23 @@ def test_csv_shape_errors_name_the_line(tmp_path):
     assert "columns; at most" in str(pytest.raises(CaseError, read_table, _csv(tmp_path, wide)).value)
 
 
+def test_the_batch_limits_are_the_documented_ones():
+    """The limits a batch file is held to, as shipped (the test below patches MAX_ROWS to stay fast), are
+    the ones docs/reference.md states: "64 MB, 1,000,000 rows, 500 columns and 5,000,000 cells" (Big
+    files), "rows (1,000,000), columns (500)" and the YAML limits (Security: untrusted files)."""
+    assert (u.MAX_TABLE_BYTES, u.MAX_ROWS, u.MAX_COLUMNS, u.MAX_TABLE_CELLS) == (64 * 2**20, 1_000_000, 500, 5_000_000)
+    assert (u.MAX_YAML_ALIASES, u.MAX_YAML_NODES, u.MAX_DEPTH) == (100, 10_000, 32)
+    ref = (Path(__file__).resolve().parents[1] / "docs" / "reference.md").read_text(encoding="utf-8")
+    ref = " ".join(ref.split())  # the text's line breaks as spaces
+    assert (f"within the limits of {u.MAX_TABLE_BYTES // 2**20} MB, {u.MAX_ROWS:,} rows, {u.MAX_COLUMNS} columns and "
+            f"{u.MAX_TABLE_CELLS:,} cells") in ref
+    assert f"rows ({u.MAX_ROWS:,}), columns ({u.MAX_COLUMNS})" in ref
+    assert (f"YAML aliases ({u.MAX_YAML_ALIASES}), YAML nodes after expansion ({u.MAX_YAML_NODES:,}) and nesting "
+            f"depth ({u.MAX_DEPTH})") in ref
+
+
 def test_csv_row_limit_is_checked_before_parsing(tmp_path, monkeypatch):
+    assert u.MAX_ROWS == 1_000_000  # the shipped limit (test_the_batch_limits_are_the_documented_ones); patched to stay fast
     monkeypatch.setattr(u, "MAX_ROWS", 10)
     path = _csv(tmp_path, "a,b\n" + "1,2\n" * 11)
     assert "more than 10 data rows" in str(pytest.raises(CaseError, read_table, path).value)

@@ -207,7 +207,12 @@ def test_sample_workbooks_are_current(case_path, tmp_path):
     committed = case_path.with_suffix(".xlsx")
     assert committed.exists(), f"{committed} missing: run `xlmodel samples --out samples --force`"
     fresh = build_workbook(tmp_path / committed.name, case=load_case(case_path))
-    assert _content(fresh) == _content(committed), f"{committed.name} is stale: run `xlmodel samples --out samples --force`"
+    new, old = _content(fresh), _content(committed)
+    changed = [k for k in sorted(set(new) | set(old), key=str) if new.get(k) != old.get(k)]
+    shown = "\n".join(f"  {k}: {old.get(k)!r} -> {new.get(k)!r}" for k in changed[:5])
+    assert not changed, (f"{committed.name} differs from what the generator builds now in {len(changed)} cells:\n{shown}\n"
+                         "if the change was meant to alter the workbook, run `xlmodel samples --out samples --force`; "
+                         "if not, a changed formula is a bug (tests/test_formula_text.py names the rule's)")
 
 
 def test_no_formula_is_longer_than_a_modeller_can_audit(tmp_path):

@@ -1,4 +1,4 @@
-"""``xlmodel policies`` from a cache: the listing, kept while nothing it is made from changes.
+"""listing: the cache of ``xlmodel policies`` (the listing, kept while nothing it is made from changes).
 
 Listing the plans means validating every plan file (pydantic, YAML, each quote against its text):
 about a quarter of a second, most of it loading the validators. The listing is a function of the

@@ -1,4 +1,5 @@
-"""Your own plans: list the plan folders, check a policy file, install it in the user's plan folder.
+"""plans: the user's own plans — check a policy file, install it in the user's plan folder, list the plan
+folders (``xlmodel policies check`` / ``install``).
 
 A plan outside ``templates/`` is referred to by its id exactly like a bundled one, once it is in a
 plan folder (:func:`xlmodel.plandirs.plan_directories`: ``--plans DIR``, else ``XLMODEL_PLANS``, and

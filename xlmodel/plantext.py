@@ -1,4 +1,4 @@
-"""Split a published plan text into its numbered clauses.
+"""plantext: a published plan text split into its numbered clauses (what a policy's clauses and quotes cite).
 
 The plans number their clauses in four styles, nested in this order:
 ``一、`` > ``（一）`` > ``1、`` > ``（1）``. A clause id joins the markers of

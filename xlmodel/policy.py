@@ -1,4 +1,5 @@
-"""Policy files: one YAML file per plan, bundled under ``templates/`` or in the user's plan folders.
+"""policy: the policy file's schema and loading (one YAML file per plan, bundled under ``templates/`` or in the
+user's plan folders).
 
 A policy file is data: it names its plan text, lists every clause of the text
 with how it is accounted for (``computed``, ``attestation``, ``informational``),
