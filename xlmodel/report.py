@@ -594,7 +594,7 @@ def _header_segments(rep: Report) -> list[list[tuple[str, str]]]:
          ("    ", f"{_O['fail_count'].short}: {rep.fail_count}  {_O['warn_count'].short}: {rep.warn_count}  "
                   f"{_O['missing_input_count'].short}: {rep.missing_input_count}")],
         [("", f"{_O['cash_conditions_met'].short}: {'—' if cond is None else ('是 yes' if cond else '否 no')}")],
-        [("", f"{_amount_line('min_cash_dividend', rep.min_cash_dividend)}")]
+        [("", _amount_line("min_cash_dividend", rep.min_cash_dividend))]
         + ([("  ", f"（{plain_text(rep.min_cash_note_zh)}）")] if rep.min_cash_note_zh else []),
         [("", _amount_line("max_distribution", rep.max_distribution))],
         [("", f"{_O['st_risk_warning'].short}: {zh}"), (" | ", en),
