@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from . import catalogue as cat
+from . import outputs as _outputs
 from . import policy as pol
 from .case import (MAX_AMOUNT, MAX_YEAR, MIN_YEAR, UNIT_FIELDS, UNIT_WARNING_BELOW, board_of_code,
                    board_problem, is_blank, plain_number, read_field, read_number, read_year,
@@ -622,7 +623,7 @@ class Batch:
                 out = pd.concat(parts).sort_index() if len(parts) > 1 else parts[0]
                 if list(out.columns) != self.columns:
                     out = out.reindex(columns=self.columns)
-                for c in ("fail_count", "warn_count", "missing_input_count"):
+                for c in COUNT_COLUMNS:
                     out[c] = out[c].astype(int)
                 for c in self.numeric_columns:  # a chunk whose values are all blank is numbers all the same
                     if out[c].dtype == object:
@@ -671,6 +672,41 @@ def prepare_batch(df: pd.DataFrame, policy: str | Policy | None = None, source: 
     def column(fid: str) -> pd.Series:
         return df[heads[fid][0]]
 
+    key_col = _key_column(heads, n, problems)
+    if problems and (n == 0 or "fiscal_year" not in heads or key_col is None):
+        raise BatchError(source, problems)
+    models, left_out, pol_col = _plans(policy, heads, column, n, rows, origin, source, problems, notes)
+    attest_cols = _attestation_columns(heads, models, left_out, pol_col, problems)
+    year_vals, has_year = _read_years(column("fiscal_year"), heads["fiscal_year"][1], rows, origin, problems)
+    key_vals = _read_keys(column(key_col), key_col, heads[key_col][1], rows, origin, problems, notes)
+    labels = _Labels(key_vals, year_vals)
+    names = None
+    if key_col == "stock_code" and "company_name" in heads:
+        names = _read_names(column("company_name"), heads["company_name"][1], rows, origin, labels, problems)
+    years = np.where(has_year, year_vals, 0).astype(int)
+    _duplicates(key_vals, years, has_year, rows, problems)
+    encoded = _encode_inputs(df, heads, attest_cols, rows, origin, labels, problems)
+    if key_col == "stock_code":
+        _boards(encoded, key_vals, heads.get("board"), rows, labels, problems, notes)
+    _attested_elsewhere(encoded, attest_cols, models, pol_col, rows, problems)
+    problems += _part_problems(encoded, n, rows)
+    warnings = _unit_warnings(encoded, n, rows, labels)
+    if problems:
+        raise BatchError(source, problems[:MAX_LISTED] + ([Problem("…", f"另有 {len(problems) - MAX_LISTED} 处 "
+                                                                       f"{len(problems) - MAX_LISTED} more")]
+                                                         if len(problems) > MAX_LISTED else []))
+    row_key, key_order = _company_years_index(key_vals, years)
+    company_cols = tuple(c for c in COMPANY_COLUMNS if c == key_col or (c == "company_name" and names is not None))
+    columns, numeric = _result_layout(models, company_cols, left_out is not None)
+    return Batch(source=source, n=n, rows=rows, key_col=key_col, keys=key_vals, years=years, names=names,
+                 encoded=encoded, models=models, pol=pol_col, notes=notes, warnings=warnings, left_out=left_out,
+                 row_key=row_key, key_order=key_order, sorted_key=row_key[key_order], columns=columns,
+                 numeric_columns=numeric)
+
+
+def _key_column(heads: dict, n: int, problems: list[Problem]) -> str | None:
+    """The columns every batch needs: rows, the fiscal year, a company key (the stock code, else the
+    name), the share count beside a per-share dividend. The key column, or None (a problem said)."""
     if n == 0:
         problems.append(Problem("(file)", "没有数据行 no data rows; expected one row per company and fiscal year"))
     if "fiscal_year" not in heads:
@@ -683,10 +719,13 @@ def prepare_batch(df: pd.DataFrame, policy: str | Policy | None = None, source: 
     if cash is not None and cash[1].per and "share_count" not in heads:
         problems.append(Problem(cash[1].where, "每股数字需要总股本列 a per-share figure needs a share_count (总股本) "
                                                "column to give the cash dividend"))
-    if problems and (n == 0 or "fiscal_year" not in heads or key_col is None):
-        raise BatchError(source, problems)
+    return key_col
 
-    # the plans: one id for every row, the policy column (each id looked up once, never a path), or none
+
+def _plans(policy, heads: dict, column, n: int, rows: np.ndarray, origin: str, source: str,
+           problems: list[Problem], notes: list[str]) -> tuple[dict[str, cat.Model], list | None, np.ndarray]:
+    """The plans: one id for every row, the policy column (each id looked up once, never a path), or
+    none (the regulatory baseline alone). (models by id, what a screen leaves out or None, each row's id)."""
     models: dict[str, cat.Model] = {}
     left_out = None
     if policy is not None:
@@ -706,9 +745,18 @@ def prepare_batch(df: pd.DataFrame, policy: str | Policy | None = None, source: 
                      + f" — no plan: every row screened against the regulatory baseline {model.policy.id} alone")
     else:
         pol_col = _read_policies(column("policy"), rows, origin, models, problems)
-    known_att = {pid: set(m.attestation_ids()) for pid, m in models.items()}
-    all_att = sorted(set().union(*known_att.values())) if known_att else []
+    return models, left_out, pol_col
 
+
+def _attestations_known(models: dict[str, cat.Model]) -> tuple[dict[str, set[str]], list[str]]:
+    """Each plan's attestation ids, and all of them."""
+    known = {pid: set(m.attestation_ids()) for pid, m in models.items()}
+    return known, (sorted(set().union(*known.values())) if known else [])
+
+
+def _attestation_columns(heads: dict, models: dict, left_out, pol_col: np.ndarray, problems: list[Problem]) -> list[str]:
+    """The ``attest_<rule>`` columns; one a screen does not read, or no plan of the batch has, is a problem."""
+    _known, all_att = _attestations_known(models)
     attest_cols = [fid for fid in heads if fid.startswith("attest_")]
     for c in attest_cols:
         rid = c[len("attest_"):]
@@ -718,57 +766,78 @@ def prepare_batch(df: pd.DataFrame, policy: str | Policy | None = None, source: 
         elif models and rid not in all_att and len(models) == len(set(pol_col.tolist()) - {""}):
             problems.append(Problem(f"列 column {c!r}", f"不是 {', '.join(models)} 的确认事项 not an attestation of "
                                                         f"{', '.join(models)}" + did_you_mean(rid, all_att)))
+    return attest_cols
 
-    # fiscal years
-    inv_y, res_y = _read_grouped(lambda v: read_year(v, origin), column("fiscal_year"))
+
+def _read_years(col: pd.Series, head: Header, rows: np.ndarray, origin: str,
+                problems: list[Problem]) -> tuple[np.ndarray, np.ndarray]:
+    """The fiscal year of each row (each distinct value read once): (years, with None where unreadable;
+    whether a row has one)."""
+    inv_y, res_y = _read_grouped(lambda v: read_year(v, origin), col)
     g_year = np.empty(len(res_y), dtype=object)
     g_year[:] = [fy for fy, _ in res_y]
     bad = np.array([err is not None or fy is None for fy, err in res_y], dtype=bool)
-    year_where = heads["fiscal_year"][1].where
     for i in np.flatnonzero(bad[inv_y]):
         fy, err = res_y[inv_y[i]]
-        problems.append(Problem(f"{_row(rows, i)}, {year_where}", err or "缺少会计年度 required: a fiscal year such as 2024"))
-    year_vals = g_year[inv_y]
-    # the company key
-    key_head = heads[key_col][1]
-    inv_k, reps_k = _grouped(column(key_col))
+        problems.append(Problem(f"{_row(rows, i)}, {head.where}", err or "缺少会计年度 required: a fiscal year such as 2024"))
+    return g_year[inv_y], np.array([fy is not None for fy, _ in res_y], dtype=bool)[inv_y]
+
+
+def _read_keys(col: pd.Series, key_col: str, head: Header, rows: np.ndarray, origin: str,
+               problems: list[Problem], notes: list[str]) -> np.ndarray:
+    """The company key of each row ("" where unreadable); a stock code's notes (codes read how)."""
+    inv_k, reps_k = _grouped(col)
     res_k = [read_field(FIELDS[key_col], v, origin) for v in reps_k]
     g_key = np.empty(len(res_k), dtype=object)
     g_key[:] = [k or "" for k, _ in res_k]
     bad = np.array([err is not None or k is None for k, err in res_k], dtype=bool)
     for i in np.flatnonzero(bad[inv_k]):
         k, err = res_k[inv_k[i]]
-        problems.append(Problem(f"{_row(rows, i)}, {key_head.where}", err or "缺少 required to tell companies apart"))
-    key_vals = g_key[inv_k]
+        problems.append(Problem(f"{_row(rows, i)}, {head.where}", err or "缺少 required to tell companies apart"))
     if key_col == "stock_code":
         _code_notes(inv_k, reps_k, res_k, notes)
-    labels = _Labels(key_vals, year_vals)
-    names = None
-    if key_col == "stock_code" and "company_name" in heads:
-        inv_c, res_c = _read_grouped(lambda v: read_field(FIELDS["company_name"], v, origin), column("company_name"))
-        bad = np.array([err is not None for _, err in res_c], dtype=bool)
-        for i in np.flatnonzero(bad[inv_c]):
-            problems.append(Problem(f"{_row(rows, i)}, {heads['company_name'][1].where}" + (f" ({labels[i]})" if labels[i] else ""),
-                                    res_c[inv_c[i]][1]))
-        g = np.empty(len(res_c), dtype=object)
-        g[:] = [v for v, _ in res_c]
-        names = g[inv_c]
-    has_year = np.array([fy is not None for fy, _ in res_y], dtype=bool)[inv_y]
-    years = np.where(has_year, year_vals, 0).astype(int)
+    return g_key[inv_k]
+
+
+def _read_names(col: pd.Series, head: Header, rows: np.ndarray, origin: str, labels: _Labels,
+                problems: list[Problem]) -> np.ndarray:
+    """The company name of each row, beside the stock code that keys it."""
+    inv_c, res_c = _read_grouped(lambda v: read_field(FIELDS["company_name"], v, origin), col)
+    bad = np.array([err is not None for _, err in res_c], dtype=bool)
+    for i in np.flatnonzero(bad[inv_c]):
+        problems.append(Problem(f"{_row(rows, i)}, {head.where}" + (f" ({labels[i]})" if labels[i] else ""),
+                                res_c[inv_c[i]][1]))
+    g = np.empty(len(res_c), dtype=object)
+    g[:] = [v for v, _ in res_c]
+    return g[inv_c]
+
+
+def _duplicates(key_vals: np.ndarray, years: np.ndarray, has_year: np.ndarray, rows: np.ndarray,
+                problems: list[Problem]) -> None:
+    """A company-year on more than one row is a problem at each of them."""
     valid = (key_vals != "") & has_year
     dup = pd.DataFrame({"k": key_vals, "y": years}).duplicated(keep=False).to_numpy() & valid
     for i in np.flatnonzero(dup):
         problems.append(Problem(_row(rows, i), f"公司年度重复 {key_vals[i]} {years[i]} appears more than once"))
 
+
+def _encode_inputs(df: pd.DataFrame, heads: dict, attest_cols: list[str], rows: np.ndarray, origin: str,
+                   labels: _Labels, problems: list[Problem]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Every input column as (values, absent) arrays; a per-share dividend as the cash it gives."""
     encoded: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for fid, (c, h) in heads.items():
         if (fid in FIELDS and fid not in ("company_name", "stock_code")) or fid in attest_cols:
             encoded[fid] = _encode_column(fid, df[c], problems, rows, origin, labels, h if fid in FIELDS else None)
+    cash = heads.get("cash_dividend")
     if cash is not None and cash[1].per:
         _per_share(encoded, cash[1], rows, labels, problems)
-    if key_col == "stock_code":
-        _boards(encoded, key_vals, heads.get("board"), rows, labels, problems, notes)
-    # an attestation given on a row whose plan has no such attestation
+    return encoded
+
+
+def _attested_elsewhere(encoded: dict, attest_cols: list[str], models: dict, pol_col: np.ndarray, rows: np.ndarray,
+                        problems: list[Problem]) -> None:
+    """An attestation given on a row whose plan has no such attestation is a problem."""
+    known_att, all_att = _attestations_known(models)
     for c in attest_cols:
         rid = c[len("attest_"):]
         lacking = [p for p, ids in known_att.items() if rid not in ids]
@@ -779,28 +848,24 @@ def prepare_batch(df: pd.DataFrame, policy: str | Policy | None = None, source: 
                 problems.append(Problem(f"{_rows_text(wrong, rows)}, {c}",
                                         f"不是规划 {pol_col[wrong[0]]} 的确认事项，请留空 not an attestation of policy "
                                         f"{pol_col[wrong[0]]}; leave it blank there"))
-    problems += _part_problems(encoded, n, rows)
-    warnings = _unit_warnings(encoded, n, rows, labels)
-    if problems:
-        raise BatchError(source, problems[:MAX_LISTED] + ([Problem("…", f"另有 {len(problems) - MAX_LISTED} 处 "
-                                                                       f"{len(problems) - MAX_LISTED} more")]
-                                                         if len(problems) > MAX_LISTED else []))
 
-    # (company, year) as one integer, sorted once: every offset's rows by one binary search
+
+def _company_years_index(key_vals: np.ndarray, years: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(company, year) as one integer, sorted once: every offset's rows by one binary search."""
     company_code, _ = pd.factorize(pd.Series(key_vals, dtype=object))
     row_key = company_code.astype(np.int64) * 1_000_000 + (years - years.min() + 500_000)
-    key_order = np.argsort(row_key, kind="stable")
-    company_cols = tuple(c for c in COMPANY_COLUMNS if c == key_col or (c == "company_name" and names is not None))
+    return row_key, np.argsort(row_key, kind="stable")
+
+
+def _result_layout(models: dict[str, cat.Model], company_cols: tuple[str, ...], screen: bool) -> tuple[list[str], list[str]]:
+    """The result's columns (every plan's, each once, in order) and those that hold numbers."""
     columns: list[str] = []
     for m in models.values():
-        columns += [c for c in result_columns(m, company_cols, screen=left_out is not None) if c not in columns]
-    labels_ = column_labels(columns, list(models.values()))
-    numeric = [c for c in columns if c not in ("fail_count", "warn_count", "missing_input_count", "fiscal_year")
-               and (units := labels_[c].get("units")) and all(u in ("元", "%", "项", "年") for u in units)]
-    return Batch(source=source, n=n, rows=rows, key_col=key_col, keys=key_vals, years=years, names=names,
-                 encoded=encoded, models=models, pol=pol_col, notes=notes, warnings=warnings, left_out=left_out,
-                 row_key=row_key, key_order=key_order, sorted_key=row_key[key_order], columns=columns,
-                 numeric_columns=numeric)
+        columns += [c for c in result_columns(m, company_cols, screen=screen) if c not in columns]
+    labels = column_labels(columns, list(models.values()))
+    numeric = [c for c in columns if c not in COUNT_COLUMNS + ("fiscal_year",)
+               and (units := labels[c].get("units")) and all(u in ("元", "%", "项", "年") for u in units)]
+    return columns, numeric
 
 
 def _read_policies(col: pd.Series, rows: np.ndarray, origin: str, models: dict, problems: list[Problem]) -> np.ndarray:
@@ -922,13 +987,13 @@ def _col(a: np.ndarray) -> np.ndarray:
 #: the company columns (first, as the input has them), then the row's plan and year
 COMPANY_COLUMNS = ("company_name", "stock_code")
 LEAD_COLUMNS = ("policy", "fiscal_year", "in_plan_period")
-#: the named outputs of every row, after the lead columns and before the rules
-OUTPUT_COLUMNS = ("overall_status", "cash_conditions_met", "min_cash_dividend", "max_distribution",
-                  "fail_count", "warn_count", "missing_input_count", "st_risk_warning", "cash_needed_to_avoid_st")
+#: the named outputs of every row, after the lead columns and before the rules (:data:`xlmodel.outputs.HEADLINE`)
+OUTPUT_COLUMNS = tuple(o.column for o in _outputs.HEADLINE)
+#: the outputs that count rules: whole numbers
+COUNT_COLUMNS = tuple(o.column for o in _outputs.HEADLINE if o.kind == "count")
 #: a rule's columns ``<rule>.<part>``, in this order; margin and shortfall where the rule has them
-RULE_PARTS = ("status", "actual", "bound", "margin", "shortfall")
-RULE_PART_LABELS = {"status": ("状态", "status"), "actual": ("实际", "actual"), "bound": ("界限", "bound"),
-                    "margin": ("余量", "margin"), "shortfall": ("差额", "shortfall")}
+RULE_PARTS = _outputs.COLUMN_PARTS
+RULE_PART_LABELS = {p.column: (p.zh, p.en.lower()) for p in _outputs.RULE_PARTS if p.column}
 _LEAD_LABELS = {
     "company_name": ("公司名称", "Company name", "文本"),
     "stock_code": ("证券代码", "Stock code", "文本"),
@@ -936,9 +1001,7 @@ _LEAD_LABELS = {
     "fiscal_year": ("会计年度", "Fiscal year", "年"),
     "in_plan_period": ("在规划期内", "Fiscal year within the plan's years", "是/否"),
 }
-_OUTPUT_UNITS = {"overall_status": "状态", "cash_conditions_met": "是/否", "min_cash_dividend": "元",
-                 "max_distribution": "元", "fail_count": "项", "warn_count": "项", "missing_input_count": "项",
-                 "st_risk_warning": "是/否", "cash_needed_to_avoid_st": "元"}
+_OUTPUT_UNITS = {o.column: o.unit for o in _outputs.HEADLINE}
 _ROLE_TAG = {"condition": "[条件] ", "regulatory": "[监管] "}
 #: statuses with a shortfall: below (or beyond) the bound
 _SHORT = ("fail", "not_met", "warn")
@@ -954,7 +1017,7 @@ def rule_parts(rd: cat.RuleDef) -> tuple[str, ...]:
 
 
 #: what a baseline-only screen leaves out of the lead and output columns: the plan's own results
-SCREEN_OMITS = ("in_plan_period", "cash_conditions_met", "min_cash_dividend")
+SCREEN_OMITS = ("in_plan_period", *_outputs.SCREEN_OMITS)
 
 
 def result_columns(model: cat.Model, company: tuple[str, ...] = ("stock_code",), screen: bool = False) -> list[str]:
@@ -997,7 +1060,7 @@ def _results(model: cat.Model, env, pid: str, company: dict, years: np.ndarray) 
         status = env.calc(f"{rid}.status", None)
         res[f"{rid}.status"] = status
         for part in rule_parts(rd)[1:]:
-            name = {"bound": "required"}.get(part, part)
+            name = _outputs.PART[part].calc
             vals = _unit_values(env.calc(f"{rid}.{name}", None), unit)
             if part == "shortfall":
                 vals = np.where(np.isin(status, _SHORT), vals.astype(float), np.nan)
@@ -1025,7 +1088,7 @@ def _results_typed(model: cat.Model, env: VectorEnv, res: dict) -> dict:
         res[f"{rid}.status"] = env.calc(f"{rid}.status", None)
         short = np.isin(env.status_codes(f"{rid}.status"), short_codes)
         for part in rule_parts(rd)[1:]:
-            name = {"bound": "required"}.get(part, part)
+            name = _outputs.PART[part].calc
             vals = env.column(f"{rid}.{name}")
             if unit == "日期" and vals.dtype != object:
                 vals = _dates(vals)
@@ -1039,7 +1102,7 @@ def column_labels(columns: list[str], models: list[cat.Model]) -> dict[str, dict
     """For each result column: ``zh`` and ``en`` labels, ``units`` (元, %, 日期, 是/否, 选项, 状态, 年, 项, 文本)
     and, for a rule's columns, ``rule``, ``part``, ``role`` and ``bound_kind``. A rule id shared by
     several plans with different titles gets their titles joined with ／."""
-    out_labels = {name: (zh, en) for name, _, zh, en in cat.OUTPUTS}
+    out_labels = {o.column: (o.label_zh, o.label_en) for o in _outputs.HEADLINE}
     rules: dict[str, list[cat.RuleDef]] = {}
     for m in models:
         for rd in m.rules:

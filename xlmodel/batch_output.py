@@ -35,13 +35,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from . import outputs as _outputs
 from .errors import XlmodelError
 from .io import atomic_write, save_xlsx
 from .progress import progress_bar
 from .sanitize import CSV_FORMULA_START, csv_cell
 
-AMOUNT_COLUMNS = ("min_cash_dividend", "max_distribution", "cash_needed_to_avoid_st")
-AMOUNT_SUFFIXES = (".shortfall", ".actual", ".bound", ".required", ".margin")
+#: the amounts in 元 among the outputs, and the endings of a rule's columns in its unit (xlmodel.outputs)
+AMOUNT_COLUMNS = tuple(o.column for o in _outputs.HEADLINE if o.kind == "amount")
+AMOUNT_SUFFIXES = _outputs.AMOUNT_SUFFIXES
 AMOUNT_FORMAT = "#,##0.00"
 PERCENT_FORMAT = "0.00%"
 DATE_FORMAT = "yyyy-mm-dd"
@@ -95,7 +97,8 @@ def column_info(df: pd.DataFrame | dict, name: str) -> dict:
         zh, en, unit = _LEAD_LABELS[name]
         return {"zh": zh, "en": en, "units": [unit]}
     if name in _OUTPUT_UNITS:
-        return {"zh": name, "en": name, "units": [_OUTPUT_UNITS[name]]}
+        o = _outputs.OUTPUT[name]
+        return {"zh": o.label_zh, "en": o.label_en, "units": [_OUTPUT_UNITS[name]]}
     rid, _, part = name.rpartition(".")
     if rid and part in RULE_PART_LABELS:
         return {"zh": f"{rid} {RULE_PART_LABELS[part][0]}", "en": name, "rule": rid, "part": part,

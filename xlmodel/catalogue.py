@@ -20,6 +20,7 @@ from typing import Callable
 
 from pydantic import BaseModel
 
+from . import outputs as _outputs
 from . import policy as pol
 from .expr import (FY, And, Blank, C, Cmp, CountIf, EDate, EstimateRenderer, If, In, InList, Lbl, Max, Min, Missing,
                    Node, Not, Num, Or, P, PRECISION, Round2, Sum, Window, YearOf, guarded_part, hoistable, substitute)
@@ -306,18 +307,9 @@ class Model:
         return [r.id for r in self.rules if r.spec.kind == "attestation" and r.spec.field is None]
 
 
-#: the model's results: (scalar, the defined name of its cell on 汇总, label zh, label en)
-OUTPUTS = (
-    ("overall_status", "out_overall_status", "总体结论", "Overall result"),
-    ("cash_conditions_met", "out_cash_conditions_met", "现金分红条件是否满足", "Cash dividend conditions met"),
-    ("min_cash_dividend", "out_min_cash_dividend", "最低现金分红（元）", "Minimum cash dividend (元)"),
-    ("max_distribution", "out_max_distribution", "利润分配上限（元）", "Maximum distribution (元)"),
-    ("fail_count", "out_fail_count", "不通过规则数", "Rules failed"),
-    ("warn_count", "out_warn_count", "警告规则数", "Warnings"),
-    ("missing_input_count", "out_missing_input_count", "缺少输入规则数", "Rules missing input"),
-    ("st_risk_warning", "out_st_risk_warning", "触发交易所低分红风险警示（空白=不适用）", "Exchange low-dividend risk warning (blank = out of scope)"),
-    ("cash_needed_to_avoid_st", "out_cash_needed_to_avoid_st", "避免风险警示所需本年现金分红（元）", "Cash needed this year to avoid the warning (元)"),
-)
+#: the model's results: (scalar, the defined name of its cell on 汇总, label zh, label en), read from
+#: the one table of outputs (:data:`xlmodel.outputs.HEADLINE`); kept as tuples for the workbook writer
+OUTPUTS = tuple((o.id, o.name, o.label_zh, o.label_en) for o in _outputs.HEADLINE)
 
 
 ATTEST = "attest."  # pseudo-field prefix for a rule's own attestation input

@@ -317,6 +317,7 @@ def cmd_evaluate(args) -> int:
         if not args.output:
             raise XlmodelError("--batch 需要输出文件（-o 结果.csv 或 结果.xlsx）--batch needs -o OUT.csv|OUT.xlsx")
         from .batch_output import Tally, write_batch_csv, write_batch_xlsx
+        from .outputs import OUTPUT
         from .io import check_output
         from .sanitize import plain_text
 
@@ -339,7 +340,7 @@ def cmd_evaluate(args) -> int:
         keys = sorted(set(map(plain_text, risk[tally.key]))) if tally.key in risk else []
         print(f"已评估 {tally.n} 个公司年度 {tally.n} company-years evaluated -> {out}  "
               f"({', '.join(f'{k}: {v}' for k, v in sorted(counts.items()))})", file=sys.stderr)
-        print(f"交易所低分红风险警示 at risk of the ST warning: {len(risk)} company-years"
+        print(f"{OUTPUT['st_risk_warning'].short_zh} at risk of the ST warning: {len(risk)} company-years"
               + (f" ({', '.join(keys[:20])}{' …' if len(keys) > 20 else ''})" if len(risk) else ""),
               file=sys.stderr)
         return EXIT_FAIL if counts.get("fail") or counts.get("missing_input") else EXIT_OK

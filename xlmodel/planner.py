@@ -33,6 +33,7 @@ from .case import Case
 from .errors import XlmodelError
 from .evaluator import evaluate, model_for, plan_by_id
 from .money import round_fen
+from .outputs import OUTPUT
 from .policy import Policy
 from .report import Report
 
@@ -311,8 +312,8 @@ def render_plan_text(path: list[PlanYear], case: Case, policy: Policy) -> str:
     from .sanitize import plain_text as t
 
     name, pol = _heading(case, policy)
-    heads = ("年度 FY", "最低现金分红 Minimum (元)", "决定规则 Binding rule", "利润分配上限 Maximum (元)",
-             "本路径金额 Path (元)", "结论 Result")
+    heads = ("年度 FY", f"{OUTPUT['min_cash_dividend'].heading} (元)", "决定规则 Binding rule",
+             f"{OUTPUT['max_distribution'].heading} (元)", "本路径金额 Path (元)", "结论 Result")
     rows = [(_year_label(y), _amount(y.min_cash_dividend),
              f"{y.binding_rule} [{y.binding_clause}]" if y.binding_rule else "—", _amount(y.max_distribution),
              _amount(y.cash_dividend) + ("（指定 fixed）" if y.fixed else ""), f"{STATUS_ZH[y.status]} {y.status}")
@@ -343,9 +344,10 @@ def render_plan_markdown(path: list[PlanYear], case: Case, policy: Policy) -> st
     lines = [f"### {md_text(name) + ' — ' if name else ''}股东分红回报规划期分红测算 Dividend plan", "",
              f"- 规划 Policy: {md_text(pol)}",
              f"- 评估年度 Evaluation year: {case.evaluation_year}",
-             "- 最低现金分红：该年规划下限与监管底线（含交易所低分红风险警示）均不失败的最少金额，以前各年按本路径金额计",
+             f"- {OUTPUT['min_cash_dividend'].zh}：该年规划下限与监管底线（含交易所低分红风险警示）均不失败的最少金额，以前各年按本路径金额计",
              "",
-             "| 年度 FY | 最低现金分红（元） | 决定规则 | 利润分配上限（元） | 本路径金额（元） | 结论 | 说明 |",
+             f"| 年度 FY | {OUTPUT['min_cash_dividend'].label_zh} | 决定规则 | {OUTPUT['max_distribution'].label_zh} "
+             "| 本路径金额（元） | 结论 | 说明 |",
              "|---|---:|---|---:|---:|---|---|"]
     for y in path:
         rule = f"{y.binding_title_zh}（{y.binding_clause}，{y.binding_rule}）" if y.binding_rule else "—"

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Callable
 
 from . import catalogue as cat, codegen
+from .outputs import HEADLINE as _OUTPUTS, JSON_HEADLINE, OUTPUT as _O, PART as _P, RULE_PARTS
 from .fields import FIELDS, HALF_YEAR_OPINIONS
 from .sanitize import md_text, plain_text
 from .expr import py
@@ -123,8 +124,10 @@ class Report:
         d["company"] = dict(self.company)
         d["plan_years"] = list(self.plan_years) if self.plan_years is not None else None
         d["rules"] = [r.to_dict() for r in self.rules]
-        for r in d["rules"]:  # the JSON contract names the bound for what it is; "required" stays as an alias
-            r["bound"] = r["required"]
+        aliased = [p for p in RULE_PARTS if p.json_alias]  # the bound: "bound", and "required" kept as its alias
+        for r in d["rules"]:
+            for p in aliased:
+                r[p.json_key] = r[p.json_alias]
         return d
 
     @property
@@ -145,8 +148,7 @@ class Report:
         return f"否（{r.explanation_zh}）", f"no ({r.explanation_en})"
 
     #: the keys a reader of the JSON output looks for first, in this order (the rest follow)
-    HEADLINE = ("policy", "evaluation_year", "overall_status", "cash_conditions_met", "min_cash_dividend",
-                "max_distribution", "rules", "st_risk_warning", "cash_needed_to_avoid_st")
+    HEADLINE = JSON_HEADLINE
 
     def to_output(self) -> dict:
         """The report as ``--json`` prints it (``evaluate`` and ``check``): the headline keys first."""
@@ -379,8 +381,7 @@ class _Later:
                         _context(self.model, self.val, rd))
 
 
-_HEADLINE_CALCS = ("overall_status", "cash_conditions_met", "min_cash_dividend", "max_distribution", "fail_count",
-                   "warn_count", "missing_input_count", "st_risk_warning", "cash_needed_to_avoid_st")
+_HEADLINE_CALCS = tuple(o.id for o in _OUTPUTS)  # the headline outputs (xlmodel.outputs), in the Report's order
 
 
 def report_roots(model: cat.Model) -> tuple[tuple[str, int], ...]:
@@ -571,21 +572,29 @@ def _header_segments(rep: Report) -> list[list[tuple[str, str]]]:
         [("", f"政策 Policy: {plain_text(rep.policy)} (v{plain_text(rep.policy_version)})"),
          ("    ", f"会计年度 Fiscal year: {rep.evaluation_year}")]
         + ([(" ", plain_text(rep.period_note()))] if rep.period_note() else []),
-        [("", f"总体结论 Overall: {st[rep.overall_status]} {rep.overall_status}"),
-         ("    ", f"不通过 fail: {rep.fail_count}  警告 warn: {rep.warn_count}  缺少输入 missing: {rep.missing_input_count}")],
-        [("", f"现金分红条件 Cash conditions met: {'—' if cond is None else ('是 yes' if cond else '否 no')}")],
-        [("", f"最低现金分红 Minimum cash dividend: {_fmt(rep.min_cash_dividend, '元')} 元")]
+        [("", f"{_O['overall_status'].short}: {st[rep.overall_status]} {rep.overall_status}"),
+         ("    ", f"{_O['fail_count'].short}: {rep.fail_count}  {_O['warn_count'].short}: {rep.warn_count}  "
+                  f"{_O['missing_input_count'].short}: {rep.missing_input_count}")],
+        [("", f"{_O['cash_conditions_met'].short}: {'—' if cond is None else ('是 yes' if cond else '否 no')}")],
+        [("", _amount_line("min_cash_dividend", rep.min_cash_dividend))]
         + ([("  ", f"（{plain_text(rep.min_cash_note_zh)}）")] if rep.min_cash_note_zh else []),
-        [("", f"利润分配上限 Maximum distribution: {_fmt(rep.max_distribution, '元')} 元")],
-        [("", f"交易所低分红风险警示 ST risk warning: {zh}"), (" | ", en),
-         ("    ", f"避免所需现金 Cash needed to avoid it: {_fmt(rep.cash_needed_to_avoid_st, '元')} 元")],
+        [("", _amount_line("max_distribution", rep.max_distribution))],
+        [("", f"{_O['st_risk_warning'].short}: {zh}"), (" | ", en),
+         ("    ", _amount_line("cash_needed_to_avoid_st", rep.cash_needed_to_avoid_st))],
     ]
+
+
+def _amount_line(output_id: str, v) -> str:
+    """An amount of the headline as a report line: its label (:mod:`xlmodel.outputs`), the figure, the unit."""
+    o = _O[output_id]
+    return f"{o.short}: {_fmt(v, o.unit)} {o.unit}"
 
 
 def _paint_overall(lines: list[str], rep: Report, color: bool) -> list[str]:
     word = f"{cat.STATUS_ZH[rep.overall_status]} {rep.overall_status}"
-    lead = f"总体结论 Overall: {word}"
-    return [ln.replace(lead, f"总体结论 Overall: {paint(word, rep.overall_status, color)}", 1)
+    label = _O["overall_status"].short
+    lead = f"{label}: {word}"
+    return [ln.replace(lead, f"{label}: {paint(word, rep.overall_status, color)}", 1)
             if color and ln.startswith(lead) else ln for ln in lines]
 
 
@@ -617,10 +626,10 @@ def render_table(rep: Report, *, width: int | None = None, wide: bool = False, c
 def _compact_rules(rep: Report, w: int, color: bool) -> list[str]:
     st = cat.STATUS_ZH
     indent = 4
-    cols = [("实际 Actual", [_fmt(r.actual, r.unit) for r in rep.rules]),
-            ("界限 Bound", [_bound(r) for r in rep.rules]),
-            ("余量 Margin", [_fmt(r.margin, r.unit) if r.margin is not None else "" for r in rep.rules]),
-            ("差额 Shortfall", [_fmt(r.shortfall, r.unit) if r.shortfall else "" for r in rep.rules])]
+    cols = [(_P["actual"].heading, [_fmt(r.actual, r.unit) for r in rep.rules]),
+            (_P["bound"].heading, [_bound(r) for r in rep.rules]),
+            (_P["margin"].heading, [_fmt(r.margin, r.unit) if r.margin is not None else "" for r in rep.rules]),
+            (_P["shortfall"].heading, [_fmt(r.shortfall, r.unit) if r.shortfall else "" for r in rep.rules])]
     widths = [max(_width(x) for x in [h, *cells]) for h, cells in cols]
     bands: list[list[int]] = [[]]  # columns that do not fit beside the others continue on a line below
     used = indent
@@ -635,7 +644,7 @@ def _compact_rules(rep: Report, w: int, color: bool) -> list[str]:
         return [(" " * indent + "  ".join(_pad(cells[i], widths[i]) for i in band)).rstrip()
                 for band in bands if any(cells[i] not in ("", "—") for i in band)]
 
-    head = ["状态 Status  规则 Rule 〔条款 Clause〕"] + [
+    head = [f"{_P['status'].heading}  {_P['rule'].heading} 〔{_P['clause'].heading}〕"] + [
         (" " * indent + "  ".join(_pad(cols[i][0], widths[i]) for i in band)).rstrip() for band in bands]
     lines = head + ["-" * min(w, max(_width(x) for x in head))]
     for k, r in enumerate(rep.rules):
@@ -657,7 +666,7 @@ def _render_wide(rep: Report, color: bool, preface: Sequence[tuple[str, str]]) -
     lines.append(_company_line(rep))
     lines += ["".join(sep + text for sep, text in segments) for segments in _header_segments(rep)]
     lines = _paint_overall(lines, rep, color) + [""]
-    head = ["规则 Rule", "条款 Clause", "状态 Status", "实际 Actual", "界限 Bound", "余量 Margin", "差额 Shortfall"]
+    head = [_P[k].heading for k in ("rule", "clause", "status", "actual", "bound", "margin", "shortfall")]
     rows = []
     for r in rep.rules:
         rows.append([
@@ -839,15 +848,18 @@ def render_markdown(rep: Report, *, preface: Sequence[tuple[str, str]] = ()) -> 
         *([quoted, ""] if quoted else []),
         f"- 规划 Policy: `{rep.policy}` v{md_text(rep.policy_version)}"  # (an id: [a-z0-9-] only)
         + (f" {md_text(rep.period_note())}" if rep.period_note() else ""),
-        f"- 总体结论 Overall: **{st[rep.overall_status]}** ({rep.overall_status}); 不通过 {rep.fail_count}, 警告 {rep.warn_count}, 缺少输入 {rep.missing_input_count}",
-        f"- 现金分红条件 Cash conditions met: {'—' if cond is None else ('是' if cond else '否')}",
-        f"- 最低现金分红 Minimum cash dividend: {_fmt(rep.min_cash_dividend, '元')} 元"
+        f"- {_O['overall_status'].short}: **{st[rep.overall_status]}** ({rep.overall_status}); "
+        f"{_O['fail_count'].short_zh} {rep.fail_count}, {_O['warn_count'].short_zh} {rep.warn_count}, "
+        f"{_O['missing_input_count'].short_zh} {rep.missing_input_count}",
+        f"- {_O['cash_conditions_met'].short}: {'—' if cond is None else ('是' if cond else '否')}",
+        f"- {_amount_line('min_cash_dividend', rep.min_cash_dividend)}"
         + (f"（{md_text(rep.min_cash_note_zh)}）" if rep.min_cash_note_zh else ""),
-        f"- 利润分配上限 Maximum distribution: {_fmt(rep.max_distribution, '元')} 元",
-        f"- 交易所低分红风险警示 ST risk warning: {rep.st_verdict()[0]};"
-        f" 避免所需现金 {_fmt(rep.cash_needed_to_avoid_st, '元')} 元",
+        f"- {_amount_line('max_distribution', rep.max_distribution)}",
+        f"- {_O['st_risk_warning'].short}: {rep.st_verdict()[0]};"
+        f" {_O['cash_needed_to_avoid_st'].short_zh} {_fmt(rep.cash_needed_to_avoid_st, '元')} 元",
         "",
-        "| 条款 Clause | 规则 Rule | 状态 Status | 实际 Actual | 界限 Bound | 余量 Margin | 差额 Shortfall | 说明 |",
+        "| " + " | ".join(_P[k].heading for k in ("clause", "rule", "status", "actual", "bound", "margin", "shortfall"))
+        + " | 说明 |",
         "|---|---|---|---:|---:|---:|---:|---|",
     ]
     for r in rep.rules:
@@ -865,7 +877,7 @@ def render_by_year(reports: Sequence[Report], evaluation_year: int, forecast_yea
         return ""
     first = reports[0]
     lo, hi = first.plan_years or (first.evaluation_year, reports[-1].evaluation_year)
-    heads = ("年度 FY", "结论 Result", "最低现金分红 Minimum", "利润分配上限 Maximum", "不通过/警告/缺少")
+    heads = ("年度 FY", "结论 Result", _O["min_cash_dividend"].heading, _O["max_distribution"].heading, "不通过/警告/缺少")
     rows = []
     for rep in reports:
         mark = " ◀" if rep.evaluation_year == evaluation_year else ("" if lo <= rep.evaluation_year <= hi else " *")

@@ -41,6 +41,7 @@ from .errors import CaseError, XlmodelError, problem_zh, zh_first
 from .evaluator import attestation_ids as model_attestations, evaluate_one, model_for
 from .expr import from_serial
 from .fields import ENUMS, FIELDS, Kind
+from .outputs import OUTPUT, PART
 from .policy import Policy, find_policy, list_policies, policy_by_id
 
 __all__ = [
@@ -350,7 +351,7 @@ class Result:
         return self._table
 
 
-TABLE_HEADER = ("规则 Rule", "条款 Clause", "状态 Status", "实际 Actual", "要求 Required", "差额 Shortfall")
+TABLE_HEADER = tuple(PART[k].heading for k in ("rule", "clause", "status", "actual", "bound", "shortfall"))
 
 
 def cell_value(v, unit: str | None = None):
@@ -528,7 +529,7 @@ def XLM_RULES(policy):
 @_udf
 def XLM_EVALUATE(policy, evaluation_year, field_ids, years, values, company_fields=None, company_values=None,
                  attestation_ids=None, attestation_values=None):
-    """按规划评估：每条规则一行（规则、条款、状态、实际、要求、差额），含表头（动态数组）。Evaluates the case: one row per rule (id, clause, status, actual, required, shortfall) under a header row (dynamic array)."""
+    """按规划评估：每条规则一行（规则、条款、状态、实际、界限、差额），含表头（动态数组）。Evaluates the case: one row per rule (id, clause, status, actual, bound, shortfall) under a header row (dynamic array)."""
     return _guard(lambda: [list(r) for r in evaluate_case(policy, evaluation_year, field_ids, years, values,
                                                           company_fields, company_values, attestation_ids,
                                                           attestation_values).table()])
@@ -538,8 +539,10 @@ def XLM_EVALUATE(policy, evaluation_year, field_ids, years, values, company_fiel
 SCALAR_FUNCTIONS: dict[str, str] = {}
 
 
-def _scalar_udf(fn_name: str, output: str, doc: str, count: bool = False):
-    """One scalar worksheet function over the case arguments, returning evaluator output ``output``."""
+def _scalar_udf(fn_name: str, output: str):
+    """One scalar worksheet function over the case arguments, returning evaluator output ``output``;
+    its help and whether it counts, from the table of outputs (:data:`xlmodel.outputs.HEADLINE`)."""
+    doc, count = OUTPUT[output].help, OUTPUT[output].kind == "count"
     def udf(policy, evaluation_year, field_ids, years, values, company_fields=None, company_values=None,
             attestation_ids=None, attestation_values=None):
         return _guard(_count if count else _scalar, output, policy, evaluation_year, field_ids, years, values,
@@ -550,29 +553,13 @@ def _scalar_udf(fn_name: str, output: str, doc: str, count: bool = False):
     return _udf(udf)
 
 
-XLM_MIN_CASH = _scalar_udf(
-    "XLM_MIN_CASH", "min_cash_dividend",
-    "本年度最低现金分红（元，含计入的回购）；缺少输入时为空。Minimum cash dividend this year (元, incl. counted buybacks); blank when an input is missing.")
-XLM_MAX_DISTRIBUTION = _scalar_udf(
-    "XLM_MAX_DISTRIBUTION", "max_distribution",
-    "利润分配上限（元）：累计可分配利润（不低于0）。Maximum distribution (元): cumulative distributable profit, floored at 0.")
-XLM_CONDITIONS_MET = _scalar_udf(
-    "XLM_CONDITIONS_MET", "cash_conditions_met",
-    "现金分红条件是否全部满足：1 是 / 0 否（同 out_cash_conditions_met）；无法判断时为空。"
-    "Are all cash dividend conditions met: 1 yes / 0 no, as out_cash_conditions_met; blank when undetermined.")
-XLM_OVERALL_STATUS = _scalar_udf(
-    "XLM_OVERALL_STATUS", "overall_status",
-    "总体结论：通过/不通过/警告/缺少输入。Overall result: 通过 pass, 不通过 fail, 警告 warning, 缺少输入 missing input.")
-XLM_FAIL_COUNT = _scalar_udf(
-    "XLM_FAIL_COUNT", "fail_count", "不通过的规则数（不含条件）。Number of rules that fail (conditions not counted).",
-    count=True)
-XLM_ST_RISK = _scalar_udf(
-    "XLM_ST_RISK", "st_risk_warning",
-    "是否触发交易所低分红风险警示（ST）：1 是 / 0 否（同 out_st_risk_warning）；不适用或无法判断时为空。"
-    "Exchange low-dividend risk warning (ST): 1 yes / 0 no, as out_st_risk_warning; blank when out of scope or undetermined.")
-XLM_CASH_TO_AVOID_ST = _scalar_udf(
-    "XLM_CASH_TO_AVOID_ST", "cash_needed_to_avoid_st",
-    "避免低分红风险警示所需的本年现金分红（元）。Cash dividend needed this year to avoid the low-dividend risk warning (元).")
+XLM_MIN_CASH = _scalar_udf("XLM_MIN_CASH", "min_cash_dividend")
+XLM_MAX_DISTRIBUTION = _scalar_udf("XLM_MAX_DISTRIBUTION", "max_distribution")
+XLM_CONDITIONS_MET = _scalar_udf("XLM_CONDITIONS_MET", "cash_conditions_met")
+XLM_OVERALL_STATUS = _scalar_udf("XLM_OVERALL_STATUS", "overall_status")
+XLM_FAIL_COUNT = _scalar_udf("XLM_FAIL_COUNT", "fail_count")
+XLM_ST_RISK = _scalar_udf("XLM_ST_RISK", "st_risk_warning")
+XLM_CASH_TO_AVOID_ST = _scalar_udf("XLM_CASH_TO_AVOID_ST", "cash_needed_to_avoid_st")
 
 
 @_udf
@@ -594,8 +581,8 @@ def XLM_RULE_STATUS(rule_id, policy, evaluation_year, field_ids, years, values, 
 
 
 #: the columns of XLM_PLAN's array (the header row)
-PLAN_HEADER = ("年度 FY", "预测 Forecast", "最低现金分红 Minimum (元)", "决定规则 Binding rule", "条款 Clause",
-               "利润分配上限 Maximum (元)", "结论 Result")
+PLAN_HEADER = ("年度 FY", "预测 Forecast", f"{OUTPUT['min_cash_dividend'].heading} (元)", "决定规则 Binding rule",
+               "条款 Clause", f"{OUTPUT['max_distribution'].heading} (元)", "结论 Result")
 
 
 @_udf

@@ -178,6 +178,7 @@ def cmd_fill(args) -> int:
 def cmd_recalc(args) -> int:
     """Recalculate a workbook in a spreadsheet engine and save its values (xlmodel.workbook.drive)."""
     from ..catalogue import STATUS_EN, STATUS_ZH
+    from ..outputs import OUTPUT
     from .drive import recalc_workbook
     from .integrity import verdict_lines
 
@@ -188,7 +189,7 @@ def cmd_recalc(args) -> int:
     for zh, en in verdict_lines(res.integrity):
         print(f"{zh} | {en}")
     status = res.report.overall_status
-    print(f"总体结论 Overall: {STATUS_ZH[status]} {STATUS_EN[status]}")
+    print(f"{OUTPUT['overall_status'].short}: {STATUS_ZH[status]} {STATUS_EN[status]}")
     print(f"已写入 wrote {res.path}", file=sys.stderr)
     integ = res.integrity
     if integ["cached_results_stale"]:

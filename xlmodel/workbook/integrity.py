@@ -9,6 +9,7 @@ are shown cut short; the renderers make every line plain or inert Markdown.
 from __future__ import annotations
 
 from .. import __version__
+from ..outputs import OUTPUT
 
 
 def integrity(read, diffs: list[str]) -> dict:
@@ -164,7 +165,7 @@ def _cells(rows: list[Row], text) -> list[list[str]]:
 
 
 SUMMARY_HEAD = [("#", ""), ("文件", "File"), ("公司", "Company"), ("年度", "Year"), ("结论", "Overall"),
-                ("完整性", "Integrity"), ("最低现金分红", "Min cash")]
+                ("完整性", "Integrity"), (OUTPUT["min_cash_dividend"].zh, OUTPUT["min_cash_dividend"].en)]
 
 
 def summary_table(rows: list[Row], width: int | None = None, wide: bool = False, color: bool | None = None) -> str:

@@ -15,6 +15,7 @@ from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell
 
 from .. import catalogue as cat
 from ..fields import AUDIT_OPINIONS, BOARDS, COMPANY_FIELDS, FIELDS, HALF_YEAR_OPINIONS, STAGES, YEAR_FIELDS, Kind
+from ..outputs import SUMMARY as SUMMARY_OUTPUTS
 
 SHEETS = {
     "cover": "封面",
@@ -54,7 +55,7 @@ INPUT_SECTIONS = (
 )
 assert sorted(f for _, _, fs in INPUT_SECTIONS for f in fs) == sorted(f.id for f in YEAR_FIELDS)
 
-OUTPUTS = cat.OUTPUTS  # the model's results, each with its defined name on 汇总 and its labels
+OUTPUTS = cat.OUTPUTS  # the model's results, each with its defined name on 汇总 and its labels (xlmodel.outputs)
 YES_NO_OUTPUTS = ("cash_conditions_met", "st_risk_warning")  # the results that are a yes/no: 1/0 shown 是/否
 CHECK_COLS = ("actual", "required", "margin", "shortfall", "status")
 
@@ -179,8 +180,8 @@ class Layout:
                 r += 1
             r += 2
         r = 4
-        for name, *_ in OUTPUTS + (("check_flag", "out_check_flag", "", ""),):
-            self.output_rows[name] = r
+        for o in SUMMARY_OUTPUTS:  # the headline outputs, then the model check (xlmodel.outputs)
+            self.output_rows[o.id] = r
             r += 1
         self._place_lists()
 
@@ -221,7 +222,7 @@ class Layout:
             r += 1
         r += 2
         statuses = [f"{rid}.status" for rid in self.rule_order()]
-        outputs = [o[0] for o in OUTPUTS] + ["check_flag"]
+        outputs = [o.id for o in SUMMARY_OUTPUTS]
         for name in self.model.scalars:
             if name not in statuses and name not in outputs:
                 self.calc_rows[name] = r

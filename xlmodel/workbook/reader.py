@@ -28,7 +28,8 @@ from ..fields import COMPANY_FIELDS, FIELDS, YEAR_FIELDS, Field, Kind
 from ..policy import Policy
 from ..untrusted import (MAX_WORKBOOK_CELLS, MAX_XLSX_BYTES, MAX_XLSX_PART, MAX_XLSX_PARTS, MAX_XLSX_RATIO,
                          MAX_XLSX_UNPACKED, inspect_xlsx, shown)
-from .layout import CHECK_COL_INDEX, FIRST_YEAR_COL, HEADER_ROW, MAX_YEAR_COLUMNS, OUTPUTS, SHEETS, Layout, col_name, pname, q
+from ..outputs import HEADLINE as HEADLINE_OUTPUTS, OUTPUT, SUMMARY as SUMMARY_OUTPUTS
+from .layout import CHECK_COL_INDEX, FIRST_YEAR_COL, HEADER_ROW, MAX_YEAR_COLUMNS, SHEETS, Layout, col_name, pname, q
 
 # xlmodel's own workbooks are well under 1 MB unpacked; these bound what a hostile file can cost
 MAX_FILE = MAX_XLSX_BYTES  # bytes on disk
@@ -259,6 +260,62 @@ def read_workbook(path: str | Path, check_formulas: bool = True, installed_plan_
     """Read a workbook back. Its plan is the installed one of its ``xlmodel_policy`` id or the one it
     carries (:func:`xlmodel.workbook.embed.workbook_plan`; ``installed_plan_wins`` for refresh)."""
     path = Path(path)
+    src = _open(path, installed_plan_wins)
+    wb, model = src.wb, model_for(src.policy)
+    inputs = _input_sheet(wb, path)
+    year, L = _timeline(wb, path, model, inputs)
+    loc = _Locator(wb, src.legacy)
+    found = _Inputs()
+    _read_year_inputs(loc, found, inputs, L)
+    found.years.setdefault(year, {})
+    _read_company(loc, found, inputs, L)
+    for fy, vals in found.years.items():  # what a year's values contradict, named at the cell (xlmodel.consistency)
+        loc.problems += [Problem(found.cell_of[(k, fy)], f"{k}: {msg} ({fy})")
+                         for k, msg in part_problems(vals, bool(found.company.get(CONFIRM_FIELD)))]
+    _read_attestations(loc, found, inputs, L, model)
+    dropped = _dropped_attestations(wb, set(model.attestation_ids()))
+    notes_by_field = _notes(wb, found.rows, L.notes_col + 1)
+    if loc.problems:
+        raise WorkbookError(str(path), loc.problems)
+    policy = src.policy
+    case = Case(policy.id, year, found.company, {y: found.years[y] for y in sorted(found.years)}, found.attestations,
+                str(path), notes_by_field)
+    exact, n_cached = _named_places(L, model)
+    cached, misplaced = _cached_results(wb, src.values, exact, n_cached)
+    result = WorkbookRead(path, case, policy, src.built_with, cached, src.notes)
+    if SHEETS["params"] in wb.sheetnames and not misplaced:
+        result.params, result.params_changed, fixed = _read_params(wb[SHEETS["params"]], model, L, path)
+        misplaced += fixed
+    result.notes += [f"not carried: attestation {k} (no longer a rule of {policy.id})" for k in dropped]
+    result.notes += loc.later
+    props = src.props
+    if props.get("xlmodel_recalculated_by"):  # xlmodel recalc says which engine computed the cached values
+        result.notes.append(f"最近一次由 xlmodel recalc 重新计算 last recalculated by xlmodel recalc in "
+                            f"{shown(props['xlmodel_recalculated_by'], 120)}")
+    if src.built_with["xlmodel_policy_version"] != policy.version:
+        result.notes.append(f"built with policy {src.pid} v{src.built_with['xlmodel_policy_version']}; the current "
+                            f"version is v{policy.version}: run `xlmodel refresh` to rebuild it")
+    elif check_formulas:
+        result.tampered = misplaced + compare_formulas(wb, policy, case, L)
+    return result
+
+
+@dataclass
+class _Source:
+    """A workbook opened (:func:`_open`): its parts, values, properties, plan and what was noted."""
+    wb: object
+    values: object
+    props: dict[str, str]
+    pid: str
+    policy: Policy
+    notes: list[str]
+    built_with: dict[str, str]
+    legacy: bool  # built with another version of xlmodel or of the plan: it may lack names this one writes
+
+
+def _open(path: Path, installed_plan_wins: bool) -> _Source:
+    """The workbook inspected and parsed, its xlmodel properties, and its plan: the installed one of its
+    ``xlmodel_policy`` id, or the one it carries (the property names a plan by id, never a file)."""
     notes = _inspect_zip(path)
     wb, values = _book(path)
     props = {p.name: str(p.value) for p in getattr(wb, "custom_doc_props", [])}
@@ -268,14 +325,14 @@ def read_workbook(path: str | Path, check_formulas: bool = True, installed_plan_
                            "build one with `xlmodel build`")
     from .embed import workbook_plan
 
-    # the property names a plan by id, never a file: the installed plan, or the one the workbook carries
     policy, plan_notes = workbook_plan(path, props, pid, installed_wins=installed_plan_wins)
-    notes = notes + plan_notes
-    problems: list[Problem] = []
-    model = model_for(policy)
     built_with = {k: props.get(k, "") for k in ("xlmodel_version", "xlmodel_policy", "xlmodel_policy_version")}
-    # a workbook of another version may lack names this one writes; one of this version may not
     legacy = built_with["xlmodel_version"] != __version__ or built_with["xlmodel_policy_version"] != policy.version
+    return _Source(wb, values, props, pid, policy, notes + plan_notes, built_with, legacy)
+
+
+def _input_sheet(wb, path: Path) -> str:
+    """The input sheet's name; it must be there and visible."""
     inputs = SHEETS["inputs"]
     if inputs not in wb.sheetnames:
         raise XlmodelError(f"{path}: 缺少输入表 {inputs!r}（被删除或改名），请重建工作簿 — the input sheet {inputs!r} is missing (deleted or renamed); "
@@ -283,22 +340,11 @@ def read_workbook(path: str | Path, check_formulas: bool = True, installed_plan_
     if wb[inputs].sheet_state != "visible":
         raise WorkbookError(str(path), [Problem(f"sheet {inputs!r}", f"输入表被隐藏，请在 Excel 中取消隐藏 is {wb[inputs].sheet_state}: xlmodel reads the "
                                                 "inputs only from the visible input sheet; unhide it in Excel")])
-    later: list[str] = []  # names missing from a workbook of another version: nothing to carry, but said
+    return inputs
 
-    def locate(name: str, expect: Expect):
-        try:
-            loc = _cell(wb, name, expect)
-        except NameProblem as e:
-            problems.append(e.problem)
-            return None
-        if loc is None:
-            if legacy:
-                later.append(f"{name}: not in this workbook (built with another version); left blank")
-            else:
-                problems.append(Problem(name, f"the defined name is missing (workbook from another tool or edited); "
-                                              f"{expect.what()}"))
-        return loc
 
+def _timeline(wb, path: Path, model, inputs: str) -> tuple[int, Layout]:
+    """The evaluation year and the workbook's own timeline (a year's column never moves)."""
     year = _read_year(wb, path, "in_evaluation_year", Expect(inputs, FIRST_YEAR_COL, 1, 2), "evaluation year")
     first = _read_year(wb, path, "in_first_year", Expect(inputs, FIRST_YEAR_COL, 1, HEADER_ROW), "first fiscal year")
     span = _cell(wb, "in_net_profit_attributable")  # the timeline's width: any single row is accepted here
@@ -309,7 +355,7 @@ def read_workbook(path: str | Path, check_formulas: bool = True, installed_plan_
                            "(edited); rebuild the workbook with `xlmodel build`")
     n_eval = _read_count(wb, "model_eval_years")
     try:
-        L = Layout(model, year, first, n_years, n_eval)  # the workbook's own timeline (a year's column never moves)
+        L = Layout(model, year, first, n_years, n_eval)
     except ValueError as why:
         raise XlmodelError(f"{path}: 年度列不是 xlmodel 写出的时间轴，请重建工作簿 the year columns are not a timeline xlmodel writes ({why}); "
                            "rebuild the workbook with `xlmodel build`") from None
@@ -317,67 +363,105 @@ def read_workbook(path: str | Path, check_formulas: bool = True, installed_plan_
         raise WorkbookError(str(path), [Problem(f"{inputs}!{col_name(FIRST_YEAR_COL)}3",
                                                 f"评估年度不在本工作簿的评估年度之内 evaluation year {year} is not an evaluated year of this workbook "
                                                 f"({L.eval_years[0]}–{L.eval_years[-1]}: the years before need history)")])
-    rows: list[tuple[str, str, int]] = []  # (notes key, sheet, row) of every input read: its notes cell
-    years: dict[int, dict] = {}
-    cell_of: dict[tuple[str, int], str] = {}  # (field, year) -> sheet!cell
+    return year, L
+
+
+class _Locator:
+    """Finds the input names where xlmodel put them, collecting the problems; a name missing from a
+    workbook of another version is said (``later``), not a problem: nothing to carry."""
+
+    def __init__(self, wb, legacy: bool):
+        self.wb, self.legacy = wb, legacy
+        self.problems: list[Problem] = []
+        self.later: list[str] = []
+
+    def __call__(self, name: str, expect: Expect):
+        try:
+            loc = _cell(self.wb, name, expect)
+        except NameProblem as e:
+            self.problems.append(e.problem)
+            return None
+        if loc is None:
+            if self.legacy:
+                self.later.append(f"{name}: not in this workbook (built with another version); left blank")
+            else:
+                self.problems.append(Problem(name, f"the defined name is missing (workbook from another tool or edited); "
+                                                   f"{expect.what()}"))
+        return loc
+
+
+@dataclass
+class _Inputs:
+    """What the input sheet holds, as read: each year's values, the company, the attestations, and
+    where each was (its notes cell's row; each year value's sheet!cell)."""
+    years: dict[int, dict] = field(default_factory=dict)
+    company: dict = field(default_factory=dict)
+    attestations: dict = field(default_factory=dict)
+    rows: list[tuple[str, str, int]] = field(default_factory=list)  # (notes key, sheet, row) of every input read
+    cell_of: dict[tuple[str, int], str] = field(default_factory=dict)  # (field, year) -> sheet!cell
+
+
+def _read_year_inputs(locate: _Locator, found: _Inputs, inputs: str, L: Layout) -> None:
+    """Each year field's row: a value per year column (the timeline: a column's year never depends on
+    the evaluation year)."""
     for f in YEAR_FIELDS:
         loc = locate(f"in_{f.id}", Expect(inputs, FIRST_YEAR_COL, L.n_years, L.inputs[f.id], key=f.id))
         if loc is None:
             continue
         sheet, cells = loc
-        rows.append((f.id, sheet, cells[0].row))
+        found.rows.append((f.id, sheet, cells[0].row))
         for i, c in enumerate(cells):
-            fy = L.first_year + i  # the timeline: a column's year never depends on the evaluation year
-            cell_of[(f.id, fy)] = f"{sheet}!{c.coordinate}"
-            val, prob = read_value(f.kind, f.id, c.value, cell_of[(f.id, fy)])
+            fy = L.first_year + i
+            found.cell_of[(f.id, fy)] = f"{sheet}!{c.coordinate}"
+            val, prob = read_value(f.kind, f.id, c.value, found.cell_of[(f.id, fy)])
             if prob:
-                problems.append(Problem(prob.where, f"{prob.message} ({fy})"))
+                locate.problems.append(Problem(prob.where, f"{prob.message} ({fy})"))
             elif val is not None:
-                years.setdefault(fy, {})[f.id] = val
-    years.setdefault(year, {})
-    company = {}
+                found.years.setdefault(fy, {})[f.id] = val
+
+
+def _read_one(locate: _Locator, found: _Inputs, name: str, key: str, kind: Kind, expect: Expect, into: dict) -> None:
+    """One single-cell input (a company field, an attestation) into ``into``."""
+    loc = locate(name, expect)
+    if loc is None:
+        return
+    sheet, cells = loc
+    found.rows.append((key, sheet, cells[0].row))
+    val, prob = read_value(kind, key, cells[0].value, f"{sheet}!{cells[0].coordinate}")
+    if prob:
+        locate.problems.append(prob)
+    elif val is not None:
+        into[key] = val
+
+
+def _read_company(locate: _Locator, found: _Inputs, inputs: str, L: Layout) -> None:
     for f in COMPANY_FIELDS:
-        loc = locate(f"in_{f.id}", Expect(inputs, FIRST_YEAR_COL, 1, L.company[f.id], key=f.id))
-        if loc is None:
-            continue
-        sheet, cells = loc
-        rows.append((f.id, sheet, cells[0].row))
-        val, prob = read_value(f.kind, f.id, cells[0].value, f"{sheet}!{cells[0].coordinate}")
-        if prob:
-            problems.append(prob)
-        elif val is not None:
-            company[f.id] = val
-    for fy, vals in years.items():  # what a year's values contradict, named at the cell (xlmodel.consistency)
-        problems += [Problem(cell_of[(k, fy)], f"{k}: {msg} ({fy})")
-                     for k, msg in part_problems(vals, bool(company.get(CONFIRM_FIELD)))]
-    attestations = {}
-    known = set(model.attestation_ids())
+        _read_one(locate, found, f"in_{f.id}", f.id, f.kind,
+                  Expect(inputs, FIRST_YEAR_COL, 1, L.company[f.id], key=f.id), found.company)
+
+
+def _read_attestations(locate: _Locator, found: _Inputs, inputs: str, L: Layout, model) -> None:
     for rid in model.attestation_ids():
-        loc = locate(f"att_{rid}", Expect(inputs, FIRST_YEAR_COL, 1, L.attest[rid], key=rid))
-        if loc is None:
-            continue
-        sheet, cells = loc
-        rows.append((rid, sheet, cells[0].row))
-        val, prob = read_value(Kind.BOOL, rid, cells[0].value, f"{sheet}!{cells[0].coordinate}")
-        if prob:
-            problems.append(prob)
-        elif val is not None:
-            attestations[rid] = val
-    dropped = []  # attestations of rules the plan no longer has: not carried, and said so
+        _read_one(locate, found, f"att_{rid}", rid, Kind.BOOL,
+                  Expect(inputs, FIRST_YEAR_COL, 1, L.attest[rid], key=rid), found.attestations)
+
+
+def _dropped_attestations(wb, known: set[str]) -> list[str]:
+    """Attestations given for rules the plan no longer has: not carried, and said so."""
+    dropped = []
     for name in sorted(wb.defined_names):
         if name.startswith("att_") and name[4:] not in known:
             loc = _cell(wb, name)
             raw = loc[1][0].value if loc else None
             if raw is not None and not (isinstance(raw, str) and not raw.strip()):
                 dropped.append(name[4:])
-    notes_by_field = _notes(wb, rows, L.notes_col + 1)
-    if problems:
-        raise WorkbookError(str(path), problems)
-    case = Case(policy.id, year, company, {y: years[y] for y in sorted(years)}, attestations, str(path), notes_by_field)
-    cached = {}
-    misplaced: list[str] = []  # names of results, parameters and labels not where xlmodel put them
-    exact = [(out, SHEETS["summary"], 2, L.output_rows[name], L.output_rows[name])
-             for name, out, *_ in OUTPUTS + (("check_flag", "out_check_flag"),)]
+    return dropped
+
+
+def _named_places(L: Layout, model) -> tuple[list[tuple], int]:
+    """Where xlmodel puts each name of a result, parameter, label and the timeline: (name, sheet,
+    column or (first, last), first row, last row), 0-based; the first ``n`` are the cached results."""
+    exact = [(o.name, SHEETS["summary"], 2, L.output_rows[o.id], L.output_rows[o.id]) for o in SUMMARY_OUTPUTS]
     exact += [(f"chk_{rd.spec.id}", SHEETS["checks"], CHECK_COL_INDEX["status"], L.check_rows[rd.spec.id],
                L.check_rows[rd.spec.id])
               for rd in model.rules]
@@ -388,6 +472,14 @@ def read_workbook(path: str | Path, check_formulas: bool = True, installed_plan_
     # the timeline's names (formulas read the years and the evaluation year's column through them)
     exact += [("in_years", SHEETS["inputs"], (FIRST_YEAR_COL, L.last_col), HEADER_ROW, HEADER_ROW),
               ("calc_eval_index", SHEETS["calc"], FIRST_YEAR_COL, HEADER_ROW - 2, HEADER_ROW - 2)]
+    return exact, n_cached
+
+
+def _cached_results(wb, values, exact: list[tuple], n_cached: int) -> tuple[dict[str, object], list[str]]:
+    """The cached value of each result where its name points where xlmodel put it; the names that
+    do not (missing, or pointing elsewhere)."""
+    cached: dict[str, object] = {}
+    misplaced: list[str] = []
     for i, (name, sheet, col, r0, r1) in enumerate(exact):
         c0, c1 = col if isinstance(col, tuple) else (col, col)
         want = (sheet, c0 + 1, r0 + 1, c1 + 1, r1 + 1)
@@ -406,22 +498,7 @@ def read_workbook(path: str | Path, check_formulas: bool = True, installed_plan_
         if i < n_cached and sheet in values.sheetnames:
             v = values[sheet].cell(r0 + 1, col + 1).value
             cached[name] = None if v == "" else v
-    built = built_with
-    result = WorkbookRead(path, case, policy, built, cached, notes)
-    if SHEETS["params"] in wb.sheetnames and not misplaced:
-        result.params, result.params_changed, fixed = _read_params(wb[SHEETS["params"]], model, L, path)
-        misplaced += fixed
-    result.notes += [f"not carried: attestation {k} (no longer a rule of {policy.id})" for k in dropped]
-    result.notes += later
-    if props.get("xlmodel_recalculated_by"):  # xlmodel recalc says which engine computed the cached values
-        result.notes.append(f"最近一次由 xlmodel recalc 重新计算 last recalculated by xlmodel recalc in "
-                            f"{shown(props['xlmodel_recalculated_by'], 120)}")
-    if built["xlmodel_policy_version"] != policy.version:
-        result.notes.append(f"built with policy {pid} v{built['xlmodel_policy_version']}; the current version is "
-                            f"v{policy.version}: run `xlmodel refresh` to rebuild it")
-    elif check_formulas:
-        result.tampered = misplaced + compare_formulas(wb, policy, case, L)
-    return result
+    return cached, misplaced
 
 
 def _same_param(got, want) -> bool:
@@ -614,8 +691,8 @@ def cached_differences(read: WorkbookRead, report) -> list[str]:
     """Where the workbook's own cached results differ from the evaluator's."""
     from ..catalogue import STATUS_ZH
 
-    want = {out: getattr(report, name) for name, out, *_ in OUTPUTS}
-    want["out_overall_status"] = STATUS_ZH[report.overall_status]
+    want = {o.name: getattr(report, o.id) for o in HEADLINE_OUTPUTS}
+    want[OUTPUT["overall_status"].name] = STATUS_ZH[report.overall_status]
     for r in report.rules:
         want[f"chk_{r.id}"] = STATUS_ZH[r.status]
     diffs = []

@@ -17,8 +17,9 @@ from __future__ import annotations
 from xlsxwriter.utility import xl_col_to_name
 
 from .. import udfs
+from ..outputs import HEADLINE
 from .cached import EMPTY
-from .layout import FIRST_YEAR_COL, HEADER_ROW, OUTPUTS, SHEETS, YES_NO_OUTPUTS, q
+from .layout import FIRST_YEAR_COL, HEADER_ROW, SHEETS, YES_NO_OUTPUTS, q
 
 UDF_SHEET = "UDF"
 CONF_SHEET = "xlwings.conf"
@@ -26,9 +27,9 @@ UDF_MODULE = "xlmodel.udfs"
 CONF = (("UDF Modules", UDF_MODULE),)
 POLICY_CELL = "$C$3"  # on the UDF sheet: the policy id every formula passes
 
-_LABELS = {out_name: (zh, en) for name, out_name, zh, en in OUTPUTS}
-_OUT = {name: out_name for name, out_name, _zh, _en in OUTPUTS}
-_AMOUNTS = ("min_cash_dividend", "max_distribution", "cash_needed_to_avoid_st")
+_LABELS = {o.name: (o.label_zh, o.label_en) for o in HEADLINE}
+_OUT = {o.id: o.name for o in HEADLINE}
+_AMOUNTS = tuple(o.id for o in HEADLINE if o.kind == "amount")
 
 
 def _plain(v):

@@ -1,0 +1,183 @@
+"""The table of outputs (xlmodel/outputs.py) is the one source of every headline output's and rule
+part's label, unit and name: the report, the JSON, the batch's columns and labels, the worksheet
+functions' help, the workbook reader and ``check`` read it, and no other module spells a headline
+output's Chinese label."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from xlmodel import catalogue as cat
+from xlmodel import outputs, udfs
+from xlmodel.batch import (OUTPUT_COLUMNS, RULE_PART_LABELS, RULE_PARTS, SCREEN_OMITS, column_labels, evaluate_batch,
+                           read_table)
+from xlmodel.batch_output import AMOUNT_COLUMNS, is_amount_column
+from xlmodel.case import load_case
+from xlmodel.evaluator import evaluate
+from xlmodel.report import render_by_year, render_markdown, render_table
+from xlmodel.workbook.integrity import SUMMARY_HEAD
+from xlmodel.workbook.layout import OUTPUTS as LAYOUT_OUTPUTS
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "xlmodel"
+GCL = ROOT / "samples" / "gcl-energy-2022-2024.yaml"
+
+
+@pytest.fixture(scope="module")
+def rep():
+    return evaluate(load_case(GCL))
+
+
+def test_the_labels_as_written_by_hand():
+    """The table's wordings, spelt out here once more by hand (the contract the samples show)."""
+    o = outputs.OUTPUT
+    assert (o["min_cash_dividend"].label_zh, o["min_cash_dividend"].label_en) == ("最低现金分红（元）", "Minimum cash dividend (元)")
+    assert o["min_cash_dividend"].short == "最低现金分红 Minimum cash dividend"
+    assert o["min_cash_dividend"].heading == "最低现金分红 Minimum cash dividend"
+    assert o["st_risk_warning"].label_zh == "触发交易所低分红风险警示（空白=不适用）"
+    assert o["st_risk_warning"].label_en == "Exchange low-dividend risk warning (blank = out of scope)"
+    assert o["overall_status"].short == "总体结论 Overall"
+    assert o["fail_count"].label_zh == "不通过规则数" and o["fail_count"].unit == "项"
+    assert o["min_cash_dividend"].name == "out_min_cash_dividend"
+    assert [p.heading for p in outputs.RULE_PARTS] == ["规则 Rule", "条款 Clause", "状态 Status", "实际 Actual",
+                                                        "界限 Bound", "余量 Margin", "差额 Shortfall"]
+    assert outputs.COLUMN_PARTS == ("status", "actual", "bound", "margin", "shortfall")
+    assert outputs.PART["bound"].calc == "required" and outputs.PART["bound"].json_alias == "required"
+
+
+def test_every_output_is_well_formed():
+    ids = [o.id for o in outputs.SUMMARY]
+    assert len(ids) == len(set(ids))
+    for o in outputs.SUMMARY:
+        assert o.kind in outputs.KINDS
+        assert o.unit == {"status": "状态", "yes_no": "是/否", "amount": "元", "count": "项"}[o.kind]
+        assert re.fullmatch(r"[a-z_]+", o.id) and o.zh and o.en
+        if o.udf:
+            assert o.help_zh and o.help_en and re.fullmatch(r"XLM_[A-Z_]+", o.udf)
+    assert set(outputs.SCREEN_OMITS) <= {o.id for o in outputs.HEADLINE}
+    assert [k for k in outputs.JSON_HEADLINE if k in outputs.OUTPUT] == [
+        o.id for o in outputs.HEADLINE if o.id in outputs.JSON_HEADLINE]
+
+
+def test_the_tuples_the_workbook_reads_are_the_table():
+    want = tuple((o.id, o.name, o.label_zh, o.label_en) for o in outputs.HEADLINE)
+    assert cat.OUTPUTS == want and LAYOUT_OUTPUTS == want
+
+
+def test_the_report_shows_each_label_from_the_table(rep):
+    text, md, wide = render_table(rep, width=120, color=False), render_markdown(rep), render_table(rep, wide=True, color=False)
+    for o in outputs.HEADLINE:
+        label = o.short if o.kind != "count" else f"{o.short}: "
+        assert label in text and label in wide, o.id
+    for o in (outputs.OUTPUT[k] for k in ("overall_status", "min_cash_dividend", "max_distribution", "st_risk_warning")):
+        assert f"- {o.short}: " in md
+    # the figure beside its label, worked out by hand for the GCL sample (README: 85,509,212.89 元)
+    assert "最低现金分红 Minimum cash dividend: 85,509,212.89 元" in text
+    for p in outputs.RULE_PARTS:
+        assert p.heading in wide and p.heading in md
+    by_year = render_by_year([rep], rep.evaluation_year)
+    assert "最低现金分红 Minimum cash dividend" in by_year and "利润分配上限 Maximum distribution" in by_year
+
+
+def test_the_json_has_each_key_and_the_bound_under_both_names(rep):
+    d = json.loads(json.dumps(rep.to_output(), ensure_ascii=False, default=str))
+    assert list(d)[:len(outputs.JSON_HEADLINE)] == list(outputs.JSON_HEADLINE)
+    for o in outputs.HEADLINE:
+        assert o.json_key in d
+    assert d["min_cash_dividend"] == pytest.approx(85_509_212.89, abs=0.005)
+    for r in d["rules"]:
+        for p in outputs.RULE_PARTS:
+            assert p.json_key in r, (r["id"], p.id)
+        assert r["bound"] == r["required"]  # "required": the documented alias of "bound"
+
+
+def test_the_batch_columns_and_their_labels_are_the_tables():
+    out = evaluate_batch(read_table(ROOT / "samples" / "company_years.csv"))
+    assert list(OUTPUT_COLUMNS) == [o.column for o in outputs.HEADLINE]
+    assert set(OUTPUT_COLUMNS) <= set(out.columns)
+    info = out.attrs["columns"]
+    for o in outputs.HEADLINE:
+        assert (info[o.column]["zh"], info[o.column]["en"], info[o.column]["units"]) == (o.label_zh, o.label_en, [o.unit])
+    assert set(AMOUNT_COLUMNS) == {"min_cash_dividend", "max_distribution", "cash_needed_to_avoid_st"}
+    assert is_amount_column("min_annual.bound") and is_amount_column("min_annual.required")
+    assert not is_amount_column("min_annual.status")
+    assert RULE_PARTS == outputs.COLUMN_PARTS and RULE_PART_LABELS["bound"] == ("界限", "bound")
+    assert SCREEN_OMITS == ("in_plan_period", "cash_conditions_met", "min_cash_dividend")
+    rule_cols = [c for c in out.columns if c.endswith(".bound")]
+    assert rule_cols and not [c for c in out.columns if c.endswith(".required")]
+    assert column_labels(["min_cash_dividend"], [])["min_cash_dividend"]["zh"] == "最低现金分红（元）"
+
+
+def test_the_worksheet_functions_take_name_help_and_output_from_the_table():
+    table = {o.udf: o for o in outputs.HEADLINE if o.udf}
+    assert udfs.SCALAR_FUNCTIONS == {name: o.id for name, o in table.items()}
+    for name, o in table.items():
+        fn = getattr(udfs, name)
+        assert fn.__doc__ == o.help_zh + o.help_en
+        assert fn.__doc__.startswith(o.help_zh)  # Chinese first
+    assert udfs.TABLE_HEADER == ("规则 Rule", "条款 Clause", "状态 Status", "实际 Actual", "界限 Bound", "差额 Shortfall")
+    assert "最低现金分红 Minimum cash dividend (元)" in udfs.PLAN_HEADER
+
+
+def test_check_summary_heads_the_minimum_with_the_tables_label():
+    assert ("最低现金分红", "Minimum cash dividend") in SUMMARY_HEAD
+
+
+# ---- one source: no module but outputs.py spells a headline output's Chinese label ------------------
+
+#: not yet switched: the workbook writer is being split into modules; the lead switches these after
+#: the merge (their places are listed in the merge report). draft/ quotes plans' own wording.
+NOT_YET = {"workbook/writer.py"}
+NOT_OUTPUTS = ("draft/",)
+#: a short label that is also the name of something else: 现金分红条件, the conditions themselves
+TERMS = {"现金分红条件"}
+
+
+def _labels() -> list[str]:
+    """Each headline output's Chinese label, and the report's shorter wording where it names the
+    output alone (not a status word such as 警告, nor the term 现金分红条件)."""
+    out = {o.zh for o in outputs.HEADLINE}
+    out |= {o.short_zh for o in outputs.HEADLINE if len(o.short_zh) >= 6 and o.short_zh not in TERMS}
+    return sorted(out, key=len, reverse=True)
+
+
+def _spelt(text: str, rx: re.Pattern) -> bool:
+    return bool(rx.search(text.strip()))
+
+
+def _label_literals(path: Path, rx: re.Pattern) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docs = {id(n.body[0].value) for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and n.body and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    return [f"{path.relative_to(PACKAGE)}:{n.lineno}: {n.value[:60]!r}" for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs and _spelt(n.value, rx)]
+
+
+def _label_rx() -> re.Pattern:
+    """A text that is a label: the label alone, or first (after Markdown's "- " or "| ") followed by a
+    space, a bracket or a colon — 最低现金分红（元）, 最低现金分红 Minimum…, "- 最低现金分红：…"."""
+    return re.compile(r"^(?:[-|]\s*)?(?:" + "|".join(map(re.escape, _labels())) + r")(?:$|[ （(:：])")
+
+
+def test_the_grep_finds_a_label_spelt_out():
+    rx = _label_rx()
+    assert _spelt("最低现金分红（元）", rx) and _spelt("- 利润分配上限：", rx) and _spelt("总体结论", rx)
+    assert not _spelt("不可行：最低现金分红 1 元超过上限", rx)  # a sentence that mentions the output
+    assert not _spelt("每股最低现金分红", rx)  # another quantity
+
+
+def test_no_module_but_the_table_spells_a_headline_label():
+    rx = _label_rx()
+    found = []
+    for f in sorted(PACKAGE.rglob("*.py")):
+        rel = str(f.relative_to(PACKAGE))
+        if f.name == "outputs.py" or rel in NOT_YET or rel.startswith(NOT_OUTPUTS):
+            continue
+        found += _label_literals(f, rx)
+    assert found == []

@@ -1,0 +1,177 @@
+"""The model's outputs, each declared once: its id, labels, unit and kind, and the name it goes by
+in every place that shows it (as OpenFisca declares a variable's label, unit and reference once).
+
+Two tables:
+
+* :data:`HEADLINE` — the headline results of one company-year (overall status, the cash
+  dividend conditions, the minimum cash dividend, the cap, the counts, the exchange's low-dividend
+  risk warning and the cash that avoids it), and :data:`CHECK_FLAG`, the workbook's own model
+  check. Each output's ``id`` is the evaluator's calculation, the attribute of
+  :class:`~xlmodel.report.Report`, the key of the JSON output and the column of a batch result;
+  ``name`` is the workbook's defined name on 汇总; ``udf`` the worksheet function returning it.
+* :data:`RULE_PARTS` — what is shown of each rule (rule, clause, status, actual, bound, margin,
+  shortfall): the report's column heads, the JSON keys, the batch columns ``<rule>.<part>``.
+
+The one name of a rule's bound is **bound** (界限): the report's column, the batch column
+``<rule>.bound``, the JSON key ``bound``. ``required`` stays as a documented alias: the JSON
+carries ``required`` too (the same value; the contract has always had it), and the model's own
+calculation is ``<rule>.required`` (:attr:`Part.calc`).
+
+Every module that shows an output reads its labels here (the report, the JSON, the batch and its
+.xlsx, the workbook reader and the summary of ``xlmodel check``, the worksheet functions): a new
+output touches this table and the code that computes it. This module imports nothing of xlmodel.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: the kinds of value an output holds: a status code, a yes/no (blank when undetermined), an amount
+#: in 元, a whole number of rules
+KINDS = ("status", "yes_no", "amount", "count")
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    """One headline output. ``zh``/``en``: its label (no unit); ``short_zh``/``short_en``: the report
+    header's wording where it is shorter (default: the label); ``note_zh``/``note_en``: what a blank
+    means, added to the sheet's label; ``help_zh``/``help_en``: the worksheet function's help."""
+    id: str
+    zh: str
+    en: str
+    unit: str  # 元 | 状态 | 是/否 | 项
+    kind: str  # one of KINDS
+    udf: str | None = None
+    help_zh: str = ""
+    help_en: str = ""
+    short_zh: str = ""
+    short_en: str = ""
+    note_zh: str = ""
+    note_en: str = ""
+
+    @property
+    def json_key(self) -> str:
+        return self.id
+
+    @property
+    def column(self) -> str:
+        """The batch result's column (CSV header, the .xlsx's column id)."""
+        return self.id
+
+    @property
+    def name(self) -> str:
+        """The workbook's defined name of its cell on 汇总."""
+        return f"out_{self.id}"
+
+    @property
+    def label_zh(self) -> str:
+        """The label with its unit (amounts) and what a blank means: 最低现金分红（元）."""
+        extra = "，".join(x for x in (self.unit if self.kind == "amount" else "", self.note_zh) if x)
+        return f"{self.zh}（{extra}）" if extra else self.zh
+
+    @property
+    def label_en(self) -> str:
+        extra = ", ".join(x for x in (self.unit if self.kind == "amount" else "", self.note_en) if x)
+        return f"{self.en} ({extra})" if extra else self.en
+
+    @property
+    def heading(self) -> str:
+        """Chinese then English, as a column of a text table heads it: 最低现金分红 Minimum cash dividend."""
+        return f"{self.zh} {self.en}"
+
+    @property
+    def short(self) -> str:
+        """The report header's label: 最低现金分红 Minimum cash dividend, 总体结论 Overall."""
+        return f"{self.short_zh or self.zh} {self.short_en or self.en}"
+
+    @property
+    def help(self) -> str:
+        return f"{self.help_zh}{self.help_en}"
+
+
+HEADLINE: tuple[Output, ...] = (
+    Output("overall_status", "总体结论", "Overall result", "状态", "status", "XLM_OVERALL_STATUS",
+           "总体结论：通过/不通过/警告/缺少输入。",
+           "Overall result: 通过 pass, 不通过 fail, 警告 warning, 缺少输入 missing input.", short_en="Overall"),
+    Output("cash_conditions_met", "现金分红条件是否满足", "Cash dividend conditions met", "是/否", "yes_no",
+           "XLM_CONDITIONS_MET", "现金分红条件是否全部满足：1 是 / 0 否（同 out_cash_conditions_met）；无法判断时为空。",
+           "Are all cash dividend conditions met: 1 yes / 0 no, as out_cash_conditions_met; blank when undetermined.",
+           short_zh="现金分红条件", short_en="Cash conditions met"),
+    Output("min_cash_dividend", "最低现金分红", "Minimum cash dividend", "元", "amount", "XLM_MIN_CASH",
+           "本年度最低现金分红（元，含计入的回购）；缺少输入时为空。",
+           "Minimum cash dividend this year (元, incl. counted buybacks); blank when an input is missing."),
+    Output("max_distribution", "利润分配上限", "Maximum distribution", "元", "amount", "XLM_MAX_DISTRIBUTION",
+           "利润分配上限（元）：累计可分配利润（不低于0）。",
+           "Maximum distribution (元): cumulative distributable profit, floored at 0."),
+    Output("fail_count", "不通过规则数", "Rules failed", "项", "count", "XLM_FAIL_COUNT",
+           "不通过的规则数（不含条件）。", "Number of rules that fail (conditions not counted).",
+           short_zh="不通过", short_en="fail"),
+    Output("warn_count", "警告规则数", "Warnings", "项", "count", short_zh="警告", short_en="warn"),
+    Output("missing_input_count", "缺少输入规则数", "Rules missing input", "项", "count",
+           short_zh="缺少输入", short_en="missing"),
+    Output("st_risk_warning", "触发交易所低分红风险警示", "Exchange low-dividend risk warning", "是/否", "yes_no",
+           "XLM_ST_RISK", "是否触发交易所低分红风险警示（ST）：1 是 / 0 否（同 out_st_risk_warning）；不适用或无法判断时为空。",
+           "Exchange low-dividend risk warning (ST): 1 yes / 0 no, as out_st_risk_warning; blank when out of scope or undetermined.",
+           short_zh="交易所低分红风险警示", short_en="ST risk warning", note_zh="空白=不适用", note_en="blank = out of scope"),
+    Output("cash_needed_to_avoid_st", "避免风险警示所需本年现金分红", "Cash needed this year to avoid the warning", "元",
+           "amount", "XLM_CASH_TO_AVOID_ST", "避免低分红风险警示所需的本年现金分红（元）。",
+           "Cash dividend needed this year to avoid the low-dividend risk warning (元).",
+           short_zh="避免所需现金", short_en="Cash needed to avoid it"),
+)
+
+#: the workbook's own output beside the model's: every rule evaluable (1) or not (0); not in a report
+CHECK_FLAG = Output("check_flag", "模型检查（全部规则可评估）", "Model check (every rule evaluable)", "是/否", "yes_no")
+
+#: the workbook's outputs on 汇总, each at its defined name: the headline, then the model check
+SUMMARY = HEADLINE + (CHECK_FLAG,)
+
+OUTPUT: dict[str, Output] = {o.id: o for o in SUMMARY}
+
+#: the keys a reader of the JSON output finds first, in this order (the headline outputs among the
+#: report's other keys; the rest follow)
+JSON_HEADLINE = ("policy", "evaluation_year", "overall_status", "cash_conditions_met", "min_cash_dividend",
+                 "max_distribution", "rules", "st_risk_warning", "cash_needed_to_avoid_st")
+
+#: the headline outputs a baseline-only screen (no plan) has not: the plan's own results
+SCREEN_OMITS = ("cash_conditions_met", "min_cash_dividend")
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """What is shown of a rule. ``json_key``: its key in each rule of the JSON (``json_alias``: the
+    same value under a second key the contract keeps); ``column``: the batch column ``<rule>.<column>``
+    (None: not a column); ``calc``: the model's calculation ``<rule>.<calc>`` (None: not calculated);
+    ``amount``: in the rule's unit, so in 元 where the rule compares amounts."""
+    id: str
+    zh: str
+    en: str
+    json_key: str
+    column: str | None = None
+    calc: str | None = None
+    json_alias: str | None = None
+    amount: bool = False
+
+    @property
+    def heading(self) -> str:
+        """Chinese then English, as a table's column heads it: 界限 Bound."""
+        return f"{self.zh} {self.en}"
+
+
+RULE_PARTS: tuple[Part, ...] = (
+    Part("rule", "规则", "Rule", "id"),
+    Part("clause", "条款", "Clause", "clause"),
+    Part("status", "状态", "Status", "status", "status", "status"),
+    Part("actual", "实际", "Actual", "actual", "actual", "actual", amount=True),
+    Part("bound", "界限", "Bound", "bound", "bound", "required", json_alias="required", amount=True),
+    Part("margin", "余量", "Margin", "margin", "margin", "margin", amount=True),
+    Part("shortfall", "差额", "Shortfall", "shortfall", "shortfall", "shortfall", amount=True),
+)
+
+PART: dict[str, Part] = {p.id: p for p in RULE_PARTS}
+
+#: the batch columns of a rule, ``<rule>.<part>``, in this order (each where the rule has it)
+COLUMN_PARTS: tuple[str, ...] = tuple(p.column for p in RULE_PARTS if p.column)
+
+#: column-name endings of amounts (a rule's parts in 元, and the alias of the bound)
+AMOUNT_SUFFIXES: tuple[str, ...] = tuple(
+    f".{n}" for p in RULE_PARTS if p.amount for n in (p.column, p.json_alias) if n)
