@@ -29,6 +29,7 @@ from ..fields import BOOL_LABELS, COMPANY_FIELDS, ENUMS, FIELDS, SOURCES, Kind
 from ..io import atomic_write, check_output, save_xlsx
 from ..policy import Policy, load_policy, plan_clauses
 from .cached import EMPTY
+from .planning_sheet import add_planning_sheet
 from .layout import (CHECK_COL_INDEX, CHECK_STATUS_COL, FIRST_YEAR_COL, GUARDED, HEADER_ROW, INPUT_SECTIONS,
                      OUTPUTS, SHEET_EN, SHEETS, TIMELINE_FLAGS, CellRenderer, Layout, pname, q, timeline)
 
@@ -334,6 +335,7 @@ class WorkbookBuilder:
         self._calc()
         self._checks()
         self._summary()
+        add_planning_sheet(self, _calc_label)
         self._text()
         self._cover()
         self._properties()
