@@ -108,27 +108,19 @@ class PlanRenderer(CellRenderer):
         return super().calc(name, offset)
 
     def window(self, leaf, years: str, skip: int) -> str:
-        """The window's years before this one in two parts (the years before the plan from 输入 or 计算, the
-        planned years from the path: a range ending the column before this one, never a circular reference),
-        and this year's value, the block's."""
+        """The window's years before this one from the path's row (the years before the plan there as on 输入
+        and 计算; a range ending the column before this one, never a circular reference), and this year's
+        value, the block's."""
         fid = getattr(leaf, "fid", None)
         if fid is not None and fid != CASH:
             return super().window(leaf, years, skip)
-        L, fy = self.L, self.fy(0)
-        here, first = L.col_of(self.year), L.col_of(self.s.first)
-
-        def part(c0: int, c1: int, sheet: str, row: int) -> str:
-            hdr = f"{q(SHEETS['inputs'])}!${col_name(c0)}${HEADER_ROW + 1}:${col_name(c1)}${HEADER_ROW + 1}"
-            return (f"SUMPRODUCT(({hdr}>{fy}-{years})*({hdr}<{fy}),"
-                    f"{q(sheet)}!${col_name(c0)}${row + 1}:${col_name(c1)}${row + 1})")
-
+        here = self.L.col_of(self.year)
         parts = []
-        if first > FIRST_YEAR_COL:
-            sheet, row = (SHEETS["inputs"], L.inputs[fid]) if fid else (SHEETS["calc"], L.series[leaf.name])
-            parts.append(part(FIRST_YEAR_COL, first - 1, sheet, row))
-        if here > first:
-            row = self.s.path_row if fid else self.s.blocks["path"].rows[leaf.name]
-            parts.append(part(first, here - 1, self.s.name, row))
+        if here > FIRST_YEAR_COL:
+            c0, c1 = col_name(FIRST_YEAR_COL), col_name(here - 1)
+            hdr, fy = f"${c0}${HEADER_ROW + 1}:{c1}${HEADER_ROW + 1}", f"{col_name(here)}${HEADER_ROW + 1}"
+            r = (self.s.path_row if fid else self.s.blocks["path"].rows[leaf.name]) + 1
+            parts.append(f"SUMPRODUCT(({hdr}>{fy}-{years})*({hdr}<{fy}),{q(self.s.name)}!${c0}${r}:{c1}${r})")
         if skip == 0:
             parts.append(leaf.render(self))
         return "(" + "+".join(parts) + ")" if parts else "0"
@@ -180,14 +172,22 @@ class PlanningSheet:
                 r += 2
             else:
                 blk.trial_row = self.path_row
-            names = self.names[key]
-            for name in [*(n for n in self.model.series if n in names), *(n for n in self.model.scalars if n in names)]:
+            for name in self._order(self.names[key]):
                 blk.rows[name] = r
                 r += 1
             r += 2
 
+    def _order(self, names: set[str]) -> list[str]:
+        """As 计算 orders them: the series, the rules' working, their statuses (in check order: a count of
+        statuses is one range), the results."""
+        m = self.model
+        statuses = [f"{rid}.status" for rid in self.L.rule_order()]
+        outputs = [o[0] for o in cat.OUTPUTS] + ["check_flag"]
+        working = [n for n in m.scalars if n not in statuses and n not in outputs]
+        return [n for n in [*m.series, *working, *statuses, *outputs] if n in names]
+
     def ref(self, row: int, year: int) -> str:
-        return f"{q(self.name)}!{xl_rowcol_to_cell(row, self.L.col_of(year), row_abs=True, col_abs=True)}"
+        return f"{q(self.name)}!{xl_rowcol_to_cell(row, self.L.col_of(year), row_abs=True)}"
 
     def _cell(self, row: int, year: int) -> str:
         return xl_rowcol_to_cell(row, self.L.col_of(year))
@@ -298,8 +298,8 @@ class PlanningSheet:
                       "Proposed cash dividend (optional; blank: the minimum)", "元")
         b._row_labels(ws, self.minimum_row, "plan_minimum", "最低现金分红（以前各年按本路径金额）",
                       "Minimum cash dividend (the earlier years paid as the path pays them)", "元")
-        b._row_labels(ws, self.path_row, "plan_path", "本路径现金分红（规划期前为已填报数）",
-                      "The path's cash dividend (before the plan: as entered)", "元")
+        b._row_labels(ws, self.path_row, "plan_path", "本路径现金分红（规划期前为已填报数，空白计 0）",
+                      "The path's cash dividend (before the plan: as entered, blank as 0)", "元")
         b._row_labels(ws, self.max_row, "plan_max_distribution", "利润分配上限（按本路径金额）",
                       "Maximum distribution (at the path's amount)", "元")
         b._row_labels(ws, self.result_row, "plan_result", "结论", "Result", "")
@@ -309,11 +309,11 @@ class PlanningSheet:
         cash_row = L.inputs[CASH]
         for y in L.years:
             col = L.col_of(y)
-            if y < self.first:  # before the plan: the cash dividend as entered
+            if y < self.first:  # before the plan: the cash dividend as entered (a window's sum reads it as 0 where blank)
                 src = f"{q(SHEETS['inputs'])}!{xl_rowcol_to_cell(cash_row, col, row_abs=True)}"
                 v = b.subject.value(CASH, y)
-                ws.write_formula(self.path_row, col, f"=IF(ISBLANK({src}),\"\",{src})", st.calc["amount"],
-                                 float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else EMPTY)
+                ws.write_formula(self.path_row, col, f"=N({src})", st.calc["amount"],
+                                 float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0.0)
                 continue
             if y in self.pay:
                 ws.write_number(self.proposed_row, col, float(self.pay[y]), st.inp["amount"])
@@ -406,9 +406,18 @@ class PlanningSheet:
         top = min([*blk.rows.values(), blk.trial_row if blk.key != "path" else 10 ** 9])
         ws.write(top - 1, 0, f"{zh}  {en}", st.section)
         if blk.key != "path":
-            b._row_labels(ws, blk.trial_row, f"{blk.key}.cash", "本年试算现金分红", "This year's cash dividend tried", "元")
+            b._row_labels(ws, blk.trial_row, f"{blk.key}.trial", "本年试算现金分红", "This year's cash dividend tried", "元")
             b._row_labels(ws, blk.minimum_row, f"{blk.key}.minimum", "本步最低现金分红（最低要求与避免风险警示所需之较大者）",
                           "This step's minimum (the larger of the minimum and the cash avoiding the warning)", "元")
+        if blk.key == "path":  # the series before the plan, as on 计算 (the windows read the path's row)
+            for name, row in blk.rows.items():
+                if name not in m.series:
+                    continue
+                for y in L.years:
+                    if y < self.first:
+                        src = f"{q(SHEETS['calc'])}!{xl_rowcol_to_cell(L.series[name], L.col_of(y), row_abs=True)}"
+                        ws.write_formula(row, L.col_of(y), f"={src}", st.calc["amount"],
+                                         b.cached(b.env.calc(name, y - L.eval_years[0])[0]))
         for y in self.years:
             col = L.col_of(y)
             r = PlanRenderer(self, blk, y)

@@ -53,6 +53,7 @@ DATE = "yyyy-mm-dd"
 #: yes/no the user reads is the number 1/0 (IF, AND and NOT read it as they read TRUE/FALSE) in this format,
 #: which Excel, LibreOffice and Gnumeric all apply
 YES_NO = '"是";"是";"否"'
+FORECAST_YEAR = '0" 预测"'  # a forecast year's header: the year, marked
 PROMPT_TITLE, PROMPT_TEXT = 32, 255  # Excel's limits on a data validation's input message (title, text)
 UNREAD_NOTE = "本规划及监管底线不读取此项，可不填。Not read by this plan. "
 
@@ -176,6 +177,10 @@ class _Styles:
                     for k, v in (("amount", MONEY), ("gen", "General"), ("count", "0"), ("year", "0"), ("yes_no", YES_NO))}
         self.year = wb.add_format({**base, "bold": True, "bg_color": "#1F4E79", "font_color": "#FFFFFF", "num_format": "0", "align": "center"})
         self.year_in = wb.add_format({**inp, "bold": True, "num_format": "0"})
+        # a forecast year's column (the case's ``forecast: true``): still the number formulas read, shown 2025 预测
+        self.year_forecast = wb.add_format({**base, "bold": True, "bg_color": "#1F4E79", "font_color": "#FFFFFF",
+                                            "num_format": FORECAST_YEAR, "align": "center"})
+        self.year_in_forecast = wb.add_format({**inp, "bold": True, "num_format": FORECAST_YEAR})
         self.current = wb.add_format({"left": 2, "right": 2, "left_color": "#ED7D31", "right_color": "#ED7D31"})  # evaluation year
         self.status = {
             "pass": wb.add_format({"bg_color": "#C6EFCE", "font_color": "#006100"}),
@@ -616,13 +621,15 @@ class WorkbookBuilder:
         (on 输入); other sheets show 输入's header. The evaluation year's column is highlighted."""
         L = self.L
         ws.write(HEADER_ROW, 3, "会计年度 FY", self.st.h)
+        forecast = self.case.forecast_years if self.case is not None else frozenset()
         for y in L.years:
             col = L.col_of(y)
+            fmt = self.st.year_forecast if y in forecast else self.st.year
             if key != "inputs":
                 ws.write_formula(HEADER_ROW, col, f"={q(SHEETS['inputs'])}!{xl_rowcol_to_cell(HEADER_ROW, col, row_abs=True)}",
-                                 self.st.year, y)
+                                 fmt, y)
             elif col == FIRST_YEAR_COL:
-                ws.write_number(HEADER_ROW, col, y, self.st.year_in)
+                ws.write_number(HEADER_ROW, col, y, self.st.year_in_forecast if y in forecast else self.st.year_in)
                 self._dv(ws, HEADER_ROW, col, {
                     "validate": "integer", "criteria": "between", "minimum": 1990, "maximum": 2100,
                     "input_title": "首个会计年度 First fiscal year",
@@ -632,7 +639,7 @@ class WorkbookBuilder:
                 self.wb.define_name("in_years", f"={q(SHEETS['inputs'])}!${_c(col)}${HEADER_ROW + 1}:"
                                                 f"${_c(L.last_col)}${HEADER_ROW + 1}")  # the year of every column
             else:
-                ws.write_formula(HEADER_ROW, col, f"={xl_rowcol_to_cell(HEADER_ROW, col - 1)}+1", self.st.year, y)
+                ws.write_formula(HEADER_ROW, col, f"={xl_rowcol_to_cell(HEADER_ROW, col - 1)}+1", fmt, y)
 
     def _highlight_year(self, ws, r0: int, r1: int, c0: int, c1: int, year_row: int):
         """Mark the evaluation year's column (the year in ``year_row`` of each column)."""
