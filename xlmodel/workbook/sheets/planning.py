@@ -29,6 +29,7 @@ from ...evaluator import evaluate_timeline
 from ...expr import Blank, C, If, Max, Or
 from ...planner import STATUS_ZH
 from ..cached import EMPTY
+from .calculations import _number_format, _row_labels
 from ..layout import FIRST_YEAR_COL, HEADER_ROW, SHEETS, CellRenderer, col_name, q
 
 KEY = "planning"
@@ -280,10 +281,10 @@ class PlanningSheet:
     def _inputs(self):
         b, ws, L = self.b, self.ws, self.L
         ws.write(HEADER_ROW + 1, 0, "预测输入（来自“输入”表）  Forecast inputs (from 输入)", self.st.section)
-        from ..fields import FIELDS
+        from ...fields import FIELDS
 
         for fid, row in self.input_rows.items():
-            b._row_labels(ws, row, f"in_{fid}", FIELDS[fid].zh, FIELDS[fid].en, "元")
+            _row_labels(b, ws, row, f"in_{fid}", FIELDS[fid].zh, FIELDS[fid].en, "元")
             for y in L.years:
                 src = f"{q(SHEETS['inputs'])}!{xl_rowcol_to_cell(L.inputs[fid], L.col_of(y), row_abs=True)}"
                 v = b.subject.value(fid, y)
@@ -294,18 +295,18 @@ class PlanningSheet:
     def _path(self):
         b, ws, L, st = self.b, self.ws, self.L, self.st
         ws.write(self.proposed_row - 1, 0, "分红测算（元）  Dividend path (元)", st.section)
-        b._row_labels(ws, self.proposed_row, "plan_proposed", "拟定现金分红（选填，空白即按最低额）",
+        _row_labels(b, ws, self.proposed_row, "plan_proposed", "拟定现金分红（选填，空白即按最低额）",
                       "Proposed cash dividend (optional; blank: the minimum)", "元")
-        b._row_labels(ws, self.minimum_row, "plan_minimum", "最低现金分红（以前各年按本路径金额）",
+        _row_labels(b, ws, self.minimum_row, "plan_minimum", "最低现金分红（以前各年按本路径金额）",
                       "Minimum cash dividend (the earlier years paid as the path pays them)", "元")
-        b._row_labels(ws, self.path_row, "plan_path", "本路径现金分红（规划期前为已填报数，空白计 0）",
+        _row_labels(b, ws, self.path_row, "plan_path", "本路径现金分红（规划期前为已填报数，空白计 0）",
                       "The path's cash dividend (before the plan: as entered, blank as 0)", "元")
-        b._row_labels(ws, self.max_row, "plan_max_distribution", "利润分配上限（按本路径金额）",
+        _row_labels(b, ws, self.max_row, "plan_max_distribution", "利润分配上限（按本路径金额）",
                       "Maximum distribution (at the path's amount)", "元")
-        b._row_labels(ws, self.result_row, "plan_result", "结论", "Result", "")
-        b._row_labels(ws, self.st_row, "plan_st_risk_warning", "触发交易所低分红风险警示（空白=不适用）",
+        _row_labels(b, ws, self.result_row, "plan_result", "结论", "Result", "")
+        _row_labels(b, ws, self.st_row, "plan_st_risk_warning", "触发交易所低分红风险警示（空白=不适用）",
                       "Exchange low-dividend risk warning (blank = out of scope)", "是/否")
-        b._row_labels(ws, self.fail_row, "plan_fail_count", "不通过规则数（按本路径金额）", "Rules failed (at the path's amount)", "")
+        _row_labels(b, ws, self.fail_row, "plan_fail_count", "不通过规则数（按本路径金额）", "Rules failed (at the path's amount)", "")
         cash_row = L.inputs[CASH]
         for y in L.years:
             col = L.col_of(y)
@@ -363,7 +364,7 @@ class PlanningSheet:
         path = self.blocks["path"]
         for rid, row in self.status_rows.items():
             rd = self.model.rule(rid)
-            b._row_labels(ws, row, f"plan_{rid}", rd.spec.title_zh, rd.spec.title_en, "")
+            _row_labels(b, ws, row, f"plan_{rid}", rd.spec.title_zh, rd.spec.title_en, "")
             for y in self.years:
                 ws.write_formula(row, self.L.col_of(y), f"={self._cell(path.rows[f'{rid}.status'], y)}", st.calc["gen"],
                                  b.cached(self.value("path", f"{rid}.status", y)))
@@ -406,8 +407,8 @@ class PlanningSheet:
         top = min([*blk.rows.values(), blk.trial_row if blk.key != "path" else 10 ** 9])
         ws.write(top - 1, 0, f"{zh}  {en}", st.section)
         if blk.key != "path":
-            b._row_labels(ws, blk.trial_row, f"{blk.key}.trial", "本年试算现金分红", "This year's cash dividend tried", "元")
-            b._row_labels(ws, blk.minimum_row, f"{blk.key}.minimum", "本步最低现金分红（最低要求与避免风险警示所需之较大者）",
+            _row_labels(b, ws, blk.trial_row, f"{blk.key}.trial", "本年试算现金分红", "This year's cash dividend tried", "元")
+            _row_labels(b, ws, blk.minimum_row, f"{blk.key}.minimum", "本步最低现金分红（最低要求与避免风险警示所需之较大者）",
                           "This step's minimum (the larger of the minimum and the cash avoiding the warning)", "元")
         if blk.key == "path":  # the series before the plan, as on 计算 (the windows read the path's row)
             for name, row in blk.rows.items():
@@ -431,11 +432,11 @@ class PlanningSheet:
                                  _cached(MINIMUM.eval(self.env[(blk.key, y)])[0]))
             for name, row in blk.rows.items():
                 node = m.series.get(name) if name in m.series else m.scalars[name]
-                fmt = st.calc["amount"] if name in m.series else st.calc[b._calc_fmt(name)]
+                fmt = st.calc["amount"] if name in m.series else st.calc[_number_format(b, name)]
                 ws.write_formula(row, col, "=" + node.render(r), fmt, b.cached(self.value(blk.key, name, y)))
         for name, row in blk.rows.items():
             zh_, en_ = cat.SERIES_ZH[name] if name in m.series else self.label(m, name)
-            b._row_labels(ws, row, f"{blk.key}.{name}", zh_, en_, "元" if name in m.series else "")
+            _row_labels(b, ws, row, f"{blk.key}.{name}", zh_, en_, "元" if name in m.series else "")
 
 
 def _blank(v) -> bool:
