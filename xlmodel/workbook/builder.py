@@ -194,13 +194,15 @@ class Builder:
         (on 输入); other sheets show 输入's header. The evaluation year's column is highlighted."""
         L = self.L
         ws.write(HEADER_ROW, 3, "会计年度 FY", self.st.h)
+        forecast = self.case.forecast_years if self.case is not None else frozenset()
         for y in L.years:
             col = L.col_of(y)
+            fmt = self.st.year_forecast if y in forecast else self.st.year
             if key != "inputs":
                 ws.write_formula(HEADER_ROW, col, f"={q(SHEETS['inputs'])}!{xl_rowcol_to_cell(HEADER_ROW, col, row_abs=True)}",
-                                 self.st.year, y)
+                                 fmt, y)
             elif col == FIRST_YEAR_COL:
-                ws.write_number(HEADER_ROW, col, y, self.st.year_in)
+                ws.write_number(HEADER_ROW, col, y, self.st.year_in_forecast if y in forecast else self.st.year_in)
                 self._dv(ws, HEADER_ROW, col, {
                     "validate": "integer", "criteria": "between", "minimum": 1990, "maximum": 2100,
                     "input_title": "首个会计年度 First fiscal year",
@@ -210,7 +212,7 @@ class Builder:
                 self.wb.define_name("in_years", f"={q(SHEETS['inputs'])}!${_c(col)}${HEADER_ROW + 1}:"
                                                 f"${_c(L.last_col)}${HEADER_ROW + 1}")  # the year of every column
             else:
-                ws.write_formula(HEADER_ROW, col, f"={xl_rowcol_to_cell(HEADER_ROW, col - 1)}+1", self.st.year, y)
+                ws.write_formula(HEADER_ROW, col, f"={xl_rowcol_to_cell(HEADER_ROW, col - 1)}+1", fmt, y)
 
     def _highlight_year(self, ws, r0: int, r1: int, c0: int, c1: int, year_row: int):
         """Mark the evaluation year's column (the year in ``year_row`` of each column)."""

@@ -18,6 +18,7 @@ DATE = "yyyy-mm-dd"
 #: yes/no the user reads is the number 1/0 (IF, AND and NOT read it as they read TRUE/FALSE) in this format,
 #: which Excel, LibreOffice and Gnumeric all apply
 YES_NO = '"是";"是";"否"'
+FORECAST_YEAR = '0" 预测"'  # a forecast year's header: the year, marked
 
 
 def row_height(*cells: tuple[str, int]) -> float:
@@ -43,6 +44,10 @@ class Styles:
         self._value_formats(wb, base, inp)
         self.year = wb.add_format({**base, "bold": True, "bg_color": "#1F4E79", "font_color": "#FFFFFF", "num_format": "0", "align": "center"})
         self.year_in = wb.add_format({**inp, "bold": True, "num_format": "0"})
+        # a forecast year's column (the case's ``forecast: true``): still the number formulas read, shown 2025 预测
+        self.year_forecast = wb.add_format({**base, "bold": True, "bg_color": "#1F4E79", "font_color": "#FFFFFF",
+                                            "num_format": FORECAST_YEAR, "align": "center"})
+        self.year_in_forecast = wb.add_format({**inp, "bold": True, "num_format": FORECAST_YEAR})
         self.current = wb.add_format({"left": 2, "right": 2, "left_color": "#ED7D31", "right_color": "#ED7D31"})  # evaluation year
         self._status_formats(wb)
 

@@ -1,0 +1,207 @@
+"""The workbook's 测算 sheet (issue 27): the dividend path of the remaining plan years as formulas.
+
+The path is the one ``xlmodel plan`` gives (tests/test_planner.py works the paths below out by hand from
+the plans' texts): the sheet's cached values equal it, and so do LibreOffice's and Gnumeric's own
+recalculations of the sheet, to the fen, with an amount proposed in a year (``--pay``), with one entered
+in the sheet after it was built, and with an infeasible year.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+import xlmodel
+from conftest import formulas
+from test_planner import M, far_east, gcl, houpu
+from xlmodel.case import load_case
+from xlmodel.evaluator import plan_by_id
+from xlmodel.planner import STATUS_ZH
+from xlmodel.workbook.layout import SHEETS
+from xlmodel.workbook.parity import same, sheet_values
+from xlmodel.workbook.recalc import recalculate, recalculate_gnumeric
+from xlmodel.workbook.writer import WorkbookBuilder
+
+ROOT = Path(__file__).resolve().parents[1]
+PLAN = SHEETS["planning"]
+ROWS = {"minimum": "plan_minimum", "path": "plan_path", "max": "plan_max_distribution", "result": "plan_result",
+        "proposed": "plan_proposed"}
+
+#: (name, case, amounts proposed, the hand-worked path: {year: (minimum, result)}) — tests/test_planner.py
+CASES = [
+    # 四、3 rolling 30M, 10M; the SSE's risk warning in 2024: 50M − (30M + 10M)
+    ("far-east", far_east, {}, {2022: (30 * M, "ok"), 2023: (10 * M, "ok"), 2024: (10 * M, "ok")}),
+    # 45M paid in 2022: 2023 needs nothing, 2024 the warning's 50M − 45M
+    ("far-east-pay", far_east, {2022: 45 * M}, {2022: (30 * M, "ok"), 2023: (0, "ok"), 2024: (5 * M, "ok")}),
+    # 2023: parent retained earnings 6M below the 10M asked: infeasible; the path carries 10M into 2024
+    ("far-east-infeasible", lambda: far_east(y2023={"retained_earnings_parent": 6 * M}), {},
+     {2022: (30 * M, "ok"), 2023: (10 * M, "infeasible"), 2024: (10 * M, "ok")}),
+    ("far-east-infeasible-pay", lambda: far_east(y2023={"retained_earnings_parent": 6 * M}), {2023: 6 * M},
+     {2022: (30 * M, "ok"), 2023: (10 * M, "below_minimum"), 2024: (14 * M, "ok")}),
+    # annual 10 %, rolling 30 %: 30M (rolling), 10M (annual), 40M (annual)
+    ("gcl", gcl, {}, {2022: (30 * M, "ok"), 2023: (10 * M, "ok"), 2024: (40 * M, "ok")}),
+    ("gcl-pay-0", gcl, {2022: 0}, {2022: (30 * M, "below_minimum"), 2023: (30 * M, "ok"), 2024: (40 * M, "ok")}),
+    ("gcl-infeasible", lambda: gcl(y2024={"retained_earnings_parent": 30 * M}), {},
+     {2022: (30 * M, "ok"), 2023: (10 * M, "ok"), 2024: (40 * M, "infeasible")}),
+    # ChiNext's warning: 30M in 2024, then nothing; paying 10M moves 20M to 2025
+    ("houpu", houpu, {}, {2024: (30 * M, "ok"), 2025: (0, "ok"), 2026: (0, "ok")}),
+    ("houpu-pay", houpu, {2024: 10 * M}, {2024: (30 * M, "below_minimum"), 2025: (20 * M, "ok"), 2026: (0, "ok")}),
+    # an 80M stock dividend in 2025: cash ≥ 20 % of the distribution, 80M × 0.2 / 0.8 = 20M (三、(三)、2、(2))
+    ("houpu-stock", lambda: houpu(y2025={"stock_dividend": 80 * M}), {},
+     {2024: (30 * M, "ok"), 2025: (20 * M, "ok"), 2026: (0, "ok")}),
+]
+
+
+def _build(path: Path, case, pay: dict | None = None) -> Path:
+    b = WorkbookBuilder(plan_by_id(case.policy), case)
+    b.plan_pay = pay or {}
+    b.write(path)
+    return path
+
+
+def _cells(path: Path) -> dict[tuple[str, int], str]:
+    """(row key, fiscal year) -> the cell on 测算 ("E12"), from the sheet's own keys (column A) and year header."""
+    from openpyxl.utils import get_column_letter
+
+    ws = openpyxl.load_workbook(path, data_only=True)[PLAN]
+    years = {c.column: int(c.value) for c in ws[5] if isinstance(c.value, (int, float))}
+    rows = {ws.cell(r, 1).value: r for r in range(1, ws.max_row + 1) if ws.cell(r, 1).value in ROWS.values()}
+    return {(key, y): f"{get_column_letter(col)}{rows[key]}" for key in ROWS.values() for col, y in years.items()}
+
+
+def _want(case, pay) -> dict[tuple[str, int], object]:
+    """What the sheet must show, from ``xlmodel plan``."""
+    out = {}
+    for y in xlmodel.plan(case, pay=pay):
+        out[(ROWS["minimum"], y.fiscal_year)] = y.min_cash_dividend
+        out[(ROWS["path"], y.fiscal_year)] = y.cash_dividend if y.cash_dividend is not None else 0.0
+        out[(ROWS["max"], y.fiscal_year)] = y.max_distribution
+        out[(ROWS["result"], y.fiscal_year)] = STATUS_ZH[y.status]
+    return out
+
+
+def _agree(values: dict, cells: dict, want: dict) -> list[str]:
+    bad = []
+    for key, v in want.items():
+        got = values.get((PLAN, cells[key]))
+        if not (got == v or (isinstance(v, float) and isinstance(got, float) and abs(got - v) < 0.005)
+                or (v is None and got in (None, ""))):
+            bad.append(f"{key} {cells[key]}: sheet {got!r}, plan {v!r}")
+    return bad
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    root = tmp_path_factory.mktemp("planning")
+    return {name: (make(), pay, _build(root / f"{name}.xlsx", make(), pay)) for name, make, pay, _ in CASES}
+
+
+@pytest.mark.parametrize("name, make, pay, path", CASES, ids=[c[0] for c in CASES])
+def test_the_sheet_shows_the_hand_worked_path(built, name, make, pay, path):
+    case, _, book = built[name]
+    values, cells = sheet_values(book, (PLAN,)), _cells(book)
+    for y, (least, result) in path.items():
+        assert values.get((PLAN, cells[(ROWS["minimum"], y)]), 0.0) == least, (y, least)  # a 0 is stored as 0
+        assert values[(PLAN, cells[(ROWS["result"], y)])] == STATUS_ZH[result], y
+        paid = pay.get(y, least)
+        assert values.get((PLAN, cells[(ROWS["path"], y)]), 0.0) == paid, y
+        if y in pay:
+            assert values[(PLAN, cells[(ROWS["proposed"], y)])] == pay[y]
+    assert _agree(values, cells, _want(case, pay)) == []  # and the max distribution, as xlmodel plan gives it
+
+
+@pytest.mark.parametrize("sample", sorted((ROOT / "samples").glob("*.yaml")), ids=lambda p: p.stem)
+def test_the_bundled_samples_cached_values_are_the_plan(tmp_path, sample):
+    case = load_case(sample)
+    book = _build(tmp_path / "s.xlsx", case)
+    assert _agree(sheet_values(book, (PLAN,)), _cells(book), _want(case, {})) == []
+
+
+def test_proposed_cells_are_inputs_and_every_formula_is_locked(built):
+    _, _, book = built["far-east-pay"]
+    wb = openpyxl.load_workbook(book)
+    ws = wb[PLAN]
+    cells = _cells(book)
+    for y in (2022, 2023, 2024):
+        assert ws[cells[(ROWS["proposed"], y)]].protection.locked is False
+        assert ws[cells[(ROWS["minimum"], y)]].value.startswith("=")
+    assert ws.protection.sheet is True
+    assert all(c.protection.locked is not False for s, c in formulas(wb) if s == PLAN)
+    assert ws["B1"].value is None and ws["A1"].value.index("测算") < ws["A1"].value.index("Planning")  # Chinese first
+
+
+def test_the_minimum_reads_the_paths_earlier_years(built):
+    """2023's rolling window (2021–2023, 四、3) sums the earlier years from the path's own series (2022 at the
+    path's amount), this year's from the step's trial amount: each row is its tree's rendering, nothing of a
+    rule written on the sheet by hand."""
+    _, _, book = built["far-east"]
+    ws = openpyxl.load_workbook(book)[PLAN]
+    keys = {ws.cell(r, 1).value: r for r in range(1, ws.max_row + 1)}
+    cash = keys["path.cash"]  # 2020 in column E: 2022 in G, 2023 in H
+    test = ws[f"H{keys['step1.min_rolling.test']}"].value
+    assert f"'{PLAN}'!$E${cash}:G${cash}" in test and f"'{PLAN}'!H${keys['step1.cash']}" in test
+    assert ws[f"E{cash}"].value.startswith("='计算'!E$")  # before the plan: 计算's series
+    # this year's cash in step 1: the trial amount (the buybacks counted with it from 输入)
+    assert f"'{PLAN}'!H${keys['step1.trial']}" in ws[f"H{keys['step1.cash']}"].value
+    assert ws[f"H{keys['step1.trial']}"].value == 0  # step 1 tries 0
+    assert ws[f"H{keys['step2.trial']}"].value == f"=IF(H{keys['step1.minimum']}=\"\",0,H{keys['step1.minimum']})"
+    path = ws[f"H{keys['plan_path']}"].value
+    assert path.startswith(f"=IF(ISBLANK(H{keys['plan_proposed']}),") and f"H{keys['plan_minimum']}" in path
+
+
+def test_the_chart_plots_the_path_against_forecast_profit(built):
+    _, _, book = built["gcl"]
+    with zipfile.ZipFile(book) as z:
+        charts = [z.read(n).decode("utf-8") for n in z.namelist() if n.startswith("xl/charts/chart")]
+    ours = [c for c in charts if "分红路径" in c]
+    assert len(ours) == 1
+    assert "<c:barChart>" in ours[0] and "<c:lineChart>" in ours[0]
+    assert ours[0].count(f"'{PLAN}'!") >= 6  # three series, each its categories and values on 测算
+
+
+def test_forecast_years_are_marked_in_the_year_headers(built):
+    _, _, book = built["far-east"]  # 2023–2024 forecast
+    wb = openpyxl.load_workbook(book)
+    for sheet in (SHEETS["inputs"], SHEETS["calc"], PLAN):
+        ws = wb[sheet]
+        fmt = {ws.cell(5, c).column_letter: ws.cell(5, c).number_format for c in range(5, 10)}
+        assert "预测" in fmt["H"] and "预测" in fmt["I"], (sheet, fmt)  # 2023, 2024
+        assert "预测" not in fmt["G"], sheet
+    values = openpyxl.load_workbook(book, data_only=True)[SHEETS["inputs"]]
+    assert values["H5"].value == 2023  # still the number the formulas read
+
+
+# ---- in the engines ----------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def entered(tmp_path_factory, built):
+    """far-east built without a proposal, 45M then entered in 2022's cell (as a user would) and saved: the
+    engines recompute the whole path from the entry (nothing of it was cached)."""
+    _, _, book = built["far-east"]
+    cells = _cells(book)
+    wb = openpyxl.load_workbook(book)
+    wb[PLAN][cells[(ROWS["proposed"], 2022)]] = 45 * M
+    out = tmp_path_factory.mktemp("entered") / "far-east-entered.xlsx"
+    wb.save(out)
+    return far_east(), {2022: 45 * M}, out, cells
+
+
+@pytest.mark.engines
+@pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
+def test_engines_recalculate_the_path_to_the_fen(request, tmp_path, built, entered, engine):
+    request.getfixturevalue(engine)  # installed (fails in CI when it is not)
+    books = [book for _, _, book in built.values()] + [entered[2]]
+    run = recalculate if engine == "libreoffice" else recalculate_gnumeric
+    outs = run(books, tmp_path / engine)
+    for (case, pay, book), out in zip(built.values(), outs):
+        ours, theirs = sheet_values(book, (PLAN,)), sheet_values(out, (PLAN,))
+        diffs = [(k, ours.get(k), theirs.get(k)) for k in sorted(set(ours) | set(theirs)) if not same(ours.get(k), theirs.get(k))]
+        assert diffs == [], (book.name, diffs[:5])  # every cell of the sheet, as cached
+        assert _agree(theirs, _cells(book), _want(case, pay)) == [], book.name
+    case, pay, _, cells = entered
+    theirs = sheet_values(outs[-1], (PLAN,))
+    assert _agree(theirs, cells, _want(case, pay)) == []
+    assert theirs[(PLAN, cells[(ROWS["minimum"], 2024)])] == 5 * M  # 50M − 45M, worked by hand

@@ -1,0 +1,460 @@
+"""测算 (Planning): the dividend path of the remaining plan years as formulas (issue 27, ``xlmodel plan``).
+
+One column per year, as on 计算. For each planned year (the evaluation year to the workbook's last year
+column) the sheet evaluates the model's own trees again, rendered by :class:`PlanRenderer`, with this
+year's cash dividend set to an amount and every earlier planned year's to the path's amount:
+
+* step 1 (at 0) and step 2 (at step 1's minimum, so that a rule that applies only once something is
+  paid, 现金分红时……, is counted at the amount that makes it apply) give the report's minimum cash
+  dividend and the cash the exchange's risk warning needs (:data:`MINIMUM`): the year's minimum is the
+  larger of the two steps' — the least amount with which no floor obligation fails (:mod:`xlmodel.planner`);
+* the path pays the minimum, or the amount entered in the year's proposed cell (``--pay``); every
+  obligation's status, the law's cap and the year's result (可行、不可行……) are evaluated at that amount.
+
+Nothing is written twice: every rule's formula is rendered from its tree (a cash dividend of a planned
+year bound to the path's cells, a window's sum split into the years before the plan — 输入 and 计算 — and
+the path's years), the thresholds are the parameter sheet's names, and the cached values are the
+evaluator's on the same amounts (equal to :func:`xlmodel.planner.plan`, tests/test_planning_sheet.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from xlsxwriter.utility import xl_rowcol_to_cell
+
+from ... import catalogue as cat
+from ...evaluator import evaluate_timeline
+from ...expr import Blank, C, If, Max, Or
+from ...planner import STATUS_ZH
+from ..cached import EMPTY
+from .calculations import _number_format, _row_labels
+from ..layout import FIRST_YEAR_COL, HEADER_ROW, SHEETS, CellRenderer, col_name, q
+
+KEY = "planning"
+CASH = "cash_dividend"
+#: the least cash dividend with which no floor obligation of the year fails, at one amount of this year's
+#: cash: the plan's and the baseline's minimums (the report's) and the exchange's risk warning; blank
+#: where an input a floor rule needs is missing
+MINIMUM = If(Or(C("min_cash_dividend").eq(Blank()), C("cash_needed_to_avoid_st").eq(Blank())), Blank(),
+             Max(C("min_cash_dividend"), C("cash_needed_to_avoid_st")))
+#: the forecast figures shown (read from 输入) where the plan reads them
+SHOWN_INPUTS = ("net_profit_attributable", "distributable_profit", "retained_earnings_consolidated",
+                "retained_earnings_parent", "stock_dividend")
+STEPS = (
+    ("step1", "测算第一步：本年现金分红为 0", "Step 1: this year's cash dividend at 0"),
+    ("step2", "测算第二步：本年现金分红为第一步的最低额（“现金分红时”适用的规则）",
+     "Step 2: this year's cash dividend at step 1's minimum (rules that apply once something is paid)"),
+    ("path", "按本路径金额：各规则的计算与状态", "At the path's amount: every rule's working and status"),
+)
+
+
+@dataclass
+class Block:
+    """One evaluation of the model per planned year: its rows (calculation name -> row)."""
+
+    key: str
+    trial_row: int = 0  # this year's cash dividend in this block
+    minimum_row: int | None = None  # MINIMUM at the trial amount (steps 1 and 2)
+    rows: dict[str, int] = field(default_factory=dict)
+
+
+def needed(model: cat.Model, roots) -> set[str]:
+    """The calculations (series and scalars) the trees ``roots`` read, directly or through others."""
+    names: set[str] = set()
+    seen: set[int] = set()
+    stack = list(roots)
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        if isinstance(n, C) and n.name not in names and (n.name in model.scalars or n.name in model.series):
+            names.add(n.name)
+            stack.append(model.scalars.get(n.name) or model.series[n.name])
+        stack.extend(n.children())
+    return names
+
+
+class PlanRenderer(CellRenderer):
+    """A tree as a formula of one planned year's column of one block: this year's cash dividend is the
+    block's trial amount, an earlier planned year's the path's, a series or calculation the block's own
+    (an earlier planned year's series the path block's); everything else as on 计算."""
+
+    def __init__(self, sheet: "PlanningSheet", block: Block, year: int):
+        super().__init__(sheet.L, year - sheet.L.evaluation_year)
+        self.s, self.block, self.year = sheet, block, year
+
+    def field(self, fid, offset):
+        y = self.year + offset
+        if fid == CASH and y >= self.s.first:
+            return self.s.ref(self.block.trial_row if y == self.year else self.s.path_row, y)
+        return super().field(fid, offset)
+
+    def field_blank(self, fid, offset):
+        if fid == CASH and self.year + offset >= self.s.first:
+            return "FALSE"  # an amount of the path is never blank
+        return super().field_blank(fid, offset)
+
+    def calc(self, name, offset):
+        if name in self.L.series:
+            y = self.year + (offset or 0)
+            if y >= self.s.first:
+                block = self.block if y == self.year else self.s.blocks["path"]
+                return self.s.ref(block.rows[name], y)
+            return super().calc(name, offset)
+        if name in self.block.rows:
+            return self.s.ref(self.block.rows[name], self.year)
+        return super().calc(name, offset)
+
+    def window(self, leaf, years: str, skip: int) -> str:
+        """The window's years before this one from the path's row (the years before the plan there as on 输入
+        and 计算; a range ending the column before this one, never a circular reference), and this year's
+        value, the block's."""
+        fid = getattr(leaf, "fid", None)
+        if fid is not None and fid != CASH:
+            return super().window(leaf, years, skip)
+        here = self.L.col_of(self.year)
+        parts = []
+        if here > FIRST_YEAR_COL:
+            c0, c1 = col_name(FIRST_YEAR_COL), col_name(here - 1)
+            hdr, fy = f"${c0}${HEADER_ROW + 1}:{c1}${HEADER_ROW + 1}", f"{col_name(here)}${HEADER_ROW + 1}"
+            r = (self.s.path_row if fid else self.s.blocks["path"].rows[leaf.name]) + 1
+            parts.append(f"SUMPRODUCT(({hdr}>{fy}-{years})*({hdr}<{fy}),{q(self.s.name)}!${c0}${r}:{c1}${r})")
+        if skip == 0:
+            parts.append(leaf.render(self))
+        return "(" + "+".join(parts) + ")" if parts else "0"
+
+
+class PlanningSheet:
+    """Places and writes 测算 for a :class:`~xlmodel.workbook.writer.WorkbookBuilder` ``b``."""
+
+    def __init__(self, b, label, pay: dict[int, float] | None = None):
+        self.b, self.L, self.model, self.label = b, b.L, b.model, label
+        self.ws, self.st, self.name = b.ws[KEY], b.st, SHEETS[KEY]
+        self.years = [y for y in self.L.eval_years if y >= self.L.evaluation_year]
+        self.first = self.years[0]
+        self.pay = dict(pay or {})
+        m = self.model
+        self.cap = next((r.id for r in m.rules if r.spec.kind == "legal_distribution_cap"), None)
+        self.obligations = [r.id for r in m.obligations]
+        roots = ["fail_count", "max_distribution", "st_risk_warning"] + [f"{rid}.status" for rid in self.obligations]
+        step = needed(m, [MINIMUM])
+        path = needed(m, [C(n) for n in roots]) | {n for n in step if n in m.series}
+        path |= needed(m, [m.series[n] for n in path if n in m.series])
+        self.names = {"step1": step, "step2": step, "path": path}
+        self.blocks: dict[str, Block] = {}
+        self._place()
+
+    # -- placement -----------------------------------------------------------
+    def _place(self):
+        r = HEADER_ROW + 2
+        self.input_rows = {}
+        for fid in SHOWN_INPUTS:
+            if fid in self.model.read_fields():
+                self.input_rows[fid] = r
+                r += 1
+        r += 2
+        self.proposed_row, self.minimum_row, self.path_row = r, r + 1, r + 2
+        self.max_row, self.result_row, self.st_row, self.fail_row = r + 3, r + 4, r + 5, r + 6
+        r += 9
+        self.status_rows = {rid: r + i for i, rid in enumerate(self.obligations)}
+        r += len(self.obligations) + 2
+        self.legend_row = r
+        r += len(STATUS_ZH) + 2
+        self.chart_row = r
+        r += 22
+        for key, *_ in STEPS:
+            blk = self.blocks[key] = Block(key)
+            r += 1
+            if key != "path":
+                blk.trial_row, blk.minimum_row = r, r + 1
+                r += 2
+            else:
+                blk.trial_row = self.path_row
+            for name in self._order(self.names[key]):
+                blk.rows[name] = r
+                r += 1
+            r += 2
+
+    def _order(self, names: set[str]) -> list[str]:
+        """As 计算 orders them: the series, the rules' working, their statuses (in check order: a count of
+        statuses is one range), the results."""
+        m = self.model
+        statuses = [f"{rid}.status" for rid in self.L.rule_order()]
+        outputs = [o[0] for o in cat.OUTPUTS] + ["check_flag"]
+        working = [n for n in m.scalars if n not in statuses and n not in outputs]
+        return [n for n in [*m.series, *working, *statuses, *outputs] if n in names]
+
+    def ref(self, row: int, year: int) -> str:
+        return f"{q(self.name)}!{xl_rowcol_to_cell(row, self.L.col_of(year), row_abs=True)}"
+
+    def _cell(self, row: int, year: int) -> str:
+        return xl_rowcol_to_cell(row, self.L.col_of(year))
+
+    # -- values --------------------------------------------------------------
+    def _with_cash(self, amounts: dict[int, float]):
+        case = self.b.subject
+        years = {y: dict(v) for y, v in case.years.items()}
+        for y, a in amounts.items():
+            years.setdefault(y, {})[CASH] = a
+        return dataclasses.replace(case, years=years)
+
+    def _evaluate(self):
+        """The evaluator's values of every block, year by year (each year's path amount fixes the next)."""
+        m, case = self.model, self.b.subject
+        self.env: dict[tuple[str, int], object] = {}
+        self.minimum: dict[int, object] = {}
+        self.amount: dict[int, float] = {}
+        self.trial: dict[tuple[str, int], float] = {}
+        paid: dict[int, float] = {}
+        for y in self.years:
+            mins = []
+            trial = 0.0
+            for key in ("step1", "step2"):
+                env = evaluate_timeline(m, self._with_cash({**paid, y: trial}), [y])
+                self.env[(key, y)], self.trial[(key, y)] = env, trial
+                mins.append(MINIMUM.eval(env)[0])
+                trial = 0.0 if _blank(mins[0]) else float(mins[0])
+            least = "" if any(_blank(v) for v in mins) else max(float(v) for v in mins)
+            self.minimum[y] = least
+            fixed = self.pay.get(y)
+            if fixed is not None:
+                paid[y] = float(fixed)
+            elif least == "":
+                v = case.value(CASH, y)
+                paid[y] = float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0.0
+            else:
+                paid[y] = least
+            self.amount[y] = paid[y]
+        env = evaluate_timeline(m, self._with_cash(paid), self.years)
+        for j, y in enumerate(self.years):
+            self.env[("path", y)] = (env, j)
+
+    def value(self, key: str, name: str, y: int):
+        got = self.env[(key, y)]
+        env, j = got if isinstance(got, tuple) else (got, 0)
+        return env.calc(name, 0 if name in self.model.series else None)[j]
+
+    def result(self, y: int) -> str:
+        """The year's result (:data:`xlmodel.planner.STATUS_ZH`), as the formula of :meth:`_results` gives it."""
+        least, fixed, amount = self.minimum[y], self.pay.get(y), self.amount[y]
+        if least == "":
+            return "missing_input"
+        if self.cap is not None:
+            over = self.value("path", f"{self.cap}.status", y) == "fail"
+        else:
+            md = self.value("path", "max_distribution", y)
+            over = not _blank(md) and amount > float(md)
+        if fixed is not None and fixed < least:
+            return "below_minimum"
+        if over and fixed is None and least > 0:
+            return "infeasible"
+        if float(self.value("path", "fail_count", y)) > 0 or over:
+            return "fail"
+        return "ok"
+
+    # -- writing -------------------------------------------------------------
+    def write(self):
+        b, ws, L = self.b, self.ws, self.L
+        self._evaluate()
+        cols = [("名称 Name", 30), ("测算", 40), ("Planning", 40), ("单位 Unit", 8)] + [("", 16)] * L.n_years
+        b._header(ws, "测算", "Planning (the dividend path of the remaining plan years)", cols)
+        ws.write(2, 0, "每年最低现金分红：该年规划下限与监管底线（含交易所低分红风险警示）均不失败的最少金额，以前各年按本路径金额计；"
+                       "黄色单元格可填拟定金额（空白即按最低额）。The least cash dividend with which no minimum of the year, nor the "
+                       "exchange's risk warning, fails, the earlier years paid as the path pays them; a yellow cell takes a "
+                       "proposed amount (blank: the minimum).", self.st.note)
+        ws.write(3, 0, "预测数在“输入”表填写（表头标“预测”的年度）；本表公式均由规则表达式生成，阈值引用“参数”表。Forecasts are "
+                       "entered on 输入 (years marked 预测); every formula is rendered from the rules' trees.", self.st.note)
+        b._year_header(ws, KEY)
+        self._inputs()
+        self._path()
+        self._statuses()
+        self._legend()
+        self._chart()
+        for key, zh, en in STEPS:
+            self._block(self.blocks[key], zh, en)
+        ws.freeze_panes(HEADER_ROW + 1, FIRST_YEAR_COL)
+        ws.repeat_rows(HEADER_ROW)
+
+    def _inputs(self):
+        b, ws, L = self.b, self.ws, self.L
+        ws.write(HEADER_ROW + 1, 0, "预测输入（来自“输入”表）  Forecast inputs (from 输入)", self.st.section)
+        from ...fields import FIELDS
+
+        for fid, row in self.input_rows.items():
+            _row_labels(b, ws, row, f"in_{fid}", FIELDS[fid].zh, FIELDS[fid].en, "元")
+            for y in L.years:
+                src = f"{q(SHEETS['inputs'])}!{xl_rowcol_to_cell(L.inputs[fid], L.col_of(y), row_abs=True)}"
+                v = b.subject.value(fid, y)
+                cached = float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else \
+                    (v if isinstance(v, str) and v else EMPTY)
+                ws.write_formula(row, L.col_of(y), f"=IF(ISBLANK({src}),\"\",{src})", self.st.calc["amount"], cached)
+
+    def _path(self):
+        b, ws, L, st = self.b, self.ws, self.L, self.st
+        ws.write(self.proposed_row - 1, 0, "分红测算（元）  Dividend path (元)", st.section)
+        _row_labels(b, ws, self.proposed_row, "plan_proposed", "拟定现金分红（选填，空白即按最低额）",
+                      "Proposed cash dividend (optional; blank: the minimum)", "元")
+        _row_labels(b, ws, self.minimum_row, "plan_minimum", "最低现金分红（以前各年按本路径金额）",
+                      "Minimum cash dividend (the earlier years paid as the path pays them)", "元")
+        _row_labels(b, ws, self.path_row, "plan_path", "本路径现金分红（规划期前为已填报数，空白计 0）",
+                      "The path's cash dividend (before the plan: as entered, blank as 0)", "元")
+        _row_labels(b, ws, self.max_row, "plan_max_distribution", "利润分配上限（按本路径金额）",
+                      "Maximum distribution (at the path's amount)", "元")
+        _row_labels(b, ws, self.result_row, "plan_result", "结论", "Result", "")
+        _row_labels(b, ws, self.st_row, "plan_st_risk_warning", "触发交易所低分红风险警示（空白=不适用）",
+                      "Exchange low-dividend risk warning (blank = out of scope)", "是/否")
+        _row_labels(b, ws, self.fail_row, "plan_fail_count", "不通过规则数（按本路径金额）", "Rules failed (at the path's amount)", "")
+        cash_row = L.inputs[CASH]
+        for y in L.years:
+            col = L.col_of(y)
+            if y < self.first:  # before the plan: the cash dividend as entered (a window's sum reads it as 0 where blank)
+                src = f"{q(SHEETS['inputs'])}!{xl_rowcol_to_cell(cash_row, col, row_abs=True)}"
+                v = b.subject.value(CASH, y)
+                ws.write_formula(self.path_row, col, f"=N({src})", st.calc["amount"],
+                                 float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0.0)
+                continue
+            if y in self.pay:
+                ws.write_number(self.proposed_row, col, float(self.pay[y]), st.inp["amount"])
+            else:
+                ws.write_blank(self.proposed_row, col, None, st.inp["amount"])
+            b._dv(ws, self.proposed_row, col, {
+                "validate": "decimal", "criteria": ">=", "value": 0,
+                "input_title": "拟定现金分红 Proposed", "input_message": "元；空白即按最低额。In 元; blank: the minimum.",
+                "error_message": "金额（元），不小于 0 An amount in 元, ≥ 0"})
+            p, m = self._cell(self.proposed_row, y), self._cell(self.minimum_row, y)
+            m1 = self._cell(self.blocks["step1"].minimum_row, y)
+            m2 = self._cell(self.blocks["step2"].minimum_row, y)
+            ws.write_formula(self.minimum_row, col, f"=IF(OR({m1}=\"\",{m2}=\"\"),\"\",MAX({m1},{m2}))", st.out["amount"],
+                             _cached(self.minimum[y]))
+            entered = f"{q(SHEETS['inputs'])}!{xl_rowcol_to_cell(cash_row, col, row_abs=True)}"
+            ws.write_formula(self.path_row, col, f"=IF(ISBLANK({p}),IF({m}=\"\",N({entered}),{m}),{p})", st.out["amount"],
+                             self.amount[y])
+            path = self.blocks["path"]
+            ws.write_formula(self.max_row, col, f"={self._cell(path.rows['max_distribution'], y)}", st.calc["amount"],
+                             b.cached(self.value("path", "max_distribution", y)))
+            ws.write_formula(self.fail_row, col, f"={self._cell(path.rows['fail_count'], y)}", st.calc["count"],
+                             b.cached(self.value("path", "fail_count", y)))
+            x = self._cell(path.rows["st_risk_warning"], y)
+            v = self.value("path", "st_risk_warning", y)
+            ws.write_formula(self.st_row, col, f"=IF({x}=\"\",\"\",IF({x},lbl_yes,lbl_no))", st.calc["gen"],
+                             EMPTY if _blank(v) else L.labels["yes" if bool(v) else "no"][0])
+            ws.write_formula(self.result_row, col, self._result_formula(y), st.out["gen"], STATUS_ZH[self.result(y)])
+
+    def _result_formula(self, y: int) -> str:
+        """The planner's result of a year (:func:`xlmodel.planner.plan_year`): undetermined, below the minimum
+        (an amount entered), infeasible (the minimum over the law's cap), a rule failing, or feasible."""
+        path = self.blocks["path"]
+        p, m, a = (self._cell(r, y) for r in (self.proposed_row, self.minimum_row, self.path_row))
+        if self.cap is not None:
+            over = f"{self._cell(path.rows[f'{self.cap}.status'], y)}=lbl_fail"
+        else:
+            md = self._cell(path.rows["max_distribution"], y)
+            over = f"AND(ISNUMBER({md}),{a}>{md})"
+        fails = self._cell(path.rows["fail_count"], y)
+        return (f"=IF({m}=\"\",plan_lbl_missing_input,IF(AND(NOT(ISBLANK({p})),{p}<{m}),plan_lbl_below_minimum,"
+                f"IF(AND({over},ISBLANK({p}),{m}>0),plan_lbl_infeasible,IF(OR({fails}>0,{over}),plan_lbl_fail,plan_lbl_ok))))")
+
+    def _statuses(self):
+        b, ws, st = self.b, self.ws, self.st
+        top = min(self.status_rows.values(), default=self.fail_row + 3)
+        ws.write(top - 1, 0, "各规则状态（按本路径金额）  Rule statuses at the path's amount", st.section)
+        path = self.blocks["path"]
+        for rid, row in self.status_rows.items():
+            rd = self.model.rule(rid)
+            _row_labels(b, ws, row, f"plan_{rid}", rd.spec.title_zh, rd.spec.title_en, "")
+            for y in self.years:
+                ws.write_formula(row, self.L.col_of(y), f"={self._cell(path.rows[f'{rid}.status'], y)}", st.calc["gen"],
+                                 b.cached(self.value("path", f"{rid}.status", y)))
+
+    def _legend(self):
+        ws, st = self.ws, self.st
+        ws.write(self.legend_row - 1, 0, "结论标签（公式通过名称 plan_lbl_* 引用）  Result labels (the names plan_lbl_*)", st.section)
+        for i, (code, text) in enumerate(STATUS_ZH.items()):
+            row = self.legend_row + i
+            ws.write(row, 0, code, st.key)
+            ws.write(row, 1, text, st.text)
+            self.b.wb.define_name(f"plan_lbl_{code}", f"={q(self.name)}!$B${row + 1}")
+
+    def _chart(self):
+        L, ws = self.L, self.ws
+        c0, c1 = col_name(L.col_of(self.years[0])), col_name(L.col_of(self.years[-1]))
+        span = (lambda r: f"={q(self.name)}!${c0}${r + 1}:${c1}${r + 1}")
+        cats = span(HEADER_ROW)
+        font = {"name": "Microsoft YaHei"}
+        chart = self.b.wb.add_chart({"type": "column"})
+        chart.add_series({"name": "最低现金分红 Minimum", "categories": cats, "values": span(self.minimum_row),
+                          "fill": {"color": "#ED7D31"}})
+        chart.add_series({"name": "本路径现金分红 Path", "categories": cats, "values": span(self.path_row),
+                          "fill": {"color": "#4472C4"}})
+        if "net_profit_attributable" in self.input_rows:
+            line = self.b.wb.add_chart({"type": "line"})
+            line.add_series({"name": "归母净利润（预测）Net profit (forecast)", "categories": cats,
+                             "values": span(self.input_rows["net_profit_attributable"]), "line": {"color": "#70AD47"},
+                             "marker": {"type": "circle"}})
+            chart.combine(line)
+        chart.set_title({"name": "分红路径与预测净利润（元）Dividend path vs forecast net profit (元)",
+                         "name_font": {**font, "size": 11}})
+        chart.set_y_axis({"num_format": "#,##0", "num_font": font})
+        chart.set_x_axis({"num_font": font})
+        chart.set_legend({"position": "bottom", "font": font})
+        ws.insert_chart(self.chart_row, 1, chart, {"x_scale": 1.6, "y_scale": 1.2})
+
+    def _block(self, blk: Block, zh: str, en: str):
+        b, ws, st, L, m = self.b, self.ws, self.st, self.L, self.model
+        top = min([*blk.rows.values(), blk.trial_row if blk.key != "path" else 10 ** 9])
+        ws.write(top - 1, 0, f"{zh}  {en}", st.section)
+        if blk.key != "path":
+            _row_labels(b, ws, blk.trial_row, f"{blk.key}.trial", "本年试算现金分红", "This year's cash dividend tried", "元")
+            _row_labels(b, ws, blk.minimum_row, f"{blk.key}.minimum", "本步最低现金分红（最低要求与避免风险警示所需之较大者）",
+                          "This step's minimum (the larger of the minimum and the cash avoiding the warning)", "元")
+        if blk.key == "path":  # the series before the plan, as on 计算 (the windows read the path's row)
+            for name, row in blk.rows.items():
+                if name not in m.series:
+                    continue
+                for y in L.years:
+                    if y < self.first:
+                        src = f"{q(SHEETS['calc'])}!{xl_rowcol_to_cell(L.series[name], L.col_of(y), row_abs=True)}"
+                        ws.write_formula(row, L.col_of(y), f"={src}", st.calc["amount"],
+                                         b.cached(b.env.calc(name, y - L.eval_years[0])[0]))
+        for y in self.years:
+            col = L.col_of(y)
+            r = PlanRenderer(self, blk, y)
+            if blk.key == "step1":
+                ws.write_number(blk.trial_row, col, 0, st.calc["amount"])
+            elif blk.key == "step2":
+                m1 = self._cell(self.blocks["step1"].minimum_row, y)
+                ws.write_formula(blk.trial_row, col, f"=IF({m1}=\"\",0,{m1})", st.calc["amount"], self.trial[("step2", y)])
+            if blk.minimum_row is not None:
+                ws.write_formula(blk.minimum_row, col, "=" + MINIMUM.render(r), st.calc["amount"],
+                                 _cached(MINIMUM.eval(self.env[(blk.key, y)])[0]))
+            for name, row in blk.rows.items():
+                node = m.series.get(name) if name in m.series else m.scalars[name]
+                fmt = st.calc["amount"] if name in m.series else st.calc[_number_format(b, name)]
+                ws.write_formula(row, col, "=" + node.render(r), fmt, b.cached(self.value(blk.key, name, y)))
+        for name, row in blk.rows.items():
+            zh_, en_ = cat.SERIES_ZH[name] if name in m.series else self.label(m, name)
+            _row_labels(b, ws, row, f"{blk.key}.{name}", zh_, en_, "元" if name in m.series else "")
+
+
+def _blank(v) -> bool:
+    return isinstance(v, str) and v == ""
+
+
+def _cached(v):
+    return EMPTY if _blank(v) else float(v)
+
+
+def add_planning_sheet(b, label) -> None:
+    """Write 测算 on the builder's sheet ``planning``; ``label``: a calculation's labels (zh, en) as 计算
+    shows them; the amounts proposed come from ``b.plan_pay`` ({year: 元}, as ``xlmodel plan --pay``)."""
+    PlanningSheet(b, label, getattr(b, "plan_pay", None)).write()
+
+
+def write(b) -> None:
+    """The 测算 sheet (one entry of :data:`xlmodel.workbook.writer.SHEET_WRITERS`)."""
+    from .calculations import _calc_label
+
+    add_planning_sheet(b, _calc_label)
