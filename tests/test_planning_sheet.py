@@ -8,6 +8,7 @@ in the sheet after it was built, and with an infeasible year.
 
 from __future__ import annotations
 
+import dataclasses
 import zipfile
 from pathlib import Path
 
@@ -149,7 +150,13 @@ def test_the_minimum_reads_the_paths_earlier_years(built):
     assert ws[f"H{keys['step1.trial']}"].value == 0  # step 1 tries 0
     assert ws[f"H{keys['step2.trial']}"].value == f"=IF(H{keys['step1.minimum']}=\"\",0,H{keys['step1.minimum']})"
     path = ws[f"H{keys['plan_path']}"].value
-    assert path.startswith(f"=IF(ISBLANK(H{keys['plan_proposed']}),") and f"H{keys['plan_minimum']}" in path
+    # planned (the flag row: the year is the evaluation year or later): the proposed amount, else the minimum;
+    # not planned: the cash dividend as entered on 输入
+    assert path.startswith(f"=IF(H${keys['plan_on']},IF(ISBLANK(H{keys['plan_proposed']}),")
+    assert f"H{keys['plan_minimum']}" in path and path.endswith(",N('输入'!H$24))")
+    assert ws[f"H{keys['plan_on']}"].value == "=IF('输入'!H$5>=in_evaluation_year,1,0)"
+    # one formula across the row (R1C1): the same text in every evaluated column, columns shifted
+    assert ws[f"I{keys['plan_path']}"].value == path.replace("H", "I")
 
 
 def test_the_chart_plots_the_path_against_forecast_profit(built):
@@ -205,3 +212,35 @@ def test_engines_recalculate_the_path_to_the_fen(request, tmp_path, built, enter
     theirs = sheet_values(outs[-1], (PLAN,))
     assert _agree(theirs, cells, _want(case, pay)) == []
     assert theirs[(PLAN, cells[(ROWS["minimum"], 2024)])] == 5 * M  # 50M − 45M, worked by hand
+
+
+@pytest.fixture(scope="module")
+def moved(tmp_path_factory):
+    """far-east with 36M entered as 2022's cash dividend, built for 2022, then the evaluation year moved to
+    2023 on 输入 (as a user would) and saved: 2022 is no longer planned and pays what was entered."""
+    case = far_east(y2022={"cash_dividend": 36 * M})
+    root = tmp_path_factory.mktemp("moved")
+    book = _build(root / "far-east-built.xlsx", case)
+    wb = openpyxl.load_workbook(book)
+    (sheet, ref), = wb.defined_names["in_evaluation_year"].destinations
+    wb[sheet][ref.replace("$", "")] = 2023
+    out = root / "far-east-moved.xlsx"
+    wb.save(out)
+    return dataclasses.replace(case, evaluation_year=2023), out, _cells(book)
+
+
+@pytest.mark.engines
+@pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
+def test_moving_the_evaluation_year_moves_the_path(request, tmp_path, moved, engine):
+    """四、3 over 2021–2023: 0.3 × (100 + 100 + 200)/3 M = 40M, less 0 (2021) and the 36M entered for 2022 =
+    4M in 2023; 2024 (a major outlay: 四、3 does not apply) the SSE's warning, 50M − (36M + 4M) = 10M."""
+    request.getfixturevalue(engine)
+    case, book, cells = moved
+    run = recalculate if engine == "libreoffice" else recalculate_gnumeric
+    (out,) = run([book], tmp_path / engine)
+    theirs = sheet_values(out, (PLAN,))
+    assert theirs[(PLAN, cells[(ROWS["minimum"], 2023)])] == 4 * M
+    assert theirs[(PLAN, cells[(ROWS["minimum"], 2024)])] == 10 * M
+    assert theirs[(PLAN, cells[(ROWS["path"], 2022)])] == 36 * M  # as entered: no longer planned
+    assert theirs.get((PLAN, cells[(ROWS["result"], 2022)])) in (None, "")
+    assert _agree(theirs, cells, _want(case, {})) == []  # and every other figure as xlmodel plan gives it

@@ -78,38 +78,46 @@ def needed(model: cat.Model, roots) -> set[str]:
 
 
 class PlanRenderer(CellRenderer):
-    """A tree as a formula of one planned year's column of one block: this year's cash dividend is the
-    block's trial amount, an earlier planned year's the path's, a series or calculation the block's own
-    (an earlier planned year's series the path block's); everything else as on 计算."""
+    """A tree as a formula of one year column of one block: this year's cash dividend is the block's trial
+    amount; an earlier year's the path's where that year is planned (its flag on this sheet), else as on
+    输入; a series the block's own this year and the path block's in an earlier evaluated column (there the
+    path block holds 计算's value where the year is not planned); everything else as on 计算. No decision
+    depends on the evaluation year the workbook was built for: move it on 输入 and the sheet follows."""
 
     def __init__(self, sheet: "PlanningSheet", block: Block, year: int):
         super().__init__(sheet.L, year - sheet.L.evaluation_year)
         self.s, self.block, self.year = sheet, block, year
 
+    def _on_sheet(self, offset) -> bool:
+        return self.year + (offset or 0) >= self.s.first
+
     def field(self, fid, offset):
-        y = self.year + offset
-        if fid == CASH and y >= self.s.first:
-            return self.s.ref(self.block.trial_row if y == self.year else self.s.path_row, y)
+        if fid == CASH and self._on_sheet(offset):
+            if not offset:
+                return self.s.ref(self.block.trial_row, self.year)
+            y = self.year + offset
+            return f"IF({self.s.ref(self.s.on_row, y)},{self.s.ref(self.s.path_row, y)},{super().field(fid, offset)})"
         return super().field(fid, offset)
 
     def field_blank(self, fid, offset):
-        if fid == CASH and self.year + offset >= self.s.first:
-            return "FALSE"  # an amount of the path is never blank
+        if fid == CASH and self._on_sheet(offset):
+            if not offset:
+                return "FALSE"  # an amount of the path is never blank
+            return f"AND(NOT({self.s.ref(self.s.on_row, self.year + offset)}),{super().field_blank(fid, offset)})"
         return super().field_blank(fid, offset)
 
     def calc(self, name, offset):
         if name in self.L.series:
-            y = self.year + (offset or 0)
-            if y >= self.s.first:
-                block = self.block if y == self.year else self.s.blocks["path"]
-                return self.s.ref(block.rows[name], y)
+            if self._on_sheet(offset):
+                block = self.block if not offset else self.s.blocks["path"]
+                return self.s.ref(block.rows[name], self.year + (offset or 0))
             return super().calc(name, offset)
         if name in self.block.rows:
             return self.s.ref(self.block.rows[name], self.year)
         return super().calc(name, offset)
 
     def window(self, leaf, years: str, skip: int) -> str:
-        """The window's years before this one from the path's row (the years before the plan there as on 输入
+        """The window's years before this one from the path's row (the years not planned there as on 输入
         and 计算; a range ending the column before this one, never a circular reference), and this year's
         value, the block's."""
         fid = getattr(leaf, "fid", None)
@@ -133,8 +141,11 @@ class PlanningSheet:
     def __init__(self, b, label, pay: dict[int, float] | None = None):
         self.b, self.L, self.model, self.label = b, b.L, b.model, label
         self.ws, self.st, self.name = b.ws[KEY], b.st, SHEETS[KEY]
-        self.years = [y for y in self.L.eval_years if y >= self.L.evaluation_year]
-        self.first = self.years[0]
+        #: the columns with formulas (as on 计算) and, of them, the years planned for the evaluation year the
+        #: workbook is built for (the cached values); the formulas read the flag row ``on_row`` instead
+        self.cols = list(self.L.eval_years)
+        self.years = [y for y in self.cols if y >= self.L.evaluation_year]
+        self.first = self.cols[0]
         self.pay = dict(pay or {})
         m = self.model
         self.cap = next((r.id for r in m.rules if r.spec.kind == "legal_distribution_cap"), None)
@@ -156,9 +167,11 @@ class PlanningSheet:
                 self.input_rows[fid] = r
                 r += 1
         r += 2
-        self.proposed_row, self.minimum_row, self.path_row = r, r + 1, r + 2
-        self.max_row, self.result_row, self.st_row, self.fail_row = r + 3, r + 4, r + 5, r + 6
-        r += 9
+        self.on_row = r
+        self.proposed_row, self.minimum_row, self.path_row = r + 1, r + 2, r + 3
+        self.max_row, self.result_row, self.st_row, self.fail_row = r + 4, r + 5, r + 6, r + 7
+        self.over_row = r + 8
+        r += 11
         self.status_rows = {rid: r + i for i, rid in enumerate(self.obligations)}
         r += len(self.obligations) + 2
         self.legend_row = r
@@ -192,6 +205,11 @@ class PlanningSheet:
 
     def _cell(self, row: int, year: int) -> str:
         return xl_rowcol_to_cell(row, self.L.col_of(year))
+
+    def _on(self, y: int, formula: str, otherwise: str = '""') -> str:
+        """``formula`` where the column's year is planned (the flag row), else ``otherwise``."""
+        return f"=IF({xl_rowcol_to_cell(self.on_row, self.L.col_of(y), row_abs=True)},{formula},{otherwise})"
+
 
     # -- values --------------------------------------------------------------
     def _with_cash(self, amounts: dict[int, float]):
@@ -242,11 +260,7 @@ class PlanningSheet:
         least, fixed, amount = self.minimum[y], self.pay.get(y), self.amount[y]
         if least == "":
             return "missing_input"
-        if self.cap is not None:
-            over = self.value("path", f"{self.cap}.status", y) == "fail"
-        else:
-            md = self.value("path", "max_distribution", y)
-            over = not _blank(md) and amount > float(md)
+        over = self.over(y)
         if fixed is not None and fixed < least:
             return "below_minimum"
         if over and fixed is None and least > 0:
@@ -254,6 +268,14 @@ class PlanningSheet:
         if float(self.value("path", "fail_count", y)) > 0 or over:
             return "fail"
         return "ok"
+
+    def over(self, y: int) -> bool:
+        """The path's amount exceeds what the law lets the company distribute (the cap rule fails, or above
+        the maximum distribution where the plan has no cap rule)."""
+        if self.cap is not None:
+            return self.value("path", f"{self.cap}.status", y) == "fail"
+        md = self.value("path", "max_distribution", y)
+        return not _blank(md) and self.amount[y] > float(md)
 
     # -- writing -------------------------------------------------------------
     def write(self):
@@ -306,56 +328,72 @@ class PlanningSheet:
         _row_labels(b, ws, self.result_row, "plan_result", "结论", "Result", "")
         _row_labels(b, ws, self.st_row, "plan_st_risk_warning", "触发交易所低分红风险警示（空白=不适用）",
                       "Exchange low-dividend risk warning (blank = out of scope)", "是/否")
+        _row_labels(b, ws, self.over_row, "plan_over_cap", "本路径金额超过利润分配上限", "The path's amount exceeds the maximum distribution", "是/否")
         _row_labels(b, ws, self.fail_row, "plan_fail_count", "不通过规则数（按本路径金额）", "Rules failed (at the path's amount)", "")
+        _row_labels(b, ws, self.on_row, "plan_on", "本年度在测算期内（评估年度及以后）",
+                    "The year is planned (the evaluation year and after)", "是/否")
         cash_row = L.inputs[CASH]
         for y in L.years:
             col = L.col_of(y)
-            if y < self.first:  # before the plan: the cash dividend as entered (a window's sum reads it as 0 where blank)
-                src = f"{q(SHEETS['inputs'])}!{xl_rowcol_to_cell(cash_row, col, row_abs=True)}"
-                v = b.subject.value(CASH, y)
-                ws.write_formula(self.path_row, col, f"=N({src})", st.calc["amount"],
-                                 float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0.0)
+            entered = f"{q(SHEETS['inputs'])}!{xl_rowcol_to_cell(cash_row, col, row_abs=True)}"
+            v = b.subject.value(CASH, y)
+            as_entered = float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0.0
+            if y < self.first:  # history: the cash dividend as entered (a window's sum reads it as 0 where blank)
+                ws.write_formula(self.path_row, col, f"=N({entered})", st.calc["amount"], as_entered)
                 continue
-            if y in self.pay:
-                ws.write_number(self.proposed_row, col, float(self.pay[y]), st.inp["amount"])
-            else:
-                ws.write_blank(self.proposed_row, col, None, st.inp["amount"])
-            b._dv(ws, self.proposed_row, col, {
-                "validate": "decimal", "criteria": ">=", "value": 0,
-                "input_title": "拟定现金分红 Proposed", "input_message": "元；空白即按最低额。In 元; blank: the minimum.",
-                "error_message": "金额（元），不小于 0 An amount in 元, ≥ 0"})
+            on = y in self.years
+            hdr = f"{q(SHEETS['inputs'])}!{xl_rowcol_to_cell(HEADER_ROW, col, row_abs=True)}"
+            ws.write_formula(self.on_row, col, f"=IF({hdr}>=in_evaluation_year,1,0)", st.calc["yes_no"], int(on))
+            self._proposed(y)
             p, m = self._cell(self.proposed_row, y), self._cell(self.minimum_row, y)
             m1 = self._cell(self.blocks["step1"].minimum_row, y)
             m2 = self._cell(self.blocks["step2"].minimum_row, y)
-            ws.write_formula(self.minimum_row, col, f"=IF(OR({m1}=\"\",{m2}=\"\"),\"\",MAX({m1},{m2}))", st.out["amount"],
-                             _cached(self.minimum[y]))
-            entered = f"{q(SHEETS['inputs'])}!{xl_rowcol_to_cell(cash_row, col, row_abs=True)}"
-            ws.write_formula(self.path_row, col, f"=IF(ISBLANK({p}),IF({m}=\"\",N({entered}),{m}),{p})", st.out["amount"],
-                             self.amount[y])
+            ws.write_formula(self.minimum_row, col, self._on(y, f"IF(OR({m1}=\"\",{m2}=\"\"),\"\",MAX({m1},{m2}))"),
+                             st.out["amount"], _cached(self.minimum[y]) if on else EMPTY)
+            ws.write_formula(self.path_row, col, self._on(y, f"IF(ISBLANK({p}),IF({m}=\"\",N({entered}),{m}),{p})",
+                                                          f"N({entered})"),
+                             st.out["amount"], self.amount[y] if on else as_entered)
             path = self.blocks["path"]
-            ws.write_formula(self.max_row, col, f"={self._cell(path.rows['max_distribution'], y)}", st.calc["amount"],
-                             b.cached(self.value("path", "max_distribution", y)))
-            ws.write_formula(self.fail_row, col, f"={self._cell(path.rows['fail_count'], y)}", st.calc["count"],
-                             b.cached(self.value("path", "fail_count", y)))
+            for row, name, fmt in ((self.max_row, "max_distribution", "amount"), (self.fail_row, "fail_count", "count")):
+                ws.write_formula(row, col, self._on(y, self._cell(path.rows[name], y)), st.calc[fmt],
+                                 b.cached(self.value("path", name, y)) if on else EMPTY)
             x = self._cell(path.rows["st_risk_warning"], y)
-            v = self.value("path", "st_risk_warning", y)
-            ws.write_formula(self.st_row, col, f"=IF({x}=\"\",\"\",IF({x},lbl_yes,lbl_no))", st.calc["gen"],
+            v = self.value("path", "st_risk_warning", y) if on else ""
+            ws.write_formula(self.st_row, col, self._on(y, f"IF({x}=\"\",\"\",IF({x},lbl_yes,lbl_no))"), st.calc["gen"],
                              EMPTY if _blank(v) else L.labels["yes" if bool(v) else "no"][0])
-            ws.write_formula(self.result_row, col, self._result_formula(y), st.out["gen"], STATUS_ZH[self.result(y)])
+            ws.write_formula(self.over_row, col, self._on(y, self._over_formula(y)), st.calc["yes_no"],
+                             int(self.over(y)) if on else EMPTY)
+            ws.write_formula(self.result_row, col, self._on(y, self._result_formula(y)), st.out["gen"],
+                             STATUS_ZH[self.result(y)] if on else EMPTY)
+
+    def _proposed(self, y: int):
+        """The year's proposed amount: an input (yellow), read where the year is planned."""
+        b, ws, st, col = self.b, self.ws, self.st, self.L.col_of(y)
+        if y in self.pay:
+            ws.write_number(self.proposed_row, col, float(self.pay[y]), st.inp["amount"])
+        else:
+            ws.write_blank(self.proposed_row, col, None, st.inp["amount"])
+        b._dv(ws, self.proposed_row, col, {
+            "validate": "decimal", "criteria": ">=", "value": 0,
+            "input_title": "拟定现金分红 Proposed",
+            "input_message": "元；空白即按最低额；评估年度以前的年度不读此格。In 元; blank: the minimum; "
+                             "read in the planned years only.",
+            "error_message": "金额（元），不小于 0 An amount in 元, ≥ 0"})
 
     def _result_formula(self, y: int) -> str:
         """The planner's result of a year (:func:`xlmodel.planner.plan_year`): undetermined, below the minimum
         (an amount entered), infeasible (the minimum over the law's cap), a rule failing, or feasible."""
-        path = self.blocks["path"]
-        p, m, a = (self._cell(r, y) for r in (self.proposed_row, self.minimum_row, self.path_row))
-        if self.cap is not None:
-            over = f"{self._cell(path.rows[f'{self.cap}.status'], y)}=lbl_fail"
-        else:
-            md = self._cell(path.rows["max_distribution"], y)
-            over = f"AND(ISNUMBER({md}),{a}>{md})"
-        fails = self._cell(path.rows["fail_count"], y)
-        return (f"=IF({m}=\"\",plan_lbl_missing_input,IF(AND(NOT(ISBLANK({p})),{p}<{m}),plan_lbl_below_minimum,"
+        p, m, over, fails = (self._cell(r, y) for r in (self.proposed_row, self.minimum_row, self.over_row, self.fail_row))
+        return (f"IF({m}=\"\",plan_lbl_missing_input,IF(AND(NOT(ISBLANK({p})),{p}<{m}),plan_lbl_below_minimum,"
                 f"IF(AND({over},ISBLANK({p}),{m}>0),plan_lbl_infeasible,IF(OR({fails}>0,{over}),plan_lbl_fail,plan_lbl_ok))))")
+
+    def _over_formula(self, y: int) -> str:
+        """1 where the path's amount exceeds what the law lets the company distribute (:meth:`over`), else 0."""
+        path = self.blocks["path"]
+        if self.cap is not None:
+            return f"IF({self._cell(path.rows[f'{self.cap}.status'], y)}=lbl_fail,1,0)"
+        md, a = self._cell(path.rows["max_distribution"], y), self._cell(self.path_row, y)
+        return f"IF(AND(ISNUMBER({md}),{a}>{md}),1,0)"
 
     def _statuses(self):
         b, ws, st = self.b, self.ws, self.st
@@ -365,9 +403,9 @@ class PlanningSheet:
         for rid, row in self.status_rows.items():
             rd = self.model.rule(rid)
             _row_labels(b, ws, row, f"plan_{rid}", rd.spec.title_zh, rd.spec.title_en, "")
-            for y in self.years:
-                ws.write_formula(row, self.L.col_of(y), f"={self._cell(path.rows[f'{rid}.status'], y)}", st.calc["gen"],
-                                 b.cached(self.value("path", f"{rid}.status", y)))
+            for y in self.cols:
+                ws.write_formula(row, self.L.col_of(y), self._on(y, self._cell(path.rows[f'{rid}.status'], y)),
+                                 st.calc["gen"], b.cached(self.value("path", f"{rid}.status", y)) if y in self.years else EMPTY)
 
     def _legend(self):
         ws, st = self.ws, self.st
@@ -380,7 +418,7 @@ class PlanningSheet:
 
     def _chart(self):
         L, ws = self.L, self.ws
-        c0, c1 = col_name(L.col_of(self.years[0])), col_name(L.col_of(self.years[-1]))
+        c0, c1 = col_name(L.col_of(self.cols[0])), col_name(L.col_of(self.cols[-1]))
         span = (lambda r: f"={q(self.name)}!${c0}${r + 1}:${c1}${r + 1}")
         cats = span(HEADER_ROW)
         font = {"name": "Microsoft YaHei"}
@@ -415,25 +453,32 @@ class PlanningSheet:
                 if name not in m.series:
                     continue
                 for y in L.years:
-                    if y < self.first:
+                    if y < self.first:  # history, before the evaluated columns
                         src = f"{q(SHEETS['calc'])}!{xl_rowcol_to_cell(L.series[name], L.col_of(y), row_abs=True)}"
                         ws.write_formula(row, L.col_of(y), f"={src}", st.calc["amount"],
                                          b.cached(b.env.calc(name, y - L.eval_years[0])[0]))
-        for y in self.years:
-            col = L.col_of(y)
+        for y in self.cols:
+            col, on = L.col_of(y), y in self.years
             r = PlanRenderer(self, blk, y)
             if blk.key == "step1":
                 ws.write_number(blk.trial_row, col, 0, st.calc["amount"])
             elif blk.key == "step2":
                 m1 = self._cell(self.blocks["step1"].minimum_row, y)
-                ws.write_formula(blk.trial_row, col, f"=IF({m1}=\"\",0,{m1})", st.calc["amount"], self.trial[("step2", y)])
+                ws.write_formula(blk.trial_row, col, f"=IF({m1}=\"\",0,{m1})", st.calc["amount"],
+                                 self.trial[("step2", y)] if on else 0.0)
             if blk.minimum_row is not None:
-                ws.write_formula(blk.minimum_row, col, "=" + MINIMUM.render(r), st.calc["amount"],
-                                 _cached(MINIMUM.eval(self.env[(blk.key, y)])[0]))
+                ws.write_formula(blk.minimum_row, col, self._on(y, MINIMUM.render(r)), st.calc["amount"],
+                                 _cached(MINIMUM.eval(self.env[(blk.key, y)])[0]) if on else EMPTY)
             for name, row in blk.rows.items():
-                node = m.series.get(name) if name in m.series else m.scalars[name]
-                fmt = st.calc["amount"] if name in m.series else st.calc[_number_format(b, name)]
-                ws.write_formula(row, col, "=" + node.render(r), fmt, b.cached(self.value(blk.key, name, y)))
+                series = name in m.series
+                node = m.series[name] if series else m.scalars[name]
+                fmt = st.calc["amount"] if series else st.calc[_number_format(b, name)]
+                if blk.key == "path" and series:  # not planned: 计算's value, which the later years' windows read
+                    other = f"{q(SHEETS['calc'])}!{xl_rowcol_to_cell(L.series[name], col, row_abs=True)}"
+                    cached = b.cached(self.value(blk.key, name, y) if on else b.env.calc(name, y - L.eval_years[0])[0])
+                else:
+                    other, cached = '""', b.cached(self.value(blk.key, name, y)) if on else EMPTY
+                ws.write_formula(row, col, self._on(y, node.render(r), other), fmt, cached)
         for name, row in blk.rows.items():
             zh_, en_ = cat.SERIES_ZH[name] if name in m.series else self.label(m, name)
             _row_labels(b, ws, row, f"{blk.key}.{name}", zh_, en_, "元" if name in m.series else "")
