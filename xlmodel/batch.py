@@ -730,8 +730,8 @@ def prepare_batch(df: pd.DataFrame, policy: str | Policy | None = None, source: 
                      f"{int(forecast.sum())} rows hold forecast figures, not reported ones: their results, and those "
                      "whose years read a forecast year, are marked True in the forecast column")
     return Batch(source=source, n=n, rows=rows, key_col=key_col, keys=key_vals, years=years, names=names,
-                 encoded=encoded, forecast=forecast, models=models, pol=pol_col, notes=notes, warnings=warnings, left_out=left_out,
-                 row_key=row_key, key_order=key_order, sorted_key=row_key[key_order], columns=columns,
+                 encoded=encoded, forecast=forecast, models=models, pol=pol_col, notes=notes, warnings=warnings,
+                 left_out=left_out, row_key=row_key, key_order=key_order, sorted_key=row_key[key_order], columns=columns,
                  numeric_columns=numeric)
 
 
@@ -1021,8 +1021,8 @@ def evaluate_batch(df: pd.DataFrame, policy: str | Policy | None = None, source:
     ``policy`` column (ids only), else (neither) the regulatory baseline alone (:func:`screen_model`).
     Columns are named by field id, Chinese label or a data terminal's name (:mod:`xlmodel.columns`);
     every problem is reported at once (:class:`BatchError`), naming the row, the column and the
-    company and year. The result's columns: :func:`result_columns` (company, policy, year,
-    ``in_plan_period``, the outputs, then per rule status, actual, bound, margin, shortfall).
+    company and year. The result's columns: :func:`result_columns` (company, policy, year, ``forecast``
+    where the input has that column, ``in_plan_period``, the outputs, then per rule status, actual, bound, margin, shortfall).
     ``result.attrs``: ``warnings`` (amounts that look like 万元/亿元: not errors), ``notes`` (what was
     read how: scaled units, codes, boards, the screen), ``columns`` (each column's labels and unit, for
     :mod:`xlmodel.batch_output`), ``policies`` (each plan's title and plan years).
