@@ -15,6 +15,12 @@ Evaluating (:meth:`Batch.frames`): rows are evaluated in chunks of :data:`CHUNK_
 cell the model reads is one indexed lookup of a column, each calculation one numpy operation), so
 that memory stays flat however many rows the file has; :func:`evaluate_batch` joins the chunks.
 
+Forecast rows (a ``forecast`` column, :data:`xlmodel.fields.FORECAST`, read as every yes/no field): a row
+marked 是 holds forecast figures (预测数), not reported ones; a company's forecast years come after its
+reported years (a reported row after a forecast row is refused, naming both). The result then has a
+``forecast`` column: True where the row's own figures are forecasts or its window (the earlier or later
+years the plan reads) reads a forecast year; without the input column the result has none.
+
 Without a plan (no ``policy`` column, no ``policy`` argument) every row is screened against the
 regulatory baseline alone (:func:`screen_model`): its computed rules, whatever the baseline file
 holds; the confirmations a company gives (attestations) and the rules on a plan's own conditions
@@ -42,7 +48,7 @@ from .errors import CaseError, Problem, XlmodelError
 from .compiled import VectorEnv, round_fen_v
 from .evaluator import evaluate_arrays, model_for
 from .expr import to_serial
-from .fields import BOARDS, FIELDS, Field, Kind
+from .fields import BOARDS, FIELDS, FORECAST, Field, Kind
 from .policy import Policy, policy_by_id
 from .untrusted import InputFileError, did_you_mean, read_csv_rows, read_xlsx_rows, shown
 from .progress import progress_bar
@@ -424,7 +430,7 @@ def _encode_column(fid: str, col: pd.Series, problems: list[Problem], rows: np.n
     (:func:`_numbers_of`), every other kind once per distinct value and type, every cell that is not
     a plain number through :func:`xlmodel.case.read_field`; scaled by the header's unit; the problems
     in row order, naming the row and the column as the file names it."""
-    f = FIELDS.get(fid)
+    f = FIELDS.get(fid) or (FORECAST if fid == FORECAST.id else None)
     if f is None:  # an attest_<rule> column: a yes/no
         rid = fid[len("attest_"):] if fid.startswith("attest_") else fid
         f = Field(rid, rid, rid, Kind.BOOL)
@@ -565,7 +571,10 @@ class Batch:
                 "columns": column_labels(self.columns, list(self.models.values())), "policies": policies}
 
     def _getter(self, sel: np.ndarray):
+        """The evaluator's reader of the selected rows' inputs; ``getter.offsets``: the years (offsets
+        from each row's own) it was asked for, its window."""
         lookups: dict[int, np.ndarray] = {}
+        asked: set[int] = set()
         n = len(sel)
         encoded, row_key, sorted_key, key_order = self.encoded, self.row_key, self.sorted_key, self.key_order
 
@@ -581,6 +590,7 @@ class Batch:
             return lookups[offset]
 
         def getter(fid: str, offset: int):
+            asked.add(offset)
             col = _attest_col(fid[len(cat.ATTEST):]) if fid.startswith(cat.ATTEST) else fid
             f = FIELDS.get(fid)
             if col not in encoded or (fid.startswith(cat.ATTEST) and offset != 0):
@@ -599,7 +609,18 @@ class Batch:
             if not found.all():
                 vals[~found] = "" if vals.dtype == object else 0
             return vals, miss
+        getter.offsets = asked  # type: ignore[attr-defined]
+        getter.loc = loc  # type: ignore[attr-defined]
         return getter
+
+    def _forecast_marks(self, sel: np.ndarray, getter) -> np.ndarray:
+        """Which selected rows' results rest on forecast figures: the row's own, or a year its window read."""
+        fc = self.forecast
+        out = fc[sel].copy()
+        for offset in sorted(getter.offsets - {0}):
+            li = getter.loc(offset)
+            out |= (li >= 0) & fc[np.where(li >= 0, li, 0)]
+        return out
 
     def frames(self, chunk_rows: int | None = None, progress: bool | None = False) -> Iterator[pd.DataFrame]:
         """The result rows in the input's order, ``chunk_rows`` (:data:`CHUNK_ROWS`) at a time, every
@@ -614,11 +635,13 @@ class Batch:
                     sel = a + np.flatnonzero(self.pol[a:b] == pid) if len(self.models) > 1 else np.arange(a, b)
                     if not len(sel):
                         continue
-                    env = evaluate_arrays(model, len(sel), self._getter(sel), self.years[sel])
+                    getter = self._getter(sel)
+                    env = evaluate_arrays(model, len(sel), getter, self.years[sel])
                     company = {self.key_col: self.keys[sel]}
                     if self.names is not None:
                         company["company_name"] = self.names[sel]
-                    parts.append(pd.DataFrame(_results(model, env, pid, company, self.years[sel]), index=sel))
+                    marks = None if self.forecast is None else self._forecast_marks(sel, getter)
+                    parts.append(pd.DataFrame(_results(model, env, pid, company, self.years[sel], marks), index=sel))
                     bar.update(len(sel))
                 out = pd.concat(parts).sort_index() if len(parts) > 1 else parts[0]
                 if list(out.columns) != self.columns:
@@ -686,6 +709,10 @@ def prepare_batch(df: pd.DataFrame, policy: str | Policy | None = None, source: 
     years = np.where(has_year, year_vals, 0).astype(int)
     _duplicates(key_vals, years, has_year, rows, problems)
     encoded = _encode_inputs(df, heads, attest_cols, rows, origin, labels, problems)
+    forecast = None
+    if FORECAST.id in heads:
+        forecast = _read_forecast_column(df[heads[FORECAST.id][0]], heads[FORECAST.id][1], key_vals, years,
+                                         has_year, rows, origin, labels, problems)
     if key_col == "stock_code":
         _boards(encoded, key_vals, heads.get("board"), rows, labels, problems, notes)
     _attested_elsewhere(encoded, attest_cols, models, pol_col, rows, problems)
@@ -697,10 +724,14 @@ def prepare_batch(df: pd.DataFrame, policy: str | Policy | None = None, source: 
                                                          if len(problems) > MAX_LISTED else []))
     row_key, key_order = _company_years_index(key_vals, years)
     company_cols = tuple(c for c in COMPANY_COLUMNS if c == key_col or (c == "company_name" and names is not None))
-    columns, numeric = _result_layout(models, company_cols, left_out is not None)
+    columns, numeric = _result_layout(models, company_cols, left_out is not None, forecast is not None)
+    if forecast is not None and forecast.any():
+        notes.append(f"{int(forecast.sum())} 行为预测数（非已披露数），其结果及读取预测年度的结果在 forecast 列标为“是” "
+                     f"{int(forecast.sum())} rows hold forecast figures, not reported ones: their results, and those "
+                     "whose years read a forecast year, are marked True in the forecast column")
     return Batch(source=source, n=n, rows=rows, key_col=key_col, keys=key_vals, years=years, names=names,
-                 encoded=encoded, models=models, pol=pol_col, notes=notes, warnings=warnings, left_out=left_out,
-                 row_key=row_key, key_order=key_order, sorted_key=row_key[key_order], columns=columns,
+                 encoded=encoded, forecast=forecast, models=models, pol=pol_col, notes=notes, warnings=warnings,
+                 left_out=left_out, row_key=row_key, key_order=key_order, sorted_key=row_key[key_order], columns=columns,
                  numeric_columns=numeric)
 
 
@@ -850,6 +881,36 @@ def _attested_elsewhere(encoded: dict, attest_cols: list[str], models: dict, pol
                                         f"{pol_col[wrong[0]]}; leave it blank there"))
 
 
+def _read_forecast_column(col: pd.Series, head: Header, key_vals: np.ndarray, years: np.ndarray,
+                          has_year: np.ndarray, rows: np.ndarray, origin: str, labels: _Labels,
+                          problems: list[Problem]) -> np.ndarray:
+    """The ``forecast`` column (:data:`xlmodel.fields.FORECAST`, read as every yes/no column; blank: reported
+    figures): which rows hold forecasts. A company's reported row after one of its forecast rows is a
+    problem naming both rows: a forecast comes after the reported years."""
+    arr, absent = _encode_column(FORECAST.id, col, problems, rows, origin, labels, head)
+    forecast = np.asarray(arr, dtype=bool) & ~absent
+    valid = (key_vals != "") & has_year
+    if not (forecast & valid).any():
+        return forecast
+    company, _ = pd.factorize(pd.Series(key_vals, dtype=object))
+    first = np.full(company.max() + 1, MAX_YEAR + 1, dtype=np.int64)  # each company's first forecast year
+    hit = forecast & valid
+    np.minimum.at(first, company[hit], years[hit])
+    late = np.flatnonzero(valid & ~forecast & (years > first[company]))
+    if len(late):
+        fc_rows = np.flatnonzero(hit)
+        first_row = {}
+        for i in fc_rows[np.argsort(years[fc_rows], kind="stable")]:
+            first_row.setdefault(int(company[i]), int(i))
+        for i in late:
+            j = first_row[int(company[i])]
+            problems.append(Problem(f"{_row(rows, i)}, {head.where}" + (f" ({labels[i]})" if labels[i] else ""),
+                                    f"已披露年度 {years[i]} 在预测年度 {years[j]}（{_row(rows, j)}）之后：预测数须在已披露年度之后 "
+                                    f"a reported year {years[i]} after the forecast year {years[j]} (row {rows[j]}): "
+                                    "forecast figures must come after the reported years"))
+    return forecast
+
+
 def _company_years_index(key_vals: np.ndarray, years: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(company, year) as one integer, sorted once: every offset's rows by one binary search."""
     company_code, _ = pd.factorize(pd.Series(key_vals, dtype=object))
@@ -857,11 +918,12 @@ def _company_years_index(key_vals: np.ndarray, years: np.ndarray) -> tuple[np.nd
     return row_key, np.argsort(row_key, kind="stable")
 
 
-def _result_layout(models: dict[str, cat.Model], company_cols: tuple[str, ...], screen: bool) -> tuple[list[str], list[str]]:
+def _result_layout(models: dict[str, cat.Model], company_cols: tuple[str, ...], screen: bool,
+                   forecast: bool = False) -> tuple[list[str], list[str]]:
     """The result's columns (every plan's, each once, in order) and those that hold numbers."""
     columns: list[str] = []
     for m in models.values():
-        columns += [c for c in result_columns(m, company_cols, screen=screen) if c not in columns]
+        columns += [c for c in result_columns(m, company_cols, screen=screen, forecast=forecast) if c not in columns]
     labels = column_labels(columns, list(models.values()))
     numeric = [c for c in columns if c not in COUNT_COLUMNS + ("fiscal_year",)
                and (units := labels[c].get("units")) and all(u in ("元", "%", "项", "年") for u in units)]
@@ -959,8 +1021,8 @@ def evaluate_batch(df: pd.DataFrame, policy: str | Policy | None = None, source:
     ``policy`` column (ids only), else (neither) the regulatory baseline alone (:func:`screen_model`).
     Columns are named by field id, Chinese label or a data terminal's name (:mod:`xlmodel.columns`);
     every problem is reported at once (:class:`BatchError`), naming the row, the column and the
-    company and year. The result's columns: :func:`result_columns` (company, policy, year,
-    ``in_plan_period``, the outputs, then per rule status, actual, bound, margin, shortfall).
+    company and year. The result's columns: :func:`result_columns` (company, policy, year, ``forecast``
+    where the input has that column, ``in_plan_period``, the outputs, then per rule status, actual, bound, margin, shortfall).
     ``result.attrs``: ``warnings`` (amounts that look like 万元/亿元: not errors), ``notes`` (what was
     read how: scaled units, codes, boards, the screen), ``columns`` (each column's labels and unit, for
     :mod:`xlmodel.batch_output`), ``policies`` (each plan's title and plan years).
@@ -987,6 +1049,8 @@ def _col(a: np.ndarray) -> np.ndarray:
 #: the company columns (first, as the input has them), then the row's plan and year
 COMPANY_COLUMNS = ("company_name", "stock_code")
 LEAD_COLUMNS = ("policy", "fiscal_year", "in_plan_period")
+#: the result's mark of the rows on forecast figures (only when the input has a forecast column)
+FORECAST_COLUMN = FORECAST.id
 #: the named outputs of every row, after the lead columns and before the rules (:data:`xlmodel.outputs.HEADLINE`)
 OUTPUT_COLUMNS = tuple(o.column for o in _outputs.HEADLINE)
 #: the outputs that count rules: whole numbers
@@ -1000,6 +1064,7 @@ _LEAD_LABELS = {
     "policy": ("分红回报规划", "Plan (policy id)", "文本"),
     "fiscal_year": ("会计年度", "Fiscal year", "年"),
     "in_plan_period": ("在规划期内", "Fiscal year within the plan's years", "是/否"),
+    FORECAST_COLUMN: (FORECAST.zh, FORECAST.en, FORECAST.unit_zh),
 }
 _OUTPUT_UNITS = {o.column: o.unit for o in _outputs.HEADLINE}
 _ROLE_TAG = {"condition": "[条件] ", "regulatory": "[监管] "}
@@ -1020,10 +1085,16 @@ def rule_parts(rd: cat.RuleDef) -> tuple[str, ...]:
 SCREEN_OMITS = ("in_plan_period", *_outputs.SCREEN_OMITS)
 
 
-def result_columns(model: cat.Model, company: tuple[str, ...] = ("stock_code",), screen: bool = False) -> list[str]:
+def result_columns(model: cat.Model, company: tuple[str, ...] = ("stock_code",), screen: bool = False,
+                   forecast: bool = False) -> list[str]:
     """The result columns of one plan's rows, in order (``company``: the company columns given;
-    ``screen``: a baseline-only screen, without the plan's own results :data:`SCREEN_OMITS`)."""
-    cols = [c for c in COMPANY_COLUMNS if c in company] + list(LEAD_COLUMNS) + list(OUTPUT_COLUMNS)
+    ``screen``: a baseline-only screen, without the plan's own results :data:`SCREEN_OMITS`;
+    ``forecast``: the input has a forecast column, so the result marks the rows on forecast figures,
+    :data:`FORECAST_COLUMN` after the fiscal year)."""
+    lead = list(LEAD_COLUMNS)
+    if forecast:
+        lead.insert(lead.index("fiscal_year") + 1, FORECAST_COLUMN)
+    cols = [c for c in COMPANY_COLUMNS if c in company] + lead + list(OUTPUT_COLUMNS)
     if screen:
         cols = [c for c in cols if c not in SCREEN_OMITS]
     for rd in model.rules:
@@ -1041,8 +1112,10 @@ def _unit_values(a: np.ndarray, unit: str) -> np.ndarray:
     return a
 
 
-def _results(model: cat.Model, env, pid: str, company: dict, years: np.ndarray) -> dict:
-    """One plan's result columns, every value read from ``env.calc`` (nothing recomputed here).
+def _results(model: cat.Model, env, pid: str, company: dict, years: np.ndarray,
+             forecast: np.ndarray | None = None) -> dict:
+    """One plan's result columns, every value read from ``env.calc`` (nothing recomputed here);
+    ``forecast``: each row's mark that its results rest on forecast figures (None: no such column).
 
     A shortfall is shown only where the rule falls short (fail, not met, warn): blank (NaN)
     where it passes, does not apply or lacks an input."""
@@ -1050,6 +1123,8 @@ def _results(model: cat.Model, env, pid: str, company: dict, years: np.ndarray) 
     res = {c: company[c] for c in COMPANY_COLUMNS if c in company}
     res["policy"] = pid
     res["fiscal_year"] = years
+    if forecast is not None:
+        res[FORECAST_COLUMN] = forecast
     res["in_plan_period"] = (years >= lo) & (years <= hi)
     if isinstance(env, VectorEnv):
         return _results_typed(model, env, res)

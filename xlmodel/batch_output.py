@@ -37,6 +37,7 @@ import pandas as pd
 
 from . import outputs as _outputs
 from .errors import XlmodelError
+from .fields import FORECAST
 from .io import atomic_write, save_xlsx
 from .progress import progress_bar
 from .sanitize import CSV_FORMULA_START, csv_cell
@@ -150,10 +151,13 @@ class Tally:
         self.status_cols = [c for c in self.columns if c.endswith(".status")]
         self.by_rule: dict[str, dict] = {c: {} for c in self.status_cols}
         self.plans: dict[str, list[int]] = {}  # plan id -> [rows, rows outside the plan years]
+        self.forecast = 0  # rows whose results rest on forecast figures (the forecast column 是)
         self._risk: list[pd.DataFrame] = []
 
     def add(self, df: pd.DataFrame) -> None:
         self.n += len(df)
+        if FORECAST.id in df:
+            self.forecast += int(df[FORECAST.id].astype(bool).sum())
         if self.key:
             self.companies.update(df[self.key].tolist())
         if "overall_status" in df:
@@ -384,7 +388,7 @@ def _width(name: str, units: list[str]) -> int:
         return 26
     if name == "policy":
         return 22
-    if name in ("stock_code", "fiscal_year", "in_plan_period"):
+    if name in ("stock_code", "fiscal_year", "in_plan_period", FORECAST.id):
         return 10
     if "元" in units:
         return 17
@@ -482,7 +486,7 @@ def _cell_writer(ws, st: _Styles, path: Path, name: str, info: dict):
 
 # ---- the summary sheet ---------------------------------------------------------------------------
 
-_RISK_COLUMNS = ("company_name", "stock_code", "policy", "fiscal_year", "cash_needed_to_avoid_st")
+_RISK_COLUMNS = ("company_name", "stock_code", "policy", "fiscal_year", FORECAST.id, "cash_needed_to_avoid_st")
 
 
 def _sort_risk(df: pd.DataFrame) -> pd.DataFrame:
@@ -540,6 +544,9 @@ def _summary_sheet(ws, st: _Styles, tally: Tally, meta: dict, path: Path) -> Non
         note(text)
         for rid, title, why in plan.get("left_out") or []:
             note(f"  未纳入筛查 left out: {rid}  {title}（{why}）")
+    if tally.forecast:
+        note(f"其中 {tally.forecast:,} 个公司年度的结果基于预测数（非已披露数），在“{RESULTS_SHEET}”表 forecast 列标为“是” "
+             f"({tally.forecast:,} company-years rest on forecast figures, not reported ones: marked 是 in the forecast column)")
     r += 1
     r = _risk_section(ws, st, tally, path, r)
     r = _overall_section(ws, st, tally, path, r)
@@ -566,7 +573,8 @@ def _risk_section(ws, st: _Styles, tally: Tally, path: Path, r: int) -> int:
                           "Sorted by the cash still needed this year to avoid the warning, most first.", st.note)
     r += 1
     labels = {"company_name": "公司名称 Company", "stock_code": "证券代码 Code", "policy": "规划 Policy",
-              "fiscal_year": "会计年度 Year", "cash_needed_to_avoid_st": "尚需现金分红（元）Cash needed"}
+              "fiscal_year": "会计年度 Year", FORECAST.id: "预测数 Forecast",
+              "cash_needed_to_avoid_st": "尚需现金分红（元）Cash needed"}
     cols = list(risk.columns)
     for j, c in enumerate(cols):
         ws.write_string(r, j, labels[c], st.th)

@@ -486,9 +486,11 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                          "the terminal's width (COLUMNS)")
     se.add_argument("--by-year", action="store_true",
                     help="另评估规划期的每一年（即工作簿的年度列），每年一行 also evaluate every year of the plan period (the workbook's year columns): one line per year")
-    se.add_argument("--batch", metavar="FILE", help="批量文件 CSV/XLSX，每行一个公司年度，列名可为字段ID、中文名称或数据终端的列名 "
+    se.add_argument("--batch", metavar="FILE", help="批量文件 CSV/XLSX，每行一个公司年度，列名可为字段ID、中文名称或数据终端的列名；"
+                                                     "forecast（预测）列标出预测数的行，其结果亦标为预测 "
                                                      "one row per company and fiscal year; columns by field id, "
-                                                     "Chinese label or a data terminal's name (docs/column-names.md)")
+                                                     "Chinese label or a data terminal's name (docs/column-names.md); "
+                                                     "a forecast column marks the rows of forecast figures, and their results")
     se.add_argument("--policy", help="批量文件各行所用的规划；未给且无 policy 列时仅按监管底线筛查 policy id for every row of "
                                      "--batch (else a 'policy' column; neither: the regulatory baseline alone)")
     se.add_argument("-o", "--output", help="--batch 的输出文件（.csv 或 .xlsx）output of --batch (.csv or .xlsx)")

@@ -30,11 +30,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from .fields import FIELDS, Kind
+from .fields import FIELDS, FORECAST, Kind
 
 NAMES_FILE = Path(__file__).with_name("column_names.csv")
 #: the key columns of a batch beside the fields: id -> (中文 label, English label)
 KEY_COLUMNS = {"policy": ("分红回报规划", "Plan (policy id)"), "fiscal_year": ("会计年度", "Fiscal year")}
+#: the fields a batch column may hold: the input fields and a row's mark that its figures are forecasts
+#: (:data:`xlmodel.fields.FORECAST`: not an input of any rule)
+COLUMN_FIELDS = {**FIELDS, FORECAST.id: FORECAST}
 READINGS = ("same", "per_share", "per_10_shares", "not")
 PER = {"same": 0, "per_share": 1, "per_10_shares": 10}
 
@@ -97,7 +100,7 @@ def _read_table() -> list[Name]:
     out = []
     for r in rows:
         fid, reading = r["field"].strip(), r["reading"].strip()
-        if fid not in FIELDS and fid not in KEY_COLUMNS:
+        if fid not in COLUMN_FIELDS and fid not in KEY_COLUMNS:
             raise ValueError(f"{NAMES_FILE.name}: {r['name']!r}: no field {fid!r}")
         if reading not in READINGS:
             raise ValueError(f"{NAMES_FILE.name}: {r['name']!r}: reading {reading!r} is none of {READINGS}")
@@ -119,7 +122,7 @@ def names() -> dict[str, Name]:
             raise ValueError(f"{NAMES_FILE.name}: {n.name!r} is a name of both {have.field} and {n.field}")
         out.setdefault(key, n)
 
-    for fid, f in FIELDS.items():
+    for fid, f in COLUMN_FIELDS.items():
         for label in (fid, f.zh, f.en):
             add(Name(fid, label, "same", "xlmodel"))
     for cid, (zh, en) in KEY_COLUMNS.items():
@@ -138,7 +141,7 @@ def table_rows() -> list[Name]:
 def _units_for(fid: str, per: int) -> dict[str, float]:
     if per:
         return PER_SHARE_UNITS
-    f = FIELDS.get(fid)
+    f = COLUMN_FIELDS.get(fid)
     if f is None:
         return {}
     if f.kind == Kind.AMOUNT:
@@ -223,7 +226,7 @@ def read_header(text: str) -> Header:
         return Header(raw, hit.field, per=per, note=note)
     units = _units_for(hit.field, per)
     if unit not in units:
-        kind = FIELDS[hit.field].kind.value if hit.field in FIELDS else "text"
+        kind = COLUMN_FIELDS[hit.field].kind.value if hit.field in COLUMN_FIELDS else "text"
         fits = "、".join(units) if units else "无 none"
         return Header(raw, hit.field, unit=unit, problem=(f"单位“{unit}”不适用于 {hit.field}（可用单位 units that fit: "
                                                          f"{fits}）unit {unit!r} does not fit a {kind} field"))
@@ -279,9 +282,10 @@ def reference_markdown() -> str:
              "", "| 字段 field | 列名 name | 读法 reading | 数据终端 vendors | 说明 note |", "|---|---|---|---|---|"]
     for fid, (zh, en) in KEY_COLUMNS.items():
         lines.append(f"| `{fid}` | {zh} | {_READING_ZH['same']} | xlmodel | {en} |")
-    for fid, f in FIELDS.items():
+    for fid, f in COLUMN_FIELDS.items():
         lines.append(f"| `{fid}` | {f.zh} | {_READING_ZH['same']} | xlmodel | {f.en} |")
-    for n in sorted(_read_table(), key=lambda n: (list(FIELDS).index(n.field) if n.field in FIELDS else -1, n.reading)):
+    order = list(COLUMN_FIELDS)
+    for n in sorted(_read_table(), key=lambda n: (order.index(n.field) if n.field in order else -1, n.reading)):
         lines.append(f"| `{n.field}` | {n.name} | {_READING_ZH[n.reading]} | {n.vendors} | {n.note} |")
     return "\n".join(lines) + "\n"
 
