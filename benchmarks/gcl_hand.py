@@ -1,7 +1,7 @@
 """The floor of the evaluator: the GCL plan (gcl-energy-2022-2024) with the regulatory baseline,
 written by hand, once in plain Python and once in numpy.
 
-Both compute what a reader of the plan would: every rule's status (27 rules), the overall
+Both compute what a reader of the plan would: every rule's status (34 rules), the overall
 status and the minimum cash dividend, from the plan's thresholds typed in as constants, with the
 same blank and rounding rules as the model (a blank amount reads 0, ROUND half away from zero to
 the fen, MIN ignoring a blank cell). They are benchmarks, not a second implementation: the
@@ -33,7 +33,10 @@ OBLIGATIONS = ("interim_period_end_retained_positive", "min_annual", "min_rollin
                "no_cash_annual_report", "no_cash_supervisory_statement", "fund_occupation_withheld",
                "plan_change_two_thirds", "reg_st_low_dividend", "reg_low_payout_explained", "reg_low_payout_online_voting",
                "reg_no_cash_explained", "reg_cash_while_conditions_unmet", "reg_parent_retained_positive",
-               "reg_controlling_sale")
+               "reg_distribution_cap", "reg_payout_six_months", "reg_vote_ordinary", "reg_vote_special", "reg_interim_cap",
+               "reg_amounts_plausible", "reg_controlling_sale")
+MAIN_SSE = ("sse_main", "star")  # the SSE's risk-warning precondition: the parent's retained earnings alone
+JUMPS = ("net_profit_attributable", "total_assets", "net_assets", "revenue")
 
 
 def _edate(serial: float, months: int) -> float:
@@ -118,13 +121,20 @@ def evaluate(years: dict, company: dict, att: dict, Y: int) -> dict:
         x = a(rid)
         s[rid] = MI if x is None else "pass" if x else "fail"
     agm, pay = g0("agm_date"), g0("payout_date")
-    if not dist > 0:
-        s["payout_within_two_months"] = NA
-    elif agm is None or pay is None:
-        s["payout_within_two_months"] = MI
-    else:
-        serial = (agm - EPOCH).days
-        s["payout_within_two_months"] = "pass" if (pay - EPOCH).days <= (_edate(serial, 2) if serial >= 1 else 0.0) else "fail"
+    serial = (agm - EPOCH).days if agm is not None else 0
+    for rid, months in (("payout_within_two_months", 2), ("reg_payout_six_months", 6)):
+        if not dist > 0 or agm is None:  # no distribution, or the AGM not yet held
+            s[rid] = NA
+        elif pay is None:
+            s[rid] = MI
+        else:
+            s[rid] = "pass" if (pay - EPOCH).days <= (_edate(serial, months) if serial >= 1 else 0.0) else "fail"
+    # the votes (Company Law art. 116): not applicable before the AGM
+    vote = g0("vote_for_ratio")
+    agm_held = agm is not None or vote is not None
+    s["reg_vote_ordinary"] = NA if not agm_held else MI if vote is None else "pass" if vote > 0.5 else "fail"
+    s["reg_vote_special"] = (NA if not agm_held or not r2(sd + crc) > 0 else MI if vote is None else
+                             "pass" if vote >= 2 / 3 else "fail")
     npa = np0 or 0.0
     profitable = r2(npa) > 0
     no_cash_na = (np0 is not None and not profitable) or not r2(cd0) == 0
@@ -153,11 +163,12 @@ def evaluate(years: dict, company: dict, att: dict, Y: int) -> dict:
                       or (i0 and (r_0 is None or v_0 is None)))
     else:
         exempt = rd_unknown = False
+    sse = board in MAIN_SSE
     if (Y < 2024 or (board is not None and not (is_main or is_growth)) or (listing is not None and not n > 0)
-            or (np0 is not None and not profitable) or (rc is not None and not r2(rcv) > 0)
+            or (np0 is not None and not profitable) or (not sse and rc is not None and not r2(rcv) > 0)
             or (rp is not None and not r2(rpv) > 0) or (not rd_unknown and exempt)):
         s["reg_st_low_dividend"] = NA
-    elif (board is None or listing is None or np0 is None or rmiss or rd_unknown
+    elif (board is None or listing is None or np0 is None or rp is None or (not sse and rc is None) or rd_unknown
           or (i2 and np2 is None) or (i1 and np1 is None) or (i0 and np0 is None)):
         s["reg_st_low_dividend"] = MI
     else:
@@ -172,6 +183,24 @@ def evaluate(years: dict, company: dict, att: dict, Y: int) -> dict:
         s[rid] = NA if low_na else MI if np0 is None or rmiss or x is None else "pass" if x else breach
     s["reg_cash_while_conditions_unmet"] = NA if not r2(cd0) > 0 else MI if unknown else "pass" if met else "warn"
     s["reg_parent_retained_positive"] = NA if not dist > 0 else MI if rp is None else "pass" if r2(rpv) > 0 else "fail"
+    # the Company Law's cap: the final distribution within the lower retained earnings
+    final = r2(dist - r2(icd + (g0("interim_stock_dividend") or 0.0)))
+    s["reg_distribution_cap"] = (NA if not dist > 0 or not final > 0 else MI if rmiss else
+                                 "pass" if final <= max(0.0, r2(min(rcv, rpv))) else "fail")
+    hy = g0("half_year_net_profit_attributable")
+    s["reg_interim_cap"] = (NA if not r2(icd) > 0 else MI if hy is None else
+                            "pass" if r2(icd) <= r2(1.0 * hy) else "warn")
+    # amounts in 元: no figure a listed company could hardly have, unless the case confirms them
+    tav, rev0 = r2(ta or 0.0), r2(g0("revenue") or 0.0)
+    odd = 0.0 < tav < 100_000_000.0 or 0.0 < rev0 < 1_000_000.0
+    for f in ("net_assets", "net_profit_attributable", "cash_dividend"):
+        x = abs(r2(g0(f) or 0.0))
+        odd = odd or 0.0 < x < 100_000.0
+    for f in JUMPS:
+        a2, a1, a0 = abs(r2(g2(f) or 0.0)), abs(r2(g1(f) or 0.0)), abs(r2(g0(f) or 0.0))
+        for lo, hi in ((a2, a1), (a1, a0)):
+            odd = odd or (lo > 0 and hi > 0 and (hi >= 1000.0 * lo or lo >= 1000.0 * hi))
+    s["reg_amounts_plausible"] = "pass" if company.get("amounts_confirmed") or not odd else "warn"
     # the controlling shareholders' sale restriction
     c2, c1, c0 = r2(np2 or 0.0) >= 0, r2(np1 or 0.0) >= 0, r2(npa) >= 0
     k = c2 + c1 + c0
