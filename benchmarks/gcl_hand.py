@@ -312,12 +312,18 @@ def evaluate_np(col, text, years: np.ndarray) -> dict:
     ok = agm >= 1
     day = np.datetime64("1899-12-30") + agm.astype(np.int64).astype("timedelta64[D]")
     month = day.astype("datetime64[M]")
-    target = month + np.timedelta64(2, "M")
-    last = ((target + 1).astype("datetime64[D]") - target.astype("datetime64[D]")).astype(np.int64)
-    deadline = (target.astype("datetime64[D]") - np.datetime64("1899-12-30")).astype(np.int64) + np.minimum(
-        (day - month.astype("datetime64[D]")).astype(np.int64), last - 1)
-    deadline = np.where(ok, deadline.astype(float), 0.0)
-    s["payout_within_two_months"] = _st(~(dist > 0), f0, agm_m | pay_m, pay <= deadline)
+    for rid, months in (("payout_within_two_months", 2), ("reg_payout_six_months", 6)):
+        target = month + np.timedelta64(months, "M")
+        last = ((target + 1).astype("datetime64[D]") - target.astype("datetime64[D]")).astype(np.int64)
+        deadline = (target.astype("datetime64[D]") - np.datetime64("1899-12-30")).astype(np.int64) + np.minimum(
+            (day - month.astype("datetime64[D]")).astype(np.int64), last - 1)
+        deadline = np.where(ok, deadline.astype(float), 0.0)
+        s[rid] = _st(~(dist > 0) | agm_m, f0, pay_m, pay <= deadline)  # not applicable before the AGM
+    vote, vote_m = col("vote_for_ratio", 0)
+    agm_held = ~agm_m | ~vote_m
+    s["reg_vote_ordinary"] = _st(~agm_held, f0, vote_m, vote > 0.5)
+    s["reg_vote_special"] = _st(~agm_held | ~(r2v(v("stock_dividend") + v("capital_reserve_conversion")) > 0), f0, vote_m,
+                                vote >= 2 / 3)
     npa_m, profitable = miss("net_profit_attributable"), r2v(v("net_profit_attributable")) > 0
     no_cash_na = (~npa_m & ~profitable) | ~(r2v(v("cash_dividend")) == 0)
     for rid in ("no_cash_explanation", "no_cash_annual_report", "no_cash_supervisory_statement", "reg_no_cash_explained"):
@@ -340,10 +346,11 @@ def evaluate_np(col, text, years: np.ndarray) -> dict:
     rd, revenue = window("rd_expense"), window("revenue")
     exempt = is_growth & (n > 0) & ((rd >= r2v(0.15 * revenue)) | (rd >= 300_000_000.0))
     rd_unknown = is_growth & np.any([inc[o] & (miss("rd_expense", o) | miss("revenue", o)) for o in (-2, -1, 0)], 0)
+    sse = np.isin(board, MAIN_SSE)  # the SSE's precondition: the parent's retained earnings alone
     na = (~(years >= 2024) | (~m_board & ~(is_main | is_growth)) | (~m_listing & ~(n > 0)) | (~npa_m & ~profitable)
-          | (~m_cons & ~(r2v(v("retained_earnings_consolidated")) > 0)) | (~m_par & ~(r2v(v("retained_earnings_parent")) > 0))
-          | (~rd_unknown & exempt))
-    unk = m_board | m_listing | npa_m | m_cons | m_par | rd_unknown
+          | (~sse & ~m_cons & ~(r2v(v("retained_earnings_consolidated")) > 0))
+          | (~m_par & ~(r2v(v("retained_earnings_parent")) > 0)) | (~rd_unknown & exempt))
+    unk = m_board | m_listing | npa_m | (~sse & m_cons) | m_par | rd_unknown
     history = np.any([inc[o] & miss("net_profit_attributable", o) for o in (-2, -1, 0)], 0)
     s["reg_st_low_dividend"] = _st(na, unk, history, (st_cash >= profit_req) | (st_cash >= floor))
     low_na = (~(years >= 2013) | (~npa_m & ~profitable)
@@ -356,6 +363,24 @@ def evaluate_np(col, text, years: np.ndarray) -> dict:
     s["reg_low_payout_online_voting"] = attested("online_voting_offered", low_na, low_unk, bad=breach)
     s["reg_cash_while_conditions_unmet"] = _st(~(r2v(v("cash_dividend")) > 0), f0, unknown, met, bad=W)
     s["reg_parent_retained_positive"] = _st(~(dist > 0), f0, m_par, r2v(v("retained_earnings_parent")) > 0)
+    final = r2v(dist - r2v(v("interim_cash_dividend") + v("interim_stock_dividend")))
+    cap = np.maximum(0.0, r2v(np.minimum(v("retained_earnings_consolidated"), v("retained_earnings_parent"))))
+    s["reg_distribution_cap"] = _st(~(dist > 0) | ~(final > 0), f0, m_cons | m_par, final <= cap)
+    s["reg_interim_cap"] = _st(~(icash > 0), f0, miss("half_year_net_profit_attributable"),
+                               icash <= r2v(1.0 * v("half_year_net_profit_attributable")), bad=W)
+
+    def size(f, o=0):
+        return np.abs(r2v(v(f, o)))
+    tav, rev0 = r2v(v("total_assets")), r2v(v("revenue"))
+    odd = ((tav > 0) & (tav < 100_000_000.0)) | ((rev0 > 0) & (rev0 < 1_000_000.0))
+    for f in ("net_assets", "net_profit_attributable", "cash_dividend"):
+        odd |= (size(f) > 0) & (size(f) < 100_000.0)
+    for f in JUMPS:
+        for o in (-1, 0):
+            a, b = size(f, o - 1), size(f, o)
+            odd |= (a > 0) & (b > 0) & ((b >= 1000.0 * a) | (a >= 1000.0 * b))
+    conf, conf_m = col("amounts_confirmed", 0)
+    s["reg_amounts_plausible"] = _st(f0, f0, f0, (~conf_m & (conf == 1)) | ~odd, bad=W)
     counted = {o: r2v(v("net_profit_attributable", o)) >= 0 for o in (-2, -1, 0)}
     k = counted[-2].astype(int) + counted[-1] + counted[0]
     sale_cash = r2v(sum(np.where(counted[o], cash(o), 0.0) for o in (-2, -1, 0)))
