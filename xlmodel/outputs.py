@@ -9,6 +9,8 @@ Two tables:
   check. Each output's ``id`` is the evaluator's calculation, the attribute of
   :class:`~xlmodel.report.Report`, the key of the JSON output and the column of a batch result;
   ``name`` is the workbook's defined name on 汇总; ``udf`` the worksheet function returning it.
+  (:data:`MODEL_CHECK`, the workbook's master check over its own tests, is a formula of the
+  workbook alone: no calculation of the evaluator.)
 * :data:`RULE_PARTS` — what is shown of each rule (rule, clause, status, actual, bound, margin,
   shortfall): the report's column heads, the JSON keys, the batch columns ``<rule>.<part>``.
 
@@ -18,8 +20,9 @@ carries ``required`` too (the same value; the contract has always had it), and t
 calculation is ``<rule>.required`` (:attr:`Part.calc`).
 
 Every module that shows an output reads its labels here (the report, the JSON, the batch and its
-.xlsx, the workbook reader and the summary of ``xlmodel check``, the worksheet functions): a new
-output touches this table and the code that computes it. This module imports nothing of xlmodel.
+.xlsx, the workbook's sheets — 汇总, 封面, 检查's headings, the chart — the workbook reader and the
+summary of ``xlmodel check``, the worksheet functions): a new output touches this table and the code
+that computes it. This module imports nothing of xlmodel.
 """
 
 from __future__ import annotations
