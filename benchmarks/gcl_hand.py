@@ -1,7 +1,7 @@
 """The floor of the evaluator: the GCL plan (gcl-energy-2022-2024) with the regulatory baseline,
 written by hand, once in plain Python and once in numpy.
 
-Both compute what a reader of the plan would: every rule's status (27 rules), the overall
+Both compute what a reader of the plan would: every rule's status (34 rules), the overall
 status and the minimum cash dividend, from the plan's thresholds typed in as constants, with the
 same blank and rounding rules as the model (a blank amount reads 0, ROUND half away from zero to
 the fen, MIN ignoring a blank cell). They are benchmarks, not a second implementation: the
@@ -33,7 +33,10 @@ OBLIGATIONS = ("interim_period_end_retained_positive", "min_annual", "min_rollin
                "no_cash_annual_report", "no_cash_supervisory_statement", "fund_occupation_withheld",
                "plan_change_two_thirds", "reg_st_low_dividend", "reg_low_payout_explained", "reg_low_payout_online_voting",
                "reg_no_cash_explained", "reg_cash_while_conditions_unmet", "reg_parent_retained_positive",
-               "reg_controlling_sale")
+               "reg_distribution_cap", "reg_payout_six_months", "reg_vote_ordinary", "reg_vote_special", "reg_interim_cap",
+               "reg_amounts_plausible", "reg_controlling_sale")
+MAIN_SSE = ("sse_main", "star")  # the SSE's risk-warning precondition: the parent's retained earnings alone
+JUMPS = ("net_profit_attributable", "total_assets", "net_assets", "revenue")
 
 
 def _edate(serial: float, months: int) -> float:
@@ -118,13 +121,20 @@ def evaluate(years: dict, company: dict, att: dict, Y: int) -> dict:
         x = a(rid)
         s[rid] = MI if x is None else "pass" if x else "fail"
     agm, pay = g0("agm_date"), g0("payout_date")
-    if not dist > 0:
-        s["payout_within_two_months"] = NA
-    elif agm is None or pay is None:
-        s["payout_within_two_months"] = MI
-    else:
-        serial = (agm - EPOCH).days
-        s["payout_within_two_months"] = "pass" if (pay - EPOCH).days <= (_edate(serial, 2) if serial >= 1 else 0.0) else "fail"
+    serial = (agm - EPOCH).days if agm is not None else 0
+    for rid, months in (("payout_within_two_months", 2), ("reg_payout_six_months", 6)):
+        if not dist > 0 or agm is None:  # no distribution, or the AGM not yet held
+            s[rid] = NA
+        elif pay is None:
+            s[rid] = MI
+        else:
+            s[rid] = "pass" if (pay - EPOCH).days <= (_edate(serial, months) if serial >= 1 else 0.0) else "fail"
+    # the votes (Company Law art. 116): not applicable before the AGM
+    vote = g0("vote_for_ratio")
+    agm_held = agm is not None or vote is not None
+    s["reg_vote_ordinary"] = NA if not agm_held else MI if vote is None else "pass" if vote > 0.5 else "fail"
+    s["reg_vote_special"] = (NA if not agm_held or not r2(sd + crc) > 0 else MI if vote is None else
+                             "pass" if vote >= 2 / 3 else "fail")
     npa = np0 or 0.0
     profitable = r2(npa) > 0
     no_cash_na = (np0 is not None and not profitable) or not r2(cd0) == 0
@@ -153,11 +163,12 @@ def evaluate(years: dict, company: dict, att: dict, Y: int) -> dict:
                       or (i0 and (r_0 is None or v_0 is None)))
     else:
         exempt = rd_unknown = False
+    sse = board in MAIN_SSE
     if (Y < 2024 or (board is not None and not (is_main or is_growth)) or (listing is not None and not n > 0)
-            or (np0 is not None and not profitable) or (rc is not None and not r2(rcv) > 0)
+            or (np0 is not None and not profitable) or (not sse and rc is not None and not r2(rcv) > 0)
             or (rp is not None and not r2(rpv) > 0) or (not rd_unknown and exempt)):
         s["reg_st_low_dividend"] = NA
-    elif (board is None or listing is None or np0 is None or rmiss or rd_unknown
+    elif (board is None or listing is None or np0 is None or rp is None or (not sse and rc is None) or rd_unknown
           or (i2 and np2 is None) or (i1 and np1 is None) or (i0 and np0 is None)):
         s["reg_st_low_dividend"] = MI
     else:
@@ -172,6 +183,24 @@ def evaluate(years: dict, company: dict, att: dict, Y: int) -> dict:
         s[rid] = NA if low_na else MI if np0 is None or rmiss or x is None else "pass" if x else breach
     s["reg_cash_while_conditions_unmet"] = NA if not r2(cd0) > 0 else MI if unknown else "pass" if met else "warn"
     s["reg_parent_retained_positive"] = NA if not dist > 0 else MI if rp is None else "pass" if r2(rpv) > 0 else "fail"
+    # the Company Law's cap: the final distribution within the lower retained earnings
+    final = r2(dist - r2(icd + (g0("interim_stock_dividend") or 0.0)))
+    s["reg_distribution_cap"] = (NA if not dist > 0 or not final > 0 else MI if rmiss else
+                                 "pass" if final <= max(0.0, r2(min(rcv, rpv))) else "fail")
+    hy = g0("half_year_net_profit_attributable")
+    s["reg_interim_cap"] = (NA if not r2(icd) > 0 else MI if hy is None else
+                            "pass" if r2(icd) <= r2(1.0 * hy) else "warn")
+    # amounts in 元: no figure a listed company could hardly have, unless the case confirms them
+    tav, rev0 = r2(ta or 0.0), r2(g0("revenue") or 0.0)
+    odd = 0.0 < tav < 100_000_000.0 or 0.0 < rev0 < 1_000_000.0
+    for f in ("net_assets", "net_profit_attributable", "cash_dividend"):
+        x = abs(r2(g0(f) or 0.0))
+        odd = odd or 0.0 < x < 100_000.0
+    for f in JUMPS:
+        a2, a1, a0 = abs(r2(g2(f) or 0.0)), abs(r2(g1(f) or 0.0)), abs(r2(g0(f) or 0.0))
+        for lo, hi in ((a2, a1), (a1, a0)):
+            odd = odd or (lo > 0 and hi > 0 and (hi >= 1000.0 * lo or lo >= 1000.0 * hi))
+    s["reg_amounts_plausible"] = "pass" if company.get("amounts_confirmed") or not odd else "warn"
     # the controlling shareholders' sale restriction
     c2, c1, c0 = r2(np2 or 0.0) >= 0, r2(np1 or 0.0) >= 0, r2(npa) >= 0
     k = c2 + c1 + c0
@@ -283,12 +312,18 @@ def evaluate_np(col, text, years: np.ndarray) -> dict:
     ok = agm >= 1
     day = np.datetime64("1899-12-30") + agm.astype(np.int64).astype("timedelta64[D]")
     month = day.astype("datetime64[M]")
-    target = month + np.timedelta64(2, "M")
-    last = ((target + 1).astype("datetime64[D]") - target.astype("datetime64[D]")).astype(np.int64)
-    deadline = (target.astype("datetime64[D]") - np.datetime64("1899-12-30")).astype(np.int64) + np.minimum(
-        (day - month.astype("datetime64[D]")).astype(np.int64), last - 1)
-    deadline = np.where(ok, deadline.astype(float), 0.0)
-    s["payout_within_two_months"] = _st(~(dist > 0), f0, agm_m | pay_m, pay <= deadline)
+    for rid, months in (("payout_within_two_months", 2), ("reg_payout_six_months", 6)):
+        target = month + np.timedelta64(months, "M")
+        last = ((target + 1).astype("datetime64[D]") - target.astype("datetime64[D]")).astype(np.int64)
+        deadline = (target.astype("datetime64[D]") - np.datetime64("1899-12-30")).astype(np.int64) + np.minimum(
+            (day - month.astype("datetime64[D]")).astype(np.int64), last - 1)
+        deadline = np.where(ok, deadline.astype(float), 0.0)
+        s[rid] = _st(~(dist > 0) | agm_m, f0, pay_m, pay <= deadline)  # not applicable before the AGM
+    vote, vote_m = col("vote_for_ratio", 0)
+    agm_held = ~agm_m | ~vote_m
+    s["reg_vote_ordinary"] = _st(~agm_held, f0, vote_m, vote > 0.5)
+    s["reg_vote_special"] = _st(~agm_held | ~(r2v(v("stock_dividend") + v("capital_reserve_conversion")) > 0), f0, vote_m,
+                                vote >= 2 / 3)
     npa_m, profitable = miss("net_profit_attributable"), r2v(v("net_profit_attributable")) > 0
     no_cash_na = (~npa_m & ~profitable) | ~(r2v(v("cash_dividend")) == 0)
     for rid in ("no_cash_explanation", "no_cash_annual_report", "no_cash_supervisory_statement", "reg_no_cash_explained"):
@@ -311,10 +346,11 @@ def evaluate_np(col, text, years: np.ndarray) -> dict:
     rd, revenue = window("rd_expense"), window("revenue")
     exempt = is_growth & (n > 0) & ((rd >= r2v(0.15 * revenue)) | (rd >= 300_000_000.0))
     rd_unknown = is_growth & np.any([inc[o] & (miss("rd_expense", o) | miss("revenue", o)) for o in (-2, -1, 0)], 0)
+    sse = np.isin(board, MAIN_SSE)  # the SSE's precondition: the parent's retained earnings alone
     na = (~(years >= 2024) | (~m_board & ~(is_main | is_growth)) | (~m_listing & ~(n > 0)) | (~npa_m & ~profitable)
-          | (~m_cons & ~(r2v(v("retained_earnings_consolidated")) > 0)) | (~m_par & ~(r2v(v("retained_earnings_parent")) > 0))
-          | (~rd_unknown & exempt))
-    unk = m_board | m_listing | npa_m | m_cons | m_par | rd_unknown
+          | (~sse & ~m_cons & ~(r2v(v("retained_earnings_consolidated")) > 0))
+          | (~m_par & ~(r2v(v("retained_earnings_parent")) > 0)) | (~rd_unknown & exempt))
+    unk = m_board | m_listing | npa_m | (~sse & m_cons) | m_par | rd_unknown
     history = np.any([inc[o] & miss("net_profit_attributable", o) for o in (-2, -1, 0)], 0)
     s["reg_st_low_dividend"] = _st(na, unk, history, (st_cash >= profit_req) | (st_cash >= floor))
     low_na = (~(years >= 2013) | (~npa_m & ~profitable)
@@ -327,6 +363,24 @@ def evaluate_np(col, text, years: np.ndarray) -> dict:
     s["reg_low_payout_online_voting"] = attested("online_voting_offered", low_na, low_unk, bad=breach)
     s["reg_cash_while_conditions_unmet"] = _st(~(r2v(v("cash_dividend")) > 0), f0, unknown, met, bad=W)
     s["reg_parent_retained_positive"] = _st(~(dist > 0), f0, m_par, r2v(v("retained_earnings_parent")) > 0)
+    final = r2v(dist - r2v(v("interim_cash_dividend") + v("interim_stock_dividend")))
+    cap = np.maximum(0.0, r2v(np.minimum(v("retained_earnings_consolidated"), v("retained_earnings_parent"))))
+    s["reg_distribution_cap"] = _st(~(dist > 0) | ~(final > 0), f0, m_cons | m_par, final <= cap)
+    s["reg_interim_cap"] = _st(~(icash > 0), f0, miss("half_year_net_profit_attributable"),
+                               icash <= r2v(1.0 * v("half_year_net_profit_attributable")), bad=W)
+
+    def size(f, o=0):
+        return np.abs(r2v(v(f, o)))
+    tav, rev0 = r2v(v("total_assets")), r2v(v("revenue"))
+    odd = ((tav > 0) & (tav < 100_000_000.0)) | ((rev0 > 0) & (rev0 < 1_000_000.0))
+    for f in ("net_assets", "net_profit_attributable", "cash_dividend"):
+        odd |= (size(f) > 0) & (size(f) < 100_000.0)
+    for f in JUMPS:
+        for o in (-1, 0):
+            a, b = size(f, o - 1), size(f, o)
+            odd |= (a > 0) & (b > 0) & ((b >= 1000.0 * a) | (a >= 1000.0 * b))
+    conf, conf_m = col("amounts_confirmed", 0)
+    s["reg_amounts_plausible"] = _st(f0, f0, f0, (~conf_m & (conf == 1)) | ~odd, bad=W)
     counted = {o: r2v(v("net_profit_attributable", o)) >= 0 for o in (-2, -1, 0)}
     k = counted[-2].astype(int) + counted[-1] + counted[0]
     sale_cash = r2v(sum(np.where(counted[o], cash(o), 0.0) for o in (-2, -1, 0)))

@@ -67,3 +67,24 @@ def test_the_report_and_the_evaluator_keep_their_readings_with_the_model():
     assert report_roots(m) is report_roots(m) and _rule_plan(m) is _rule_plan(m)
     assert attestation_ids(m) is attestation_ids(m)
     assert m.derived.get(("report", "roots")) is report_roots(m)
+
+
+def test_the_workbook_keeps_its_formulas_and_labels_with_the_model():
+    """A workbook's rendered formulas (per layout) and its calculations' labels are kept with the model
+    they come from: a second build of the same plan and timeline reads them, a new model derives its own."""
+    from xlmodel.workbook.builder import Builder
+    from xlmodel.workbook.sheets.calculations import _calc_label
+
+    m = model_for("gcl-energy-2022-2024")
+    b1 = Builder(m.policy)
+    node = m.scalars["overall_status"]
+    text = b1.formula(node, 0)
+    b2 = Builder(m.policy)
+    assert b2.formula(node, 0) is text and b2._formulas is b1._formulas
+    assert len(m.derived.table("workbook formulas")) >= 1
+    other = Builder(m.policy, n_eval=1, n_years=b1.L.n_years, first_year=b1.L.first_year)  # another layout
+    other.formula(node, 0)
+    assert other._formulas is not b1._formulas and len(m.derived.table("workbook formulas")) >= 2
+    assert _calc_label(m, "cond_met") == ("现金分红条件全部满足", "All cash dividend conditions met")
+    assert m.derived.table("workbook calculation labels").get("cond_met") == ("现金分红条件全部满足",
+                                                                            "All cash dividend conditions met")

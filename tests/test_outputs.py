@@ -48,6 +48,12 @@ def test_the_labels_as_written_by_hand():
                                                         "界限 Bound", "余量 Margin", "差额 Shortfall"]
     assert outputs.COLUMN_PARTS == ("status", "actual", "bound", "margin", "shortfall")
     assert outputs.PART["bound"].calc == "required" and outputs.PART["bound"].json_alias == "required"
+    # the workbook's board page (封面) and chart wordings, and its master check
+    assert o["cash_conditions_met"].board == ("现金分红条件满足", "Conditions met")
+    assert o["overall_status"].board == ("总体结论", "Overall result")  # default: the label
+    assert o["min_cash_dividend"].chart == ("最低要求", "Minimum")
+    assert (outputs.MODEL_CHECK.name, outputs.MODEL_CHECK.short, outputs.MODEL_CHECK.board) == (
+        "out_model_check", "模型总检查 Master check", ("模型检查", "Model check"))
 
 
 def test_every_output_is_well_formed():
@@ -124,16 +130,35 @@ def test_the_worksheet_functions_take_name_help_and_output_from_the_table():
     assert "最低现金分红 Minimum cash dividend (元)" in udfs.PLAN_HEADER
 
 
+def test_the_workbook_sheets_show_the_tables_labels():
+    """汇总 and 封面 of the GCL sample: each named result's labels and name, the board page's wording, the
+    rule parts' headings — as spelt by hand here."""
+    import openpyxl
+
+    wb = openpyxl.load_workbook(ROOT / "samples" / "gcl-energy-2022-2024.xlsx")
+    summary = {(r[0].value, r[1].value, r[3].value) for r in wb["汇总"].iter_rows() if r[0].value}
+    per_year = {(r[0].value, r[1].value) for r in wb["汇总"].iter_rows() if r[0].value}
+    for o in outputs.SUMMARY:
+        assert (o.name, o.label_zh, o.label_en) in summary, o.id
+    assert ("out_min_cash_dividend", "最低现金分红（元）", "Minimum cash dividend (元)") in summary
+    assert {("Minimum cash dividend (10k 元)", "最低现金分红（万元）"), ("Overall result", "总体结论"),  # the per-year table
+            ("Cash dividend conditions met", "现金分红条件满足"), ("Rules failed", "不通过规则数")} <= per_year
+    assert ("out_model_check", "模型总检查 Master check", "Master check of the model") in summary
+    cover = {r[1].value for r in wb["封面"].iter_rows() if len(r) > 1}
+    assert {"总体结论 Overall result", "现金分红条件满足 Conditions met", "最低现金分红（万元）Minimum cash (10k 元)",
+            "利润分配上限（亿元）Maximum distribution (100m 元)", "低分红风险警示 Exchange risk warning",
+            "不通过 / 警告 / 缺少输入 Failed / warnings / missing", "模型检查 Model check"} <= cover
+    heads = {c.value for r in wb["检查"].iter_rows(max_row=5) for c in r}
+    assert {p.heading for p in outputs.RULE_PARTS} <= heads
+
+
 def test_check_summary_heads_the_minimum_with_the_tables_label():
     assert ("最低现金分红", "Minimum cash dividend") in SUMMARY_HEAD
 
 
 # ---- one source: no module but outputs.py spells a headline output's Chinese label ------------------
 
-#: not yet switched to the table (issue 25 item 1, still open): the workbook's cover, summary and planning
-#: sheets spell their board-facing labels (with 万元/亿元 units the table does not hold yet). draft/ quotes
-#: plans' own wording.
-NOT_YET = {"workbook/writer.py", "workbook/sheets/cover.py", "workbook/sheets/summary.py", "workbook/sheets/planning.py"}
+#: draft/ quotes plans' own wording
 NOT_OUTPUTS = ("draft/",)
 #: a short label that is also the name of something else: 现金分红条件, the conditions themselves
 TERMS = {"现金分红条件"}
@@ -178,7 +203,7 @@ def test_no_module_but_the_table_spells_a_headline_label():
     found = []
     for f in sorted(PACKAGE.rglob("*.py")):
         rel = str(f.relative_to(PACKAGE))
-        if f.name == "outputs.py" or rel in NOT_YET or rel.startswith(NOT_OUTPUTS):
+        if f.name == "outputs.py" or rel.startswith(NOT_OUTPUTS):
             continue
         found += _label_literals(f, rx)
     assert found == []

@@ -9,6 +9,8 @@ Two tables:
   check. Each output's ``id`` is the evaluator's calculation, the attribute of
   :class:`~xlmodel.report.Report`, the key of the JSON output and the column of a batch result;
   ``name`` is the workbook's defined name on 汇总; ``udf`` the worksheet function returning it.
+  (:data:`MODEL_CHECK`, the workbook's master check over its own tests, is a formula of the
+  workbook alone: no calculation of the evaluator.)
 * :data:`RULE_PARTS` — what is shown of each rule (rule, clause, status, actual, bound, margin,
   shortfall): the report's column heads, the JSON keys, the batch columns ``<rule>.<part>``.
 
@@ -18,8 +20,9 @@ carries ``required`` too (the same value; the contract has always had it), and t
 calculation is ``<rule>.required`` (:attr:`Part.calc`).
 
 Every module that shows an output reads its labels here (the report, the JSON, the batch and its
-.xlsx, the workbook reader and the summary of ``xlmodel check``, the worksheet functions): a new
-output touches this table and the code that computes it. This module imports nothing of xlmodel.
+.xlsx, the workbook's sheets — 汇总, 封面, 检查's headings, the chart — the workbook reader and the
+summary of ``xlmodel check``, the worksheet functions): a new output touches this table and the code
+that computes it. This module imports nothing of xlmodel.
 """
 
 from __future__ import annotations
@@ -35,7 +38,9 @@ KINDS = ("status", "yes_no", "amount", "count")
 class Output:
     """One headline output. ``zh``/``en``: its label (no unit); ``short_zh``/``short_en``: the report
     header's wording where it is shorter (default: the label); ``note_zh``/``note_en``: what a blank
-    means, added to the sheet's label; ``help_zh``/``help_en``: the worksheet function's help."""
+    means, added to the sheet's label; ``help_zh``/``help_en``: the worksheet function's help;
+    ``board_zh``/``board_en``: the workbook's board page (封面) wording where it is shorter (default: the
+    label; :attr:`board`); ``chart_zh``/``chart_en``: a chart's series name (default: the label)."""
     id: str
     zh: str
     en: str
@@ -48,6 +53,10 @@ class Output:
     short_en: str = ""
     note_zh: str = ""
     note_en: str = ""
+    board_zh: str = ""
+    board_en: str = ""
+    chart_zh: str = ""
+    chart_en: str = ""
 
     @property
     def json_key(self) -> str:
@@ -85,6 +94,16 @@ class Output:
         return f"{self.short_zh or self.zh} {self.short_en or self.en}"
 
     @property
+    def board(self) -> tuple[str, str]:
+        """The board page's (封面) wording, Chinese and English: (现金分红条件满足, Conditions met)."""
+        return self.board_zh or self.zh, self.board_en or self.en
+
+    @property
+    def chart(self) -> tuple[str, str]:
+        """A chart's series name, Chinese and English: (最低要求, Minimum)."""
+        return self.chart_zh or self.zh, self.chart_en or self.en
+
+    @property
     def help(self) -> str:
         return f"{self.help_zh}{self.help_en}"
 
@@ -96,23 +115,25 @@ HEADLINE: tuple[Output, ...] = (
     Output("cash_conditions_met", "现金分红条件是否满足", "Cash dividend conditions met", "是/否", "yes_no",
            "XLM_CONDITIONS_MET", "现金分红条件是否全部满足：1 是 / 0 否（同 out_cash_conditions_met）；无法判断时为空。",
            "Are all cash dividend conditions met: 1 yes / 0 no, as out_cash_conditions_met; blank when undetermined.",
-           short_zh="现金分红条件", short_en="Cash conditions met"),
+           short_zh="现金分红条件", short_en="Cash conditions met", board_zh="现金分红条件满足", board_en="Conditions met"),
     Output("min_cash_dividend", "最低现金分红", "Minimum cash dividend", "元", "amount", "XLM_MIN_CASH",
            "本年度最低现金分红（元，含计入的回购）；缺少输入时为空。",
-           "Minimum cash dividend this year (元, incl. counted buybacks); blank when an input is missing."),
+           "Minimum cash dividend this year (元, incl. counted buybacks); blank when an input is missing.",
+           board_en="Minimum cash", chart_zh="最低要求", chart_en="Minimum"),
     Output("max_distribution", "利润分配上限", "Maximum distribution", "元", "amount", "XLM_MAX_DISTRIBUTION",
            "利润分配上限（元）：累计可分配利润（不低于0）。",
            "Maximum distribution (元): cumulative distributable profit, floored at 0."),
     Output("fail_count", "不通过规则数", "Rules failed", "项", "count", "XLM_FAIL_COUNT",
            "不通过的规则数（不含条件）。", "Number of rules that fail (conditions not counted).",
-           short_zh="不通过", short_en="fail"),
-    Output("warn_count", "警告规则数", "Warnings", "项", "count", short_zh="警告", short_en="warn"),
+           short_zh="不通过", short_en="fail", board_en="Failed"),
+    Output("warn_count", "警告规则数", "Warnings", "项", "count", short_zh="警告", short_en="warn", board_en="warnings"),
     Output("missing_input_count", "缺少输入规则数", "Rules missing input", "项", "count",
-           short_zh="缺少输入", short_en="missing"),
+           short_zh="缺少输入", short_en="missing", board_en="missing"),
     Output("st_risk_warning", "触发交易所低分红风险警示", "Exchange low-dividend risk warning", "是/否", "yes_no",
            "XLM_ST_RISK", "是否触发交易所低分红风险警示（ST）：1 是 / 0 否（同 out_st_risk_warning）；不适用或无法判断时为空。",
            "Exchange low-dividend risk warning (ST): 1 yes / 0 no, as out_st_risk_warning; blank when out of scope or undetermined.",
-           short_zh="交易所低分红风险警示", short_en="ST risk warning", note_zh="空白=不适用", note_en="blank = out of scope"),
+           short_zh="交易所低分红风险警示", short_en="ST risk warning", note_zh="空白=不适用", note_en="blank = out of scope",
+           board_zh="低分红风险警示", board_en="Exchange risk warning"),
     Output("cash_needed_to_avoid_st", "避免风险警示所需本年现金分红", "Cash needed this year to avoid the warning", "元",
            "amount", "XLM_CASH_TO_AVOID_ST", "避免低分红风险警示所需的本年现金分红（元）。",
            "Cash dividend needed this year to avoid the low-dividend risk warning (元).",
@@ -124,6 +145,11 @@ CHECK_FLAG = Output("check_flag", "模型检查（全部规则可评估）", "Mo
 
 #: the workbook's outputs on 汇总, each at its defined name: the headline, then the model check
 SUMMARY = HEADLINE + (CHECK_FLAG,)
+
+#: the workbook's master check of itself, on 汇总 below its tests (正常 when every test is; out_model_check);
+#: not one of :data:`SUMMARY`'s named results, not in a report
+MODEL_CHECK = Output("model_check", "模型总检查", "Master check of the model", "状态", "status",
+                     short_en="Master check", board_zh="模型检查", board_en="Model check")
 
 OUTPUT: dict[str, Output] = {o.id: o for o in SUMMARY}
 

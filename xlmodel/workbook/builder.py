@@ -14,6 +14,7 @@ import numpy as np
 from xlsxwriter.utility import xl_col_to_name, xl_range, xl_rowcol_to_cell
 
 from ..case import Case
+from ..catalogue import Derived
 from ..errors import XlmodelError
 from ..evaluator import evaluate_one, evaluate_timeline, model_for
 from ..policy import Policy
@@ -24,9 +25,9 @@ from .layout import FIRST_YEAR_COL, HEADER_ROW, SHEETS, CellRenderer, Layout, q,
 PAGE_WIDTH = 135  # column-width units across A4 landscape at 100% (0.4" margins)
 MIN_PRINT_SCALE = 0.9  # the smallest text is 9 pt: printed at ≥ 8 pt
 
-#: rendered formulas by (layout, tree, column); the tree is kept with its text (an id is unique while it lives)
-_FORMULAS: dict[tuple, tuple] = {}
-_LAYOUTS: dict[tuple, int] = {}  # layout key -> its number
+#: the layouts of one model whose formulas are kept (``model.derived``), and the formulas kept for each
+MAX_LAYOUTS = 16
+MAX_FORMULAS = 200_000
 
 
 class Builder:
@@ -50,7 +51,7 @@ class Builder:
         self.env = evaluate_timeline(self.model, subject, self.L.eval_years)  # one element per evaluated year
         self.j = self.L.eval_years.index(self.year)
         self._env1 = None
-        self._layout_key = None
+        self._formulas = None  # this layout's rendered formulas, kept with the model (:meth:`formula`)
 
     @property
     def env1(self):
@@ -113,19 +114,18 @@ class Builder:
 
     def formula(self, node, column: int | None = None) -> str:
         """A tree's formula text in a column. A formula depends only on the model and the layout (every
-        row and column it places), so the builds of one process share them (:data:`_FORMULAS`)."""
-        L = self.L
-        if self._layout_key is None:
-            self._layout_key = _layout_key(L)
-        if self._layout_key is False:  # a layout with something unhashable: rendered every time
-            return "=" + node.render(CellRenderer(L, column))
-        key = (self._layout_key, id(node), column)
-        hit = _FORMULAS.get(key)
+        row and column it places), so the builds of one model and layout share them: kept with the
+        model (``model.derived``, a table per layout), keyed by tree and column (the tree is kept with
+        its text: an id is unique while it lives)."""
+        formulas = self._formulas
+        if formulas is None:
+            formulas = self._formulas = _layout_formulas(self.L)
+        if formulas is False:  # a layout with something unhashable: rendered every time
+            return "=" + node.render(CellRenderer(self.L, column))
+        key = (id(node), column)
+        hit = formulas.get(key)
         if hit is None or hit[0] is not node:
-            if len(_FORMULAS) > 200_000:
-                _FORMULAS.clear()
-                _LAYOUTS.clear()
-            hit = _FORMULAS[key] = (node, "=" + node.render(CellRenderer(L, column)))
+            hit = formulas.put(key, (node, "=" + node.render(CellRenderer(self.L, column))))
         return hit[1]
 
     def at_evaluation_year(self, name: str) -> str:
@@ -251,12 +251,12 @@ def _frozen(v):
     return v
 
 
-def _layout_key(L: Layout) -> tuple:
-    """Everything a layout places (its model by identity): equal keys, equal formulas; False when a
-    part of it cannot be a key."""
-    key = (id(L.model),) + tuple((k, _frozen(v)) for k, v in vars(L).items() if k != "model")
+def _layout_formulas(L: Layout) -> Derived | bool:
+    """The formulas rendered for this layout of its model, kept with the model: keyed by everything the
+    layout places (equal keys, equal formulas); False when a part of it cannot be a key."""
+    key = tuple((k, _frozen(v)) for k, v in vars(L).items() if k != "model")
     try:
-        return _LAYOUTS.setdefault(key, len(_LAYOUTS))  # a small number: the key is hashed once a build
+        return L.model.derived.table("workbook formulas", MAX_LAYOUTS).once(key, Derived, MAX_FORMULAS)
     except TypeError:
         return False
 

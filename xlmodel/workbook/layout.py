@@ -15,6 +15,7 @@ from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell
 
 from .. import catalogue as cat
 from ..fields import AUDIT_OPINIONS, BOARDS, COMPANY_FIELDS, FIELDS, HALF_YEAR_OPINIONS, STAGES, YEAR_FIELDS, Kind
+from ..outputs import HEADLINE as HEADLINE_OUTPUTS
 from ..outputs import SUMMARY as SUMMARY_OUTPUTS
 
 SHEETS = {
@@ -57,7 +58,8 @@ INPUT_SECTIONS = (
 assert sorted(f for _, _, fs in INPUT_SECTIONS for f in fs) == sorted(f.id for f in YEAR_FIELDS)
 
 OUTPUTS = cat.OUTPUTS  # the model's results, each with its defined name on 汇总 and its labels (xlmodel.outputs)
-YES_NO_OUTPUTS = ("cash_conditions_met", "st_risk_warning")  # the results that are a yes/no: 1/0 shown 是/否
+#: the results that are a yes/no: 1/0 shown 是/否 (cash_conditions_met, st_risk_warning)
+YES_NO_OUTPUTS = tuple(o.id for o in HEADLINE_OUTPUTS if o.kind == "yes_no")
 CHECK_COLS = ("actual", "required", "margin", "shortfall", "status")
 
 FIRST_YEAR_COL = 4  # column E

@@ -23,13 +23,13 @@ from ..io import atomic_write, check_output, save_xlsx
 from ..policy import Policy, load_policy
 from .builder import MIN_PRINT_SCALE, PAGE_WIDTH, Builder
 from .checked_sheet import MAX_FORMULA, MAX_TEXT, CheckedWorksheet, text_units
-from .layout import INPUT_SECTIONS
+from .layout import INPUT_SECTIONS, YES_NO_OUTPUTS
 from .sheets import calculations, checks, cover, inputs, lists, parameters, planning, plantext, summary
 from .sheets.calculations import GUARDED_ROWS
 from .sheets.cover import COVER_COLS, PORTRAIT_WIDTH
 from .sheets.inputs import PROMPT_TEXT, PROMPT_TITLE, UNREAD_NOTE
 from .sheets.parameters import PLAN_VALUE_COL
-from .sheets.summary import CHART_ROWS, YES_NO_OUTPUTS
+from .sheets.summary import CHART_ROWS
 from .styles import DATE, FONT, MONEY, PCT, YES_NO, Styles, row_height
 
 __all__ = ["SHEET_WRITERS", "WorkbookBuilder", "build_workbook",

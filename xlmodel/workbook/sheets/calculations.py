@@ -160,18 +160,9 @@ def _flag(b, name: str, y: int, col: int) -> tuple[str, bool]:
     return f"=AND(SUM(in_unreadable)=0,{no_error(s_lo, s_hi)},{no_error(o_lo, o_hi)})", True
 
 
-_LABELS: dict[tuple, tuple] = {}
-
-
 def _calc_label(model: cat.Model, name: str) -> tuple[str, str]:
-    """A calculation's labels (zh, en), once per model and name."""
-    key = (id(model), name)
-    hit = _LABELS.get(key)
-    if hit is None or hit[0] is not model:
-        if len(_LABELS) > 20_000:
-            _LABELS.clear()
-        hit = _LABELS[key] = (model, _make_calc_label(model, name))
-    return hit[1]
+    """A calculation's labels (zh, en), once per model and name (kept with the model: ``model.derived``)."""
+    return model.derived.table("workbook calculation labels", None).once(name, _make_calc_label, model, name)
 
 
 def _make_calc_label(model: cat.Model, name: str) -> tuple[str, str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from xlsxwriter.utility import xl_rowcol_to_cell
 
 from ... import catalogue as cat
+from ...outputs import PART
 from ..builder import _c
 from ..layout import CHECK_COL_INDEX, CHECK_STATUS_COL, HEADER_ROW, SHEETS, q
 from ..styles import fmt_key, row_height
@@ -14,10 +15,11 @@ from ..styles import fmt_key, row_height
 def write(b) -> None:
     ws, L, st = b.ws["checks"], b.L, b.st
     years = [(str(y), 10) for y in L.eval_years]
+    h = {k: p.heading for k, p in PART.items()}  # a rule's parts as the table of outputs heads them
     b._header(ws, "检查", "Checks (one row per rule: the evaluation year, then each year's status)",
-              [("规则 Rule", 30), ("条款 Clause", 16), ("描述", 46), ("Description", 46),
-               ("实际 Actual", 18), ("界限类型 Bound", 10), ("界限 Bound", 18), ("余量 Margin", 16),
-               ("差额 Shortfall", 16), ("状态 Status", 12), ("单位 Unit", 8), ("", 2)] + years)
+              [(h["rule"], 30), (h["clause"], 16), ("描述", 46), ("Description", 46),
+               (h["actual"], 18), (f"{PART['bound'].zh}类型 {PART['bound'].en}", 10), (h["bound"], 18), (h["margin"], 16),
+               (h["shortfall"], 16), (h["status"], 12), ("单位 Unit", 8), ("", 2)] + years)
     ws.write(3, 0, "D–J 列为评估年度（输入表 E3）；右侧为各年度状态。条件：满足/不满足/缺少输入；规划要求与监管底线：通过/不通过/警告/不适用/缺少输入。"
                    "界限：下限、上限或门槛；余量为界限内的空间。Columns D–J: the evaluation year (输入!E3); to the right, each "
                    "year's status. Conditions: met/not met/missing input; obligations: pass/fail/warning/n.a./missing input.", st.note)

@@ -27,6 +27,7 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 from ... import catalogue as cat
 from ...evaluator import evaluate_timeline
 from ...expr import Blank, C, If, Max, Or
+from ...outputs import OUTPUT
 from ...planner import STATUS_ZH
 from ..cached import EMPTY
 from .calculations import _number_format, _row_labels
@@ -319,17 +320,20 @@ class PlanningSheet:
         ws.write(self.proposed_row - 1, 0, "分红测算（元）  Dividend path (元)", st.section)
         _row_labels(b, ws, self.proposed_row, "plan_proposed", "拟定现金分红（选填，空白即按最低额）",
                       "Proposed cash dividend (optional; blank: the minimum)", "元")
-        _row_labels(b, ws, self.minimum_row, "plan_minimum", "最低现金分红（以前各年按本路径金额）",
-                      "Minimum cash dividend (the earlier years paid as the path pays them)", "元")
+        o = OUTPUT
+        at = ("（按本路径金额）", " (at the path's amount)")
+        _row_labels(b, ws, self.minimum_row, "plan_minimum", f"{o['min_cash_dividend'].zh}（以前各年按本路径金额）",
+                    f"{o['min_cash_dividend'].en} (the earlier years paid as the path pays them)", "元")
         _row_labels(b, ws, self.path_row, "plan_path", "本路径现金分红（规划期前为已填报数，空白计 0）",
                       "The path's cash dividend (before the plan: as entered, blank as 0)", "元")
-        _row_labels(b, ws, self.max_row, "plan_max_distribution", "利润分配上限（按本路径金额）",
-                      "Maximum distribution (at the path's amount)", "元")
+        _row_labels(b, ws, self.max_row, "plan_max_distribution", o["max_distribution"].zh + at[0],
+                    o["max_distribution"].en + at[1], "元")
         _row_labels(b, ws, self.result_row, "plan_result", "结论", "Result", "")
-        _row_labels(b, ws, self.st_row, "plan_st_risk_warning", "触发交易所低分红风险警示（空白=不适用）",
-                      "Exchange low-dividend risk warning (blank = out of scope)", "是/否")
+        _row_labels(b, ws, self.st_row, "plan_st_risk_warning", o["st_risk_warning"].label_zh, o["st_risk_warning"].label_en,
+                    o["st_risk_warning"].unit)
         _row_labels(b, ws, self.over_row, "plan_over_cap", "本路径金额超过利润分配上限", "The path's amount exceeds the maximum distribution", "是/否")
-        _row_labels(b, ws, self.fail_row, "plan_fail_count", "不通过规则数（按本路径金额）", "Rules failed (at the path's amount)", "")
+        _row_labels(b, ws, self.fail_row, "plan_fail_count", o["fail_count"].zh + at[0], o["fail_count"].en + at[1],
+                    o["fail_count"].unit)
         _row_labels(b, ws, self.on_row, "plan_on", "本年度在测算期内（评估年度及以后）",
                     "The year is planned (the evaluation year and after)", "是/否")
         cash_row = L.inputs[CASH]
@@ -423,7 +427,7 @@ class PlanningSheet:
         cats = span(HEADER_ROW)
         font = {"name": "Microsoft YaHei"}
         chart = self.b.wb.add_chart({"type": "column"})
-        chart.add_series({"name": "最低现金分红 Minimum", "categories": cats, "values": span(self.minimum_row),
+        chart.add_series({"name": " ".join(OUTPUT["min_cash_dividend"].chart), "categories": cats, "values": span(self.minimum_row),
                           "fill": {"color": "#ED7D31"}})
         chart.add_series({"name": "本路径现金分红 Path", "categories": cats, "values": span(self.path_row),
                           "fill": {"color": "#4472C4"}})

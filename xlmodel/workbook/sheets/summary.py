@@ -5,22 +5,31 @@ from __future__ import annotations
 
 from xlsxwriter.utility import xl_rowcol_to_cell
 
+from ...outputs import CHECK_FLAG, MODEL_CHECK, OUTPUT, PART, SUMMARY, Output
 from ..builder import _c, in_units_formula
 from ..cached import EMPTY
-from ..layout import CHECK_COL_INDEX, FIRST_YEAR_COL, HEADER_ROW, OUTPUTS, SHEETS, pname, q
+from ..layout import CHECK_COL_INDEX, FIRST_YEAR_COL, HEADER_ROW, SHEETS, YES_NO_OUTPUTS, pname, q
 from ..styles import FONT, row_height
 
-YES_NO_OUTPUTS = ("cash_conditions_met", "st_risk_warning")  # the named results that are a yes/no
 CHART_ROWS = 21  # rows the summary's chart covers
-#: the named results of the evaluation year: OUTPUTS, then the model check
-RESULTS = OUTPUTS + (("check_flag", "out_check_flag", "模型检查（全部规则可评估）", "Model check (every rule evaluable)"),)
+#: the named results of the evaluation year: the headline outputs, then the model check (xlmodel.outputs)
+RESULTS = tuple((o.id, o.name, o.label_zh, o.label_en) for o in SUMMARY)
+
+
+def _per_year_line(o: Output) -> tuple[str, str, str, str]:
+    """A headline output's line of the per-year table: the board page's Chinese, the English label, an
+    amount in 万元."""
+    zh, en = o.board[0], o.en
+    if o.kind == "amount":
+        return o.id, f"{zh}（万{o.unit}）", f"{en} (10k {o.unit})", "wan"
+    return o.id, zh, en, "yes_no" if o.kind == "yes_no" else ""
+
+
 #: the per-year table of the summary: (calculation or series, 中文, English, unit)
-PER_YEAR = (("overall_status", "总体结论", "Overall result", ""),
-            ("cash_conditions_met", "现金分红条件满足", "Cash dividend conditions met", "yes_no"),
-            ("fail_count", "不通过规则数", "Rules failed", ""),
+PER_YEAR = (_per_year_line(OUTPUT["overall_status"]), _per_year_line(OUTPUT["cash_conditions_met"]),
+            _per_year_line(OUTPUT["fail_count"]),
             ("cash", "现金分红（含计入的回购）（万元）", "Cash dividends (10k 元)", "wan"),
-            ("min_cash_dividend", "最低现金分红（万元）", "Minimum cash dividend (10k 元)", "wan"),
-            ("max_distribution", "利润分配上限（万元）", "Maximum distribution (10k 元)", "wan"))
+            _per_year_line(OUTPUT["min_cash_dividend"]), _per_year_line(OUTPUT["max_distribution"]))
 
 
 def write(b) -> None:
@@ -44,8 +53,8 @@ def _results(b, ws) -> None:
         ws.write(row, 0, out, st.key)
         ws.write(row, 1, zh, st.text)
         ws.write(row, 3, en, st.text)
-        fmt = st.out["amount"] if name in ("min_cash_dividend", "max_distribution", "cash_needed_to_avoid_st") else \
-            st.out["count" if name.endswith("_count") else "gen"]
+        kind = OUTPUT[name].kind
+        fmt = st.out["amount"] if kind == "amount" else st.out["count" if kind == "count" else "gen"]
         if name in YES_NO_OUTPUTS:  # 是/否, never TRUE/FALSE
             ws.write_formula(row, 2, b._as_yes_no(b.at_evaluation_year(name)), st.out["yes_no"],
                              b._yes_no_cached(b.value(name)))
@@ -57,7 +66,7 @@ def _results(b, ws) -> None:
 def _result_colours(b, ws) -> None:
     """The overall result and the model check coloured by their value (请检查 and 无法判断 as a failure)."""
     L, st = b.L, b.st
-    st_rows = (L.output_rows["overall_status"], L.output_rows["check_flag"])
+    st_rows = (L.output_rows["overall_status"], L.output_rows[CHECK_FLAG.id])
     for row in st_rows:
         for code, fmt in st.status.items():
             ws.conditional_format(row, 2, row, 2, {"type": "formula", "criteria": f"=$C{row + 1}=lbl_{code}", "format": fmt})
@@ -105,7 +114,8 @@ def _per_year_cell(b, name: str, unit: str, j: int, y: int) -> tuple:
     if unit:
         return in_units_formula(ref, "p_display_wan"), st.calc["amount"], \
             (EMPTY if isinstance(value, str) else float(value) / 10_000)
-    return f"={ref}", st.calc["count" if name.endswith("_count") else "gen"], b.cached(value)
+    count = name in OUTPUT and OUTPUT[name].kind == "count"
+    return f"={ref}", st.calc["count" if count else "gen"], b.cached(value)
 
 
 def _chart(b, ws, top: int, rows: dict[str, int]):
@@ -116,9 +126,12 @@ def _chart(b, ws, top: int, rows: dict[str, int]):
     cats = span(rows["overall_status"] - 1)
     chart.add_series({"name": "现金分红 Cash dividend", "categories": cats, "values": span(rows["cash"]),
                       "fill": {"color": "#4472C4"}})
-    chart.add_series({"name": "最低要求 Minimum", "categories": cats, "values": span(rows["min_cash_dividend"]),
+    minimum = OUTPUT["min_cash_dividend"]
+    zh, en = minimum.chart
+    chart.add_series({"name": f"{zh} {en}", "categories": cats, "values": span(rows[minimum.id]),
                       "fill": {"color": "#ED7D31"}})
-    chart.set_title({"name": "现金分红与最低要求（万元）Cash dividends vs minimum (10k 元)", "name_font": {"name": FONT, "size": 11}})
+    chart.set_title({"name": f"现金分红与{zh}（万{minimum.unit}）Cash dividends vs {en.lower()} (10k {minimum.unit})",
+                     "name_font": {"name": FONT, "size": 11}})
     chart.set_y_axis({"num_format": "#,##0", "num_font": {"name": FONT}})
     chart.set_x_axis({"num_font": {"name": FONT}})
     chart.set_legend({"position": "bottom", "font": {"name": FONT}})
@@ -127,7 +140,8 @@ def _chart(b, ws, top: int, rows: dict[str, int]):
 
 def _model_checks(b, ws, top: int) -> int:
     """The master check of the model itself (not of the company): each test on its own row, then the
-    master check over them (out_model_check). Returns the row the next block starts on."""
+    master check over them (:data:`xlmodel.outputs.MODEL_CHECK`, out_model_check). Returns the row the
+    next block starts on."""
     st = b.st
     ws.write(top, 0, "模型自检 Model checks", st.section)
     ok = b.L.labels["ok"][0]
@@ -137,7 +151,7 @@ def _model_checks(b, ws, top: int) -> int:
         ws.write(r, 0, key, st.key)
         ws.write(r, 1, zh, st.text)
         ws.write(r, 3, en, st.text)
-        cached = b.scalar("check_flag") if key == "model_inputs_ok" else ok
+        cached = b.scalar(CHECK_FLAG.id) if key == "model_inputs_ok" else ok
         ws.write_formula(r, 2, formula, st.out["gen"], cached)
         rows.append(r)
     r = _master_check(b, ws, rows)
@@ -152,12 +166,12 @@ def _master_check(b, ws, rows: list[int]) -> int:
     st, ok = b.st, b.L.labels["ok"][0]
     r = rows[-1] + 1
     cells = ",".join(f"$C${x + 1}=lbl_ok" for x in rows)
-    ws.write(r, 0, "out_model_check", st.key)
-    ws.write(r, 1, "模型总检查 Master check", st.section)
-    ws.write(r, 3, "Master check of the model", st.text)
+    ws.write(r, 0, MODEL_CHECK.name, st.key)
+    ws.write(r, 1, MODEL_CHECK.short, st.section)
+    ws.write(r, 3, MODEL_CHECK.en, st.text)
     ws.write_formula(r, 2, f"=IF(AND({cells}),lbl_ok,lbl_check)", st.out["gen"],
-                     ok if b.scalar("check_flag") == ok else b.L.labels["check"][0])
-    b.wb.define_name("out_model_check", f"={q(SHEETS['summary'])}!$C${r + 1}")
+                     ok if b.scalar(CHECK_FLAG.id) == ok else b.L.labels["check"][0])
+    b.wb.define_name(MODEL_CHECK.name, f"={q(SHEETS['summary'])}!$C${r + 1}")
     return r
 
 
@@ -187,7 +201,7 @@ def _model_tests(b) -> list[tuple[str, str, str, str]]:
          "=IF(SUM(in_unreadable)=0,lbl_ok,lbl_check)"),
         ("model_results_readable", "评估年度的状态与结果无错误值", "No error in the evaluation year's statuses and results",
          f"=IF(INDEX({L.eval_span(L.calc_rows['readable'])},1,calc_eval_index),lbl_ok,lbl_check)"),
-        ("model_inputs_ok", "全部规则可评估（无缺少输入）", "Every rule evaluable (no missing input)", "=out_check_flag"),
+        ("model_inputs_ok", "全部规则可评估（无缺少输入）", "Every rule evaluable (no missing input)", f"={CHECK_FLAG.name}"),
     ]
 
 
@@ -204,7 +218,8 @@ def _rule_results(b, ws, top: int) -> int:
     """Which rule failed, by how much, under which clause: one line per rule, its status read from 检查."""
     st, L = b.st, b.L
     ws.write(top, 0, "规则结果 Rule results", st.section)
-    for c, h in enumerate(("规则 Rule", "条款 Clause", "状态 Status", "差额（元）Shortfall")):
+    gap = PART["shortfall"]
+    for c, h in enumerate((PART["rule"].heading, PART["clause"].heading, PART["status"].heading, f"{gap.zh}（元）{gap.en}")):
         ws.write(top + 1, c, h, st.h)
     checks = q(SHEETS["checks"])
     status_rows = []
