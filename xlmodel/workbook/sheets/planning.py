@@ -1,7 +1,9 @@
 """测算 (Planning): the dividend path of the remaining plan years as formulas (issue 27, ``xlmodel plan``).
 
-One column per year, as on 计算. For each planned year (the evaluation year to the workbook's last year
-column) the sheet evaluates the model's own trees again, rendered by :class:`PlanRenderer`, with this
+One column per year, as on 计算, and one formula across each row: the flag row (``plan_on``: the column's
+year is the evaluation year or later, read from 输入, so that moving the evaluation year moves the path)
+decides what a column computes; a year not planned pays what was entered for it. For each planned year
+(the evaluation year to the workbook's last year column) the sheet evaluates the model's own trees again, rendered by :class:`PlanRenderer`, with this
 year's cash dividend set to an amount and every earlier planned year's to the path's amount:
 
 * step 1 (at 0) and step 2 (at step 1's minimum, so that a rule that applies only once something is
