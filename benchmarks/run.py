@@ -335,7 +335,7 @@ def startup():
              "print(','.join(m for m in ('numpy','pandas','pydantic','openpyxl','xlsxwriter') if m in sys.modules))")
     print("\nstart-up: the xlmodel command (a fresh process each time; best / median of 15)")
     line("python -c pass (the interpreter alone)", f"{bare[0] * 1e3:.0f} / {bare[1] * 1e3:.0f} ms")
-    wall([str(exe), "policies"], n=1)  # the listing cached (xlmodel/listing.py)
+    wall([str(exe), "policies"], n=1)  # the listing cached (xlmodel/listing_cache.py)
     for args, fresh, what in ((["--help"], False, ""), (["policies"], False, " (listed from its cache)"),
                               (["policies"], True, " (first listing: every plan validated)")):
         t = wall([str(exe), *args], n=7 if fresh else 15, fresh=fresh)

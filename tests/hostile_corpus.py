@@ -2158,7 +2158,7 @@ def _(d, ctx):
 def _custom_book(d: Path, ctx: Ctx, pid: str = "acme-2022-2024") -> Path:
     """A workbook built (by this xlmodel) for a custom plan in ``d/plans``: it carries that plan."""
     from xlmodel import load_case
-    from xlmodel.plandirs import cli_plan_dirs
+    from xlmodel.plan_folders import cli_plan_dirs
     from xlmodel.workbook.writer import build_workbook
 
     write_custom_plan(d / "plans", pid)

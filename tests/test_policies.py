@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from xlmodel import plantext
+from xlmodel import plan_clauses
 from xlmodel.catalogue import compile_policy
 from xlmodel.errors import PolicyError
 from xlmodel.policy import TEMPLATES, list_policies, load_policy, load_policy_file
@@ -41,7 +41,7 @@ def test_every_numbered_clause_of_the_text_is_accounted_for(pid):
     p = load_policy(pid)
     text = (TEMPLATES / p.text).read_text(encoding="utf-8")
     headings = [ln for ln in text.splitlines() if HEADING.match(ln)]
-    listed = [c for c in p.clauses if c != plantext.PREAMBLE]
+    listed = [c for c in p.clauses if c != plan_clauses.PREAMBLE]
     assert len(headings) == len(listed)
     # each listed clause's own marker opens one of those lines, in order
     for line, cid in zip(headings, listed):
@@ -53,10 +53,10 @@ def test_every_numbered_clause_of_the_text_is_accounted_for(pid):
 @pytest.mark.parametrize("pid", IDS)
 def test_every_rule_quotes_its_clause(pid):
     p = load_policy(pid)
-    clauses = plantext.parse((TEMPLATES / p.text).read_text(encoding="utf-8"))
+    clauses = plan_clauses.parse((TEMPLATES / p.text).read_text(encoding="utf-8"))
     for r in p.rules:
-        section = plantext.normalise(plantext.section_text(clauses, r.clause))
-        assert plantext.normalise(r.quote) in section, r.id
+        section = plan_clauses.normalise(plan_clauses.section_text(clauses, r.clause))
+        assert plan_clauses.normalise(r.quote) in section, r.id
         assert r.clause in p.clauses
 
 

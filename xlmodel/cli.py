@@ -220,14 +220,14 @@ def cmd_policies(args) -> int:
 
 def _list_policies() -> int:
     """One line per plan (errors on stderr) and the plan folders; from the cache while no plan, plan
-    text or xlmodel file has changed (:mod:`xlmodel.listing`)."""
-    from . import listing
+    text or xlmodel file has changed (:mod:`xlmodel.listing_cache`)."""
+    from . import listing_cache
 
-    hit = listing.cached()
+    hit = listing_cache.cached()
     if hit is None:
-        print_ = listing.fingerprint()
+        print_ = listing_cache.fingerprint()
         out, err, code = _listing_lines()
-        listing.store(out, err, code, print_)
+        listing_cache.store(out, err, code, print_)
     else:
         from .sanitize import plain_text  # the cache is a file: printed as plain text whatever it holds
 
@@ -240,7 +240,7 @@ def _list_policies() -> int:
 
 
 def _listing_lines() -> tuple[list[str], list[str], int]:
-    from .plans import folders_line, list_plans
+    from .plan_install import folders_line, list_plans
     from .sanitize import plain_text
 
     out, err, worst = [], [], EXIT_OK
@@ -274,7 +274,7 @@ def _policies_check_install(args) -> int:
     from .errors import XlmodelError
     """`policies check FILE`: every problem of one policy file at once; `policies install FILE`:
     the same check, then a copy in the user's plan folder."""
-    from .plans import check_policy_file, install_policy_file
+    from .plan_install import check_policy_file, install_policy_file
     from .policy import load_policy_file, plan_clauses, policy_source
     from .sanitize import plain_text  # file names and a plan's version: one line each, inert
 
@@ -553,7 +553,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args) -> int:
     from .errors import XlmodelError
-    from .plandirs import cli_plan_dirs
+    from .plan_folders import cli_plan_dirs
 
     try:
         with cli_plan_dirs((getattr(args, "plans", None) or []) + getattr(args, "plans_after", [])):
@@ -577,7 +577,7 @@ def _warn_open_plan_folders(args) -> None:
     """A plan folder anyone may write to is said before a command that reads plans (all but draft)."""
     if args.command == "draft":
         return
-    from .plandirs import writable_by_anyone
+    from .plan_folders import writable_by_anyone
     from .sanitize import plain_text
 
     for d in writable_by_anyone():

@@ -20,7 +20,7 @@ from .compiled import TimelineEnv, Unsupported, evaluate_scalar, vector_program
 from .env import ArrayEnv, Getter  # noqa: F401 - the reference environment, re-exported
 from .expr import to_serial
 from .fields import FIELDS, Kind
-from .plandirs import plan_directory_key
+from .plan_folders import plan_directory_key
 from .policy import Policy, load_policy, policy_by_id
 from .report import build_report, report_roots
 
@@ -63,7 +63,7 @@ def _unchanged(path: str, stamp: tuple | None) -> bool:
 
 def plan_by_id(pid) -> Policy:
     """:func:`xlmodel.policy.policy_by_id`, remembered while nothing it depends on changes: the plan
-    folders (:func:`~xlmodel.plandirs.plan_directories`), each folder's entries (its modification time,
+    folders (:func:`~xlmodel.plan_folders.plan_directories`), each folder's entries (its modification time,
     size and inode change when a file is added, removed or renamed) and the plan file itself."""
     if not isinstance(pid, str):
         return policy_by_id(pid)

@@ -24,10 +24,10 @@ from typing import Annotated, Literal, Union, get_args
 from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, ValidationError, field_validator,
                       model_validator)
 
-from . import plantext
+from . import plan_clauses as clause_text  # the module; plan_clauses() below gives a policy's clauses
 from .errors import AmbiguousPolicyError, PolicyError, Problem, UnknownPolicyError, XlmodelError
 from .fields import BOARDS, FIELDS, HALF_YEAR_OPINIONS, Kind
-from .plandirs import TEMPLATES
+from .plan_folders import TEMPLATES
 from .sanitize import BAD_LINE, BAD_TEXT, char_name
 
 #: amounts a rule may take as its basis or measure (DOMAIN.md §3 ids, plus derived ones)
@@ -62,7 +62,7 @@ WindowRatio = Annotated[float, BeforeValidator(_ratio), Field(ge=0, le=10)]
 
 
 #: the text fields of a policy file that may run over lines (a YAML block scalar): a quote is matched with
-#: its white space dropped (:func:`xlmodel.plantext.normalise`), a note is prose. Every other text — ids,
+#: its white space dropped (:func:`xlmodel.plan_clauses.normalise`), a note is prose. Every other text — ids,
 #: titles, clause ids, the company, the version, sources — is one line.
 MULTILINE_FIELDS = frozenset({"quote", "note"})
 
@@ -761,7 +761,7 @@ def _cross_check(policy: Policy, plan_text: str | None) -> list[Problem]:
             probs.append(Problem(f"clause {cid}", "an informational clause needs a 'note' saying why nothing is checked"))
     if getattr(policy, "text", None) is None or plan_text is None:
         return probs
-    clauses = plantext.parse(plan_text)
+    clauses = clause_text.parse(plan_text)
     for cid in clauses:
         if cid not in policy.clauses:
             probs.append(Problem(f"clause {cid}", "in the plan text but not accounted for under 'clauses'"))
@@ -772,7 +772,7 @@ def _cross_check(policy: Policy, plan_text: str | None) -> list[Problem]:
     if policy.major_outlay is not None:
         quoted.append(("field 'major_outlay'", policy.major_outlay.clause, policy.major_outlay.quote))
     for where, cid, quote in quoted:
-        if cid in clauses and plantext.normalise(quote) not in plantext.normalise(plantext.section_text(clauses, cid)):
+        if cid in clauses and clause_text.normalise(quote) not in clause_text.normalise(clause_text.section_text(clauses, cid)):
             probs.append(Problem(f"{where}, field 'quote'", f"not found in the text of clause {cid}"))
     return probs
 
@@ -915,7 +915,7 @@ def plan_clauses(policy) -> dict[str, str]:
     text = plan_text(policy)
     if text is None:
         return {}
-    return {k: c.text for k, c in plantext.parse(text).items()}
+    return {k: c.text for k, c in clause_text.parse(text).items()}
 
 
 # ---- loading ------------------------------------------------------------
@@ -1007,9 +1007,9 @@ def policy_from_workbook(yaml_text: str, plan_text_: str | None, workbook: str, 
     return _parse_policy(yaml_text, source, Policy, None, carried_text=plan_text_, workbook=workbook)
 
 
-# ---- plan directories: xlmodel/plandirs.py (no pydantic: `xlmodel policies` may list from its cache) ----
+# ---- plan directories: xlmodel/plan_folders.py (no pydantic: `xlmodel policies` may list from its cache) ----
 
-from .plandirs import BUNDLED, PlanDir, plan_directories  # noqa: E402 - beside what uses them
+from .plan_folders import BUNDLED, PlanDir, plan_directories  # noqa: E402 - beside what uses them
 
 
 def plan_dirs() -> list[Path]:

@@ -71,7 +71,7 @@ def plans_to_test(ids: list[str] | None = None) -> tuple[list, list[tuple[str, s
     """(policies, skipped): every plan the plan folders hold (or those named), loaded; a plan that
     does not load is skipped with its error."""
     from .errors import XlmodelError
-    from .plans import list_plans
+    from .plan_install import list_plans
     from .policy import policy_by_id
 
     if ids:
@@ -108,7 +108,7 @@ def _worker_env(plans: str | None) -> None:
 
 
 def _plans_env() -> str | None:
-    from .plandirs import CLI_ORIGIN, ENV_ORIGIN, plan_directories
+    from .plan_folders import CLI_ORIGIN, ENV_ORIGIN, plan_directories
 
     dirs = [str(Path(d.path).resolve()) for d in plan_directories() if d.origin in (CLI_ORIGIN, ENV_ORIGIN)]
     return os.pathsep.join(dirs) if dirs else None

@@ -1,6 +1,6 @@
 """``xlmodel draft``: a policy file drafted from a plan's published text (issue 12, part 3).
 
-The text is split into its numbered clauses (:mod:`xlmodel.plantext`), each clause is
+The text is split into its numbered clauses (:mod:`xlmodel.plan_clauses`), each clause is
 read by recognisers for the wording plans share (:mod:`.conditions`, :mod:`.minimums`,
 :mod:`.stage`, :mod:`.procedure`), and what is left is boilerplate, neutral text or a
 review item (:mod:`.lexicon`). The result is a complete policy file: every clause listed
@@ -116,9 +116,9 @@ def _check_size(d: Draft, yaml_text: str, policy: dict) -> None:
 
 def _repeated_numbers(d: Draft, text: str) -> None:
     """A clause number used twice (two ``一、``): the clause splitter keeps the last one only; say so."""
-    from .. import plantext
+    from .. import plan_clauses
 
-    headings = sum(1 for line in text.splitlines() for _, pat in plantext._PATTERNS if pat.match(line.strip()))
+    headings = sum(1 for line in text.splitlines() for _, pat in plan_clauses._PATTERNS if pat.match(line.strip()))
     if headings > len(d.clauses) - 1:
         d.review("clauses", f"条款编号重复：{headings - len(d.clauses) + 1} 个条款与前面的编号相同，只保留了后者 clause numbers "
                             "repeat: the earlier clauses of the same number are not in the draft (nor in the loader's reading)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .. import plantext
+from .. import plan_clauses
 from .model import REVIEW, Draft, Rule
 from .text import descendants
 from .titles import titles
@@ -239,4 +239,4 @@ def review_items(d: Draft) -> list[tuple[str, str]]:
 
 
 def is_preamble(cid: str) -> bool:
-    return cid == plantext.PREAMBLE
+    return cid == plan_clauses.PREAMBLE

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from .. import plantext
+from .. import plan_clauses
 from . import numbers as nb
 from .model import Draft
 from .suggest import number_snippet, rule_snippet
@@ -122,7 +122,7 @@ def _sentences(d: Draft, c: ClauseText) -> None:
             d.cover(c.id, a, b)
         else:
             neutral = True
-    if c.id == plantext.PREAMBLE and c.id not in d.reviews and not any(r.clause == c.id for r in d.rules):
+    if c.id == plan_clauses.PREAMBLE and c.id not in d.reviews and not any(r.clause == c.id for r in d.rules):
         d.infos[c.id] = ["制定依据与目的。"]
     elif neutral and c.id not in d.infos and c.id not in d.reviews and not any(r.clause == c.id for r in d.rules):
         d.info(c.id, f"说明性文字（“{excerpt(c, c.body, min(len(c.text), c.body + 24))}”）：无义务措辞或数值。")
@@ -131,7 +131,7 @@ def _sentences(d: Draft, c: ClauseText) -> None:
 def _heading_note(d: Draft, c: ClauseText) -> str:
     """A heading's own note: its words, and where its content is."""
     words = c.quote(c.body, len(c.text))
-    if c.id == plantext.PREAMBLE:
+    if c.id == plan_clauses.PREAMBLE:
         return f"规划标题“{words}”。"
     if c.children:
         first, last = c.children[0].rsplit("、", 1)[-1], c.children[-1].rsplit("、", 1)[-1]

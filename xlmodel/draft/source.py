@@ -33,11 +33,11 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import plantext
+from .. import plan_clauses
 from ..documents import Document, read_document
 from ..untrusted import MAX_PLAN_TEXT_BYTES, InputFileError
 
-#: a clause starts a line with one of these (xlmodel.plantext's four, and 第X条 / 1. that plans also use)
+#: a clause starts a line with one of these (xlmodel.plan_clauses's four, and 第X条 / 1. that plans also use)
 CLAUSE_START = re.compile(r"^(?:[一二三四五六七八九十]+[、.．]|[（(][一二三四五六七八九十]+[）)]|\d{1,2}[、]|[（(]\d{1,2}[）)]"
                           r"|\d{1,2}[.．](?!\d)|第[一二三四五六七八九十百零〇\d]+[条章节款]|[①-⑳])")
 _SENTENCE_END = re.compile(r"[。！？!?；;：:][”’）)」』】》\"']*$")
@@ -332,8 +332,8 @@ def check_plan_text(text: str, source: str) -> None:
         raise InputFileError(source, f"这不像分红回报规划：{han} 个汉字中没有“分红”“利润分配”“股利”等词语。{_TODO_ZH}。"
                                      f"Not a plan text: {han} Chinese characters and none of the words of a dividend "
                                      f"plan (分红, 利润分配, 股利): {_TODO_EN}")
-    # the four styles a clause id is made of (xlmodel.plantext): a plan text has at least one
-    if not any(pat.match(line.strip()) for line in text.splitlines() for _, pat in plantext._PATTERNS):
+    # the four styles a clause id is made of (xlmodel.plan_clauses): a plan text has at least one
+    if not any(pat.match(line.strip()) for line in text.splitlines() for _, pat in plan_clauses._PATTERNS):
         other = list(dict.fromkeys(m.group() for line in text.splitlines() if (m := CLAUSE_START.match(line.strip()))))[:3]
         zh = f"（条款编号为 {' '.join(other)} 等）" if other else ""
         en = f" (its clauses are numbered {' '.join(other)} …)" if other else ""

@@ -1,7 +1,7 @@
 """A plan text as the recognisers see it: numbered clauses, sentences and pieces.
 
 Each clause keeps its own text as the policy loader compares quotes with it
-(:func:`xlmodel.plantext.normalise`: no white space, ASCII brackets) and a folded
+(:func:`xlmodel.plan_clauses.normalise`: no white space, ASCII brackets) and a folded
 copy for matching (:func:`numbers.fold`: full-width digits and punctuation as ASCII).
 Positions are positions in the folded text; :meth:`ClauseText.quote` cuts the
 original behind them, so every quote stands in the clause as published.
@@ -13,7 +13,7 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
-from .. import plantext
+from .. import plan_clauses
 from .numbers import Folded, fold
 
 _MARKER = re.compile(r"^(?:[一二三四五六七八九十]+、|\([一二三四五六七八九十]+\)|\d{1,2}、|\(\d{1,2}\))")
@@ -28,7 +28,7 @@ MAX_CLAUSES = 1000
 @dataclass
 class ClauseText:
     id: str
-    raw: str  # plantext.normalise(clause text): what quotes are checked against
+    raw: str  # plan_clauses.normalise(clause text): what quotes are checked against
     f: Folded  # raw folded for matching
     body: int  # where the text after the clause's marker starts
     head_end: int = 0  # where a heading on a line of its own ends (e.g. ``6、公司利润分配方案的实施``), else 0
@@ -44,7 +44,7 @@ class ClauseText:
 
     @property
     def level(self) -> int:
-        return 0 if self.id == plantext.PREAMBLE else self.id.count("、") + 1
+        return 0 if self.id == plan_clauses.PREAMBLE else self.id.count("、") + 1
 
     def quote(self, start: int, end: int) -> str:
         """The published text behind folded positions, trimmed of joining words and punctuation."""
@@ -138,7 +138,7 @@ def load_clauses(text: str, source: str = "plan.txt") -> dict[str, ClauseText]:
     """Clause id -> :class:`ClauseText`, in the text's order, with parents and children. A text of more than
     :data:`MAX_CLAUSES` numbered clauses is no plan: a clear error before any reading (its policy file
     could not be written within a policy file's size either)."""
-    parsed = plantext.parse(text)
+    parsed = plan_clauses.parse(text)
     if len(parsed) > MAX_CLAUSES:
         from ..errors import XlmodelError
 
@@ -147,11 +147,11 @@ def load_clauses(text: str, source: str = "plan.txt") -> dict[str, ClauseText]:
                            "is this a plan's text?")
     out: dict[str, ClauseText] = {}
     for cid, c in parsed.items():
-        raw = plantext.normalise(c.text)
+        raw = plan_clauses.normalise(c.text)
         f = fold(raw)
-        m = _MARKER.match(f.text) if cid != plantext.PREAMBLE else None
+        m = _MARKER.match(f.text) if cid != plan_clauses.PREAMBLE else None
         body = m.end() if m else 0
-        head = fold(plantext.normalise(c.heading)).text[body:] if m else ""
+        head = fold(plan_clauses.normalise(c.heading)).text[body:] if m else ""
         head_end = body + len(head) if 0 < len(head) <= 24 and not re.search(r"[,;:。]", head) else 0
         out[cid] = ClauseText(cid, raw, f, body, head_end)
     for cid, c in out.items():

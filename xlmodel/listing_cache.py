@@ -1,4 +1,4 @@
-"""listing: the cache of ``xlmodel policies`` (the listing, kept while nothing it is made from changes).
+"""listing_cache: the cache of ``xlmodel policies`` (the listing, kept while nothing it is made from changes).
 
 Listing the plans means validating every plan file (pydantic, YAML, each quote against its text):
 about a quarter of a second, most of it loading the validators. The listing is a function of the
@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
-from .plandirs import CONFIG_ENV, plan_directories
+from .plan_folders import CONFIG_ENV, plan_directories
 
 FORMAT = 1  #: the cache file's layout; a cache of another layout is ignored
 MAX_CACHE_BYTES = 1 * 2**20  #: a listing of a thousand plans is ~100 KB

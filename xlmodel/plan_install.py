@@ -1,8 +1,8 @@
-"""plans: the user's own plans — check a policy file, install it in the user's plan folder, list the plan
+"""plan_install: the user's own plans — check a policy file, install it in the user's plan folder, list the plan
 folders (``xlmodel policies check`` / ``install``).
 
 A plan outside ``templates/`` is referred to by its id exactly like a bundled one, once it is in a
-plan folder (:func:`xlmodel.plandirs.plan_directories`: ``--plans DIR``, else ``XLMODEL_PLANS``, and
+plan folder (:func:`xlmodel.plan_folders.plan_directories`: ``--plans DIR``, else ``XLMODEL_PLANS``, and
 the user's plan folder, where ``xlmodel policies install`` puts it). A bundled plan is never
 replaced: a user plan with a bundled plan's id is refused by ``install`` and, found in a folder,
 makes that id an error naming both files.
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import OutputExistsError, PolicyError, Problem, XlmodelError
-from .plandirs import BUNDLED, USER_ORIGIN, plan_directories, user_plan_dir
+from .plan_folders import BUNDLED, USER_ORIGIN, plan_directories, user_plan_dir
 from .policy import (POLICY_ID, Policy, PlanFile, _validate_policy, load_policy_file, plan_files, policy_by_id, policy_source,
                      text_ref_problem)
 

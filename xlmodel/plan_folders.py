@@ -1,4 +1,4 @@
-r"""plandirs: where plans are found (the plan folders, in order). No pydantic and no YAML here, so that a
+r"""plan_folders: where plans are found (the plan folders, in order). No pydantic and no YAML here, so that a
 command may know the folders (and ``xlmodel policies`` list from its cache) without loading them.
 
 Plans are found by id in these folders, never in the working directory:

@@ -1,4 +1,4 @@
-"""plantext: a published plan text split into its numbered clauses (what a policy's clauses and quotes cite).
+"""plan_clauses: a published plan text split into its numbered clauses (what a policy's clauses and quotes cite).
 
 The plans number their clauses in four styles, nested in this order:
 ``一、`` > ``（一）`` > ``1、`` > ``（1）``. A clause id joins the markers of
