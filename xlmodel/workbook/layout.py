@@ -280,8 +280,7 @@ def _yes_no_rows(model: cat.Model) -> frozenset[str]:
 
     def leaf(node) -> frozenset:
         if isinstance(node, E.In):
-            f = FIELDS.get(node.fid)
-            return frozenset({BOOL}) if f is None or f.kind == Kind.BOOL else frozenset({NUMBER, TEXT})
+            return _field_kinds(node.fid)
         name = node.name
         if name in model.series or name not in model.scalars:
             return frozenset({NUMBER})
@@ -456,12 +455,17 @@ class CellRenderer:
                f"{last.group(2)}{last.group(3)}{last.group(4)}{last.group(5)}"
 
 
+def _field_kinds(fid: str) -> frozenset[str]:
+    """What an input reads as in a formula: a yes/no field (and an attestation) TRUE/FALSE (``(ref=lbl_yes)``)."""
+    f = FIELDS.get(fid)
+    return frozenset({E.BOOL}) if f is None or f.kind == Kind.BOOL else frozenset({E.NUMBER, E.TEXT})
+
+
 def _kinds_here(L: Layout, node) -> frozenset[str]:
     """What ``node`` can be (expr.kinds) in the layout's model: a yes/no row a yes/no."""
     def leaf(n):
         if isinstance(n, E.In):
-            f = FIELDS.get(n.fid)
-            return frozenset({E.BOOL}) if f is None or f.kind == Kind.BOOL else frozenset({E.NUMBER, E.TEXT})
+            return _field_kinds(n.fid)
         if n.name in L.yes_no and n.name not in L.series:
             return frozenset({E.BOOL, E.BLANK})
         return frozenset({E.NUMBER, E.TEXT, E.BOOL})

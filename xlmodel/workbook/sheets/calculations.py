@@ -1,5 +1,10 @@
 """计算 Calculations: every rule in every evaluated year as native formulas rendered from the model's
-expression trees (history years feed the windows), the year flags, and the results as shown (guarded)."""
+expression trees (history years feed the windows), the year flags, and the results as shown (guarded).
+
+A row whose value is a yes/no (a test, a flag; :func:`..layout.yes_no_rows`) holds 1/0 formatted 是/否,
+never TRUE/FALSE: its tree is rendered through :meth:`..builder.Builder.calc_node` (``IF(x,1,0)`` in each
+branch) and cached 1/0; every formula reading it means the same with 1/0 in Excel, LibreOffice and
+Gnumeric (docs/domain.md §4, "Yes/no in the workbook")."""
 
 from __future__ import annotations
 
