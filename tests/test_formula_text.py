@@ -70,9 +70,18 @@ def check_formula(what: str, got: str, want: str) -> None:
 
 
 def rendered(pid: str, name: str, model=None) -> str:
+    """The formula the workbook writes for ``name``: a yes/no row as the number 1/0 it shows (issue 23.7)."""
     model = model or model_for(pid)
+    layout = Layout(model, YEAR[pid])
     node = model.series.get(name) or model.scalars[name]
-    return node.render(CellRenderer(Layout(model, YEAR[pid]), 0))
+    if name in layout.yes_no:
+        node = E.as_number(node, layout.yes_no.__contains__)
+    return node.render(CellRenderer(layout, 0))
+
+
+def yes_no(test: str) -> str:
+    """A yes/no row as the workbook shows it: 1 where the test holds, else 0 (formatted 是/否)."""
+    return f"IF({test},1,0)"
 
 
 BLANK3 = "ISBLANK({distributable_profit@-2}),ISBLANK({distributable_profit@-1}),ISBLANK({distributable_profit})"
@@ -87,7 +96,7 @@ CAP = {  # 利润分配不超过累计可分配利润（合并与母公司孰低
     "retained": "MIN({retained_earnings_consolidated},{retained_earnings_parent})",
     "distribution_cap.required": 'IF(OR(ISBLANK({retained_earnings_consolidated}),ISBLANK({retained_earnings_parent})),"",'
                                  "MAX(0,ROUND({calc:retained},p_precision_digits)))",
-    "distribution_cap.test": "ROUND({calc:distribution},p_precision_digits)<={calc:distribution_cap.required}",
+    "distribution_cap.test": yes_no("ROUND({calc:distribution},p_precision_digits)<={calc:distribution_cap.required}"),
 }
 LEGAL_CAP = {  # 公司法第二百一十条：分配额（现金+股票股利，减已于期中实施的）≤ 合并与母公司期末未分配利润孰低，不低于0
     "reg_distribution_cap.actual": "ROUND(ROUND({cash_dividend}+{stock_dividend},p_precision_digits)-"
@@ -96,7 +105,7 @@ LEGAL_CAP = {  # 公司法第二百一十条：分配额（现金+股票股利�
                                      "MAX(0,ROUND(MIN({retained_earnings_consolidated},{retained_earnings_parent}),"
                                      "p_precision_digits)))",
 }
-LEGAL_CAP["reg_distribution_cap.test"] = LEGAL_CAP["reg_distribution_cap.actual"] + "<={calc:reg_distribution_cap.required}"
+LEGAL_CAP["reg_distribution_cap.test"] = yes_no(LEGAL_CAP["reg_distribution_cap.actual"] + "<={calc:reg_distribution_cap.required}")
 
 FORMULAS = {
     GCL: {
@@ -104,29 +113,29 @@ FORMULAS = {
         "cash": "{cash_dividend}+{buyback_amount}",  # 回购视同现金分红
         "min_annual.required": 'IF(ISBLANK({distributable_profit}),"",ROUND(MAX(0,p_min_annual_c1_ratio*{distributable_profit}),'
                                "p_precision_digits))",
-        "min_annual.test": "ROUND({calc:cash},p_precision_digits)>={calc:min_annual.required}",
+        "min_annual.test": yes_no("ROUND({calc:cash},p_precision_digits)>={calc:min_annual.required}"),
         **ROLLING,
         # 三、(二)、2、(3)
         **CAP,
         # 三、(二)、1、(4) 重大投资计划或重大现金支出：累计支出达到或超过最近一期经审计总资产的30%，且超过5,000万元
         "major_outlay_threshold": "ROUND(p_major_outlay_ratio*{total_assets},p_precision_digits)",
-        "major_outlay": "AND(ROUND({planned_major_outlay},p_precision_digits)>={calc:major_outlay_threshold},"
-                        "ROUND({planned_major_outlay},p_precision_digits)>p_major_outlay_floor)",
-        "cond_no_major_outlay.test": "NOT({calc:major_outlay})",
+        "major_outlay": yes_no("AND(ROUND({planned_major_outlay},p_precision_digits)>={calc:major_outlay_threshold},"
+                               "ROUND({planned_major_outlay},p_precision_digits)>p_major_outlay_floor)"),
+        "cond_no_major_outlay.test": yes_no("NOT({calc:major_outlay})"),
     },
     FAR_EAST: {
-        "cash_when_distributing.test": "ROUND({calc:cash},p_precision_digits)>0",  # 四、1 应采用现金分红
+        "cash_when_distributing.test": yes_no("ROUND({calc:cash},p_precision_digits)>0"),  # 四、1 应采用现金分红
         **ROLLING,  # 四、3
         # 四、5、(2) 经出席股东大会的股东所持表决权的过半数通过 / 2/3以上通过
-        "vote_majority.test": "{vote_for_ratio}>p_vote_majority_ratio",
-        "vote_stock_two_thirds.test": "{vote_for_ratio}>=p_vote_stock_two_thirds_ratio",
+        "vote_majority.test": yes_no("{vote_for_ratio}>p_vote_majority_ratio"),
+        "vote_stock_two_thirds.test": yes_no("{vote_for_ratio}>=p_vote_stock_two_thirds_ratio"),
     },
     HOUPU: {
         # 三、(三)、1、(1) 当年可分配利润为正值
-        "cond_distributable_positive.test": "ROUND({distributable_profit},p_precision_digits)>0",
+        "cond_distributable_positive.test": yes_no("ROUND({distributable_profit},p_precision_digits)>0"),
         # 三、(三)、1、(3) 重大资金支出：累计支出达到或超过最近一期经审计净资产的30%
         "major_outlay_threshold": "ROUND(p_major_outlay_ratio*{net_assets},p_precision_digits)",
-        "major_outlay": "ROUND({planned_major_outlay},p_precision_digits)>={calc:major_outlay_threshold}",
+        "major_outlay": yes_no("ROUND({planned_major_outlay},p_precision_digits)>={calc:major_outlay_threshold}"),
         **CAP,
         **LEGAL_CAP,  # the baseline's, in every plan's model
     },
@@ -326,3 +335,29 @@ def test_a_mutated_tree_computes_otherwise(pid, name, mutate, case, year, root, 
     assert scalar_values(bad, year, case, [root])[root] == pytest.approx(wrong, abs=1e-6)
     assert vector_values(model, year, [case], [root])[root].tolist() == [right]
     assert vector_values(bad, year, [case], [root])[root].tolist() == pytest.approx([wrong], abs=1e-6)
+
+
+# ---- a yes/no is 1/0 in the workbook (issue 23.7) --------------------------------------------------
+
+def test_a_yes_no_row_compared_with_true_compares_numbers():
+    """The sale restriction asks whether a trigger (a yes/no row, 1/0 in the workbook) is TRUE: rendered
+    against the number 1 (IF(1>0,1,0)), since in Excel 1=TRUE is FALSE; its own test row is 1/0 too."""
+    r = _renderer(FAR_EAST)
+    text = rendered(FAR_EAST, "reg_controlling_sale.test")
+    for k in ("below_net_assets", "below_ipo", "low_dividend"):
+        ref = r.calc(f"reg_controlling_sale.{k}", 0)
+        assert f"{ref}=IF(1>0,1,0)" in text and f"{ref}=(1>0)" not in text
+    assert text.startswith("IF(NOT(OR(") and text.endswith("),1,0)")
+    below = rendered(FAR_EAST, "reg_controlling_sale.below_ipo")  # blank where the input is blank
+    assert below == f'IF({r.field_blank("price_below_ipo_20d", 0)},"",IF({r.field("price_below_ipo_20d", 0)},1,0))'
+
+
+def test_a_yes_no_row_is_read_only_where_1_and_0_mean_true_and_false():
+    """IF's condition, AND, OR, NOT and = read a 1/0 yes/no as its TRUE/FALSE; SUM, MIN, MAX, COUNTIF
+    (a boolean in a reference is skipped there, a number counted) and an ordering never may."""
+    x, holds = E.C("x"), {"x"}.__contains__
+    assert E.yes_no_readers(E.If(E.And(x, E.Not(x)), E.Num(1), E.Num(0)), holds) == []
+    assert E.yes_no_readers(E.Sum(x, E.C("y")), holds) == ["SUM"]
+    assert E.yes_no_readers(E.Max(x, E.Num(0)), holds) == ["MAX"]
+    assert E.yes_no_readers(x > E.Num(0), holds) == [">"]
+    assert E.as_number(E.If(E.Missing((("a", 0),)), E.Blank(), x), holds).args[2] is x  # already 1/0

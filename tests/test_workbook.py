@@ -217,6 +217,34 @@ def test_sample_workbooks_are_current(case_path, tmp_path):
                          "if not, a changed formula is a bug (tests/test_formula_text.py names the rule's)")
 
 
+@pytest.mark.parametrize("case_path", SAMPLES, ids=[p.stem for p in SAMPLES])
+def test_no_true_or_false_in_the_workbook(case_path):
+    """Issue 23.7: every yes/no the workbook shows is 是/否 — the working rows of 计算 and 测算 too: a cell
+    that is a yes/no holds 1/0 formatted 是/否, never TRUE/FALSE (Excel shows TRUE whatever a boolean's
+    format; LibreOffice would save a formatted boolean as a number anyway)."""
+    path = case_path.with_suffix(".xlsx")
+    values, wb = openpyxl.load_workbook(path, data_only=True), openpyxl.load_workbook(path)
+    bools = [f"{ws.title}!{c.coordinate}" for ws in values.worksheets for row in ws.iter_rows() for c in row
+             if isinstance(c.value, bool)]
+    assert not bools, f"{len(bools)} TRUE/FALSE cells, e.g. {bools[:5]}"
+    from xlmodel.workbook.parity import case_layout
+
+    case = load_case(case_path)
+    L = case_layout(case)  # the sample's own timeline
+    calc, calc_values = wb[SHEETS["calc"]], values[SHEETS["calc"]]
+    for name in ("is_evaluation_year", "in_plan_period", "readable"):
+        cells = [calc.cell(L.calc_rows[name] + 1, L.col_of(y) + 1) for y in L.eval_years]
+        assert all(c.number_format == '"是";"是";"否"' and c.value.startswith("=IF(") for c in cells), name
+    # the evaluation year's column is the only 1 of its flag row; the plans' years are all in their plan period
+    row = L.calc_rows["is_evaluation_year"] + 1
+    assert [calc_values.cell(row, L.col_of(y) + 1).value for y in L.eval_years] == \
+        [1 if y == case.evaluation_year else 0 for y in L.eval_years]
+    lo, hi = load_policy(case.policy).plan_years
+    row = L.calc_rows["in_plan_period"] + 1
+    assert [calc_values.cell(row, L.col_of(y) + 1).value for y in L.eval_years] == \
+        [1 if lo <= y <= hi else 0 for y in L.eval_years]
+
+
 def test_no_formula_is_longer_than_a_modeller_can_audit(tmp_path):
     """Issue 11: every formula of every plan's workbook (and the fourth plan's) stays under 250
     characters; the longest is reported."""

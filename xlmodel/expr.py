@@ -278,7 +278,11 @@ class Cmp(Node):
         return _CMP[self.op](a, b)
 
     def render(self, r):
-        return f"{_paren(self.a, 11, r)}{self.op}{_paren(self.b, 11, r)}"
+        a, b = self.a, self.b
+        operands = getattr(r, "compared", None)  # a yes/no row (1/0) compared with a yes/no: numbers both
+        if operands is not None:
+            a, b = operands(self.op, a, b)
+        return f"{_paren(a, 11, r)}{self.op}{_paren(b, 11, r)}"
 
 
 class _Fn(Node):
@@ -564,6 +568,67 @@ class YearOf(_Fn):
         if ok.any():
             out[ok] = _year_of_v(d[ok]).astype(float)
         return out
+
+
+# ---- what a value can be (a yes/no row is shown 1/0 in the workbook) -------------------------------
+
+BOOL, NUMBER, TEXT, BLANK = "bool", "number", "text", "blank"
+_LOGICAL = (Missing, Cmp, And, Or, Not, InList)
+_NUMERIC = (Num, P, FY, Bin, Max, Min, Sum, Round2, CountIf, EDate, YearOf, Window)
+_ANY = frozenset({BOOL, NUMBER, TEXT, BLANK})
+#: nodes that read a referenced cell otherwise than a computed value (a boolean in a reference is ignored
+#: by SUM, MIN, MAX; COUNTIF matches its criterion by type): a yes/no row, 1/0, is never their argument
+_REFERENCE_READERS = (Max, Min, Sum, CountIf, InList, Window)
+
+
+def kinds(node: Node, leaf) -> frozenset[str]:
+    """What ``node``'s value can be in a spreadsheet: a subset of BOOL (TRUE/FALSE), NUMBER, TEXT and
+    BLANK (the "" of :class:`Blank`). ``leaf(node)`` answers for an input or a calculation (:class:`In`,
+    :class:`C`); a node of a kind not known here can be anything."""
+    if isinstance(node, _LOGICAL):
+        return frozenset({BOOL})
+    if isinstance(node, Blank):
+        return frozenset({BLANK})
+    if isinstance(node, Lbl):
+        return frozenset({TEXT})
+    if isinstance(node, If):
+        return kinds(node.args[1], leaf) | kinds(node.args[2], leaf)
+    if isinstance(node, (In, C)):
+        return leaf(node)
+    if isinstance(node, _NUMERIC):
+        return frozenset({NUMBER})
+    return _ANY
+
+
+def is_yes_no(k: frozenset[str]) -> bool:
+    """A value of these kinds is a yes/no (TRUE/FALSE, or blank where it cannot be told)."""
+    return BOOL in k and k <= {BOOL, BLANK}
+
+
+def as_number(node: Node, holds_number) -> Node:
+    """A yes/no tree as the number the workbook shows (1 for TRUE, 0 for FALSE; a blank stays blank):
+    the branches of an IF each converted, a row that already holds 1/0 (``holds_number(name)``) read as
+    it is, anything else ``IF(x,1,0)``. Only the workbook's cells change: the evaluator keeps booleans."""
+    if isinstance(node, If):
+        a, b = as_number(node.args[1], holds_number), as_number(node.args[2], holds_number)
+        return If(node.args[0], a, b)
+    if isinstance(node, Blank) or (isinstance(node, C) and holds_number(node.name)):
+        return node
+    return If(node, Num(1), Num(0))
+
+
+def yes_no_readers(root: Node, holds_number) -> list[str]:
+    """The functions of ``root`` that would read a 1/0 yes/no row otherwise than TRUE/FALSE (see
+    :data:`_REFERENCE_READERS`; an ordering comparison, which the rules never make of a yes/no): their
+    names, none where every reader means the same with 1/0 — IF's condition, AND, OR, NOT, an IF's branch,
+    arithmetic (TRUE is 1 there in every engine), = and <> (the renderer compares numbers with numbers)."""
+    out = []
+    for n in root.walk():
+        args = n.children()
+        if any(isinstance(a, C) and holds_number(a.name) for a in args):
+            if isinstance(n, _REFERENCE_READERS) or (isinstance(n, Cmp) and n.op not in ("=", "<>")):
+                out.append(getattr(n, "fn", "") or getattr(n, "op", type(n).__name__))
+    return out
 
 
 # ---- formula length (for auditability: no formula is allowed to grow past a limit) ---------------

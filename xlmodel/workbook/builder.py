@@ -17,6 +17,7 @@ from ..case import Case
 from ..catalogue import Derived
 from ..errors import XlmodelError
 from ..evaluator import evaluate_one, evaluate_timeline, model_for
+from ..expr import as_number
 from ..policy import Policy
 from .cached import EMPTY
 from .checked_sheet import MAX_TEXT, text_units
@@ -76,6 +77,22 @@ class Builder:
         if not np.isfinite(value):  # a spreadsheet would show #VALUE!: a model bug, never written
             raise ValueError(f"the model computed a non-finite value ({value}); this is a bug in xlmodel")
         return float(value) + 0.0
+
+    def calc_node(self, name: str):
+        """The tree a calculation's cells are rendered from: the model's, a yes/no row's as the number 1/0
+        it shows (:func:`.layout.yes_no_rows`, :func:`xlmodel.expr.as_number`; kept with the model)."""
+        node = self.model.scalars[name]
+        if name not in self.L.yes_no:
+            return node
+        kept = self.model.derived.table("workbook yes/no trees", None)
+        hit = kept.get(name)
+        if hit is None or hit[0] is not node:  # kept with its tree (a copied model may hold another)
+            hit = kept.put(name, (node, as_number(node, self.L.yes_no.__contains__)))
+        return hit[1]
+
+    def cached_calc(self, name: str, value):
+        """A calculation's cached value as its cell shows it: a yes/no row's 1/0 (blank stays blank)."""
+        return self._yes_no_cached(value) if name in self.L.yes_no else self.cached(value)
 
     def value(self, name: str, j: int | None = None):
         """A calculation's value in evaluated year ``j`` (default: the evaluation year)."""

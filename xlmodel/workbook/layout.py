@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell
 
 from .. import catalogue as cat
+from .. import expr as E
+from ..errors import XlmodelError
 from ..fields import AUDIT_OPINIONS, BOARDS, COMPANY_FIELDS, FIELDS, HALF_YEAR_OPINIONS, STAGES, YEAR_FIELDS, Kind
 from ..outputs import HEADLINE as HEADLINE_OUTPUTS
 from ..outputs import SUMMARY as SUMMARY_OUTPUTS
@@ -100,6 +102,7 @@ class Layout:
     output_rows: dict[str, int] = field(default_factory=dict)  # scalar -> row on summary (col C)
     labels: dict[str, tuple[str, int]] = field(default_factory=dict)  # label code -> (text, row) on lists
     enum_ranges: dict[str, tuple[int, int]] = field(default_factory=dict)  # enum id -> rows on lists (col B)
+    yes_no: frozenset = frozenset()  # the calc rows that are a yes/no, shown 1/0 (:func:`yes_no_rows`)
 
     def __post_init__(self):
         lo, hi = self.model.policy.plan_years
@@ -215,6 +218,7 @@ class Layout:
 
     def _place_calc(self):
         """Calc sheet: flags, series, the rules' working, their statuses (one block, in check order), outputs."""
+        self.yes_no = yes_no_rows(self.model) | frozenset(TIMELINE_FLAGS)
         r = HEADER_ROW + 2
         for name in TIMELINE_FLAGS:
             self.calc_rows[name] = r
@@ -261,6 +265,37 @@ class Layout:
     def status_block(self) -> tuple[int, int]:
         rows = [self.calc_rows[f"{rid}.status"] for rid in self.rule_order()]
         return min(rows), max(rows)
+
+
+def yes_no_rows(model: cat.Model) -> frozenset[str]:
+    """The calculations that are a yes/no (TRUE/FALSE, or blank where undetermined): the workbook shows them
+    as 1/0 formatted 是/否 (:data:`.styles.YES_NO`), never TRUE/FALSE (issue 23.7). Kept with the model."""
+    return model.derived.table("workbook yes/no rows", None).once("rows", _yes_no_rows, model)
+
+
+def _yes_no_rows(model: cat.Model) -> frozenset[str]:
+    from ..expr import BOOL, NUMBER, TEXT, is_yes_no, kinds, yes_no_readers
+
+    memo: dict[str, frozenset] = {}
+
+    def leaf(node) -> frozenset:
+        if isinstance(node, E.In):
+            return _field_kinds(node.fid)
+        name = node.name
+        if name in model.series or name not in model.scalars:
+            return frozenset({NUMBER})
+        if name not in memo:
+            memo[name] = frozenset({BOOL, NUMBER, TEXT})  # a cycle (none in a model) is anything
+            memo[name] = kinds(model.scalars[name], leaf)
+        return memo[name]
+
+    rows = frozenset(n for n in model.scalars if is_yes_no(leaf(E.C(n))))
+    for name, node in (*model.scalars.items(), *model.series.items()):
+        bad = yes_no_readers(node, rows.__contains__)
+        if bad:
+            raise XlmodelError(f"计算 {name}：{', '.join(bad)} 读取是/否行（工作簿中为 1/0），含义会改变 {name}: {', '.join(bad)} "
+                               "reads a yes/no row, which the workbook shows as 1/0; this is a bug in xlmodel")
+    return rows
 
 
 MAX_YEAR_COLUMNS = 40  # the widest timeline xlmodel writes (and reads)
@@ -344,6 +379,26 @@ class CellRenderer:
     def param(self, name):
         return pname(name)
 
+    def compared(self, op: str, a, b):
+        """The operands of a comparison as rendered: a yes/no row holds 1/0, so the yes/no it is compared
+        with is the number too (``IF(x,1,0)``; in Excel 1=TRUE is FALSE, in LibreOffice TRUE); a "" stays
+        "" (unequal to a number as to a boolean, in every engine). The rules order no yes/no."""
+        rows = self.L.yes_no
+        row_a = isinstance(a, E.C) and a.name in rows and a.name not in self.L.series
+        row_b = isinstance(b, E.C) and b.name in rows and b.name not in self.L.series
+        if row_a == row_b:
+            return a, b
+        if op not in ("=", "<>"):
+            raise XlmodelError(f"是/否行不能比较大小（{op}）a yes/no row ordered ({op}): the rules only test a yes/no "
+                               "for equality; this is a bug in xlmodel")
+        other = b if row_a else a
+        k = _kinds_here(self.L, other)
+        if not k <= {E.BOOL, E.BLANK}:
+            raise XlmodelError(f"是/否行与非是/否的值比较 a yes/no row compared with a value that is not a yes/no "
+                               f"({', '.join(sorted(k))}); this is a bug in xlmodel")
+        other = E.as_number(other, rows.__contains__)
+        return (a, other) if row_a else (other, b)
+
     def calc(self, name, offset):
         L = self.L
         if name in L.series:
@@ -398,6 +453,23 @@ class CellRenderer:
         first, last = parts[0], parts[-1]
         return f"{first.group(1)}!{first.group(2)}{first.group(3)}{first.group(4)}{first.group(5)}:" \
                f"{last.group(2)}{last.group(3)}{last.group(4)}{last.group(5)}"
+
+
+def _field_kinds(fid: str) -> frozenset[str]:
+    """What an input reads as in a formula: a yes/no field (and an attestation) TRUE/FALSE (``(ref=lbl_yes)``)."""
+    f = FIELDS.get(fid)
+    return frozenset({E.BOOL}) if f is None or f.kind == Kind.BOOL else frozenset({E.NUMBER, E.TEXT})
+
+
+def _kinds_here(L: Layout, node) -> frozenset[str]:
+    """What ``node`` can be (expr.kinds) in the layout's model: a yes/no row a yes/no."""
+    def leaf(n):
+        if isinstance(n, E.In):
+            return _field_kinds(n.fid)
+        if n.name in L.yes_no and n.name not in L.series:
+            return frozenset({E.BOOL, E.BLANK})
+        return frozenset({E.NUMBER, E.TEXT, E.BOOL})
+    return E.kinds(node, leaf)
 
 
 def col_name(col: int) -> str:

@@ -109,9 +109,9 @@ def sheet_values(path: str | Path, sheets: tuple[str, ...] = FORMULA_SHEETS) -> 
 def same(a, b) -> bool:
     """Equal as the parity tests require: to the fen and better — a relative 1e-9 for ratios, never
     more than 0.001 on an amount, and a few ulps where floats are that coarse (amounts near the
-    1e15 limit); booleans and text exactly."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return a == b
+    1e15 limit); booleans and text exactly (a boolean is not the number 1/0)."""
+    if isinstance(a, bool) or isinstance(b, bool):  # a boolean equals a boolean only (never 1/0)
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
         tol = max(min(1e-9 * max(1.0, abs(a)), 0.001), 4 * math.ulp(abs(a)))
         return a == b or abs(a - b) <= tol
@@ -247,9 +247,12 @@ def compare(engine: str, case, ours: Path, theirs: Path, policy=None, ours_value
 
 
 def _shown(value):
-    """An evaluator value as the workbook shows it: statuses in Chinese, blank as no value."""
+    """An evaluator value as the workbook shows it: statuses in Chinese, blank as no value, a yes/no as
+    1/0 (shown 是/否: no TRUE/FALSE in the workbook)."""
     from ..catalogue import STATUS_ZH
 
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
     if value is None or value == "":
         return None
     return STATUS_ZH.get(value, value) if isinstance(value, str) else value

@@ -1,5 +1,10 @@
 """计算 Calculations: every rule in every evaluated year as native formulas rendered from the model's
-expression trees (history years feed the windows), the year flags, and the results as shown (guarded)."""
+expression trees (history years feed the windows), the year flags, and the results as shown (guarded).
+
+A row whose value is a yes/no (a test, a flag; :func:`..layout.yes_no_rows`) holds 1/0 formatted 是/否,
+never TRUE/FALSE: its tree is rendered through :meth:`..builder.Builder.calc_node` (``IF(x,1,0)`` in each
+branch) and cached 1/0; every formula reading it means the same with 1/0 in Excel, LibreOffice and
+Gnumeric (docs/domain.md §4, "Yes/no in the workbook")."""
 
 from __future__ import annotations
 
@@ -59,14 +64,15 @@ def _scalar_rows(b, ws, cols: list[int]) -> None:
     """Every calculation of the rules and results, one formula per evaluated year."""
     L, st = b.L, b.st
     offsets = L.eval_offsets
-    cached, formula, scalars, calc = b.cached, b.formula, b.model.scalars, b.env.calc
+    formula, calc = b.formula, b.env.calc
     for name, row in L.calc_rows.items():
         if name in TIMELINE_FLAGS or name in GUARDED_ROWS:
             continue
-        _row_labels(b, ws, row, name, *_calc_label(b.model, name), "")
-        node = scalars[name]
+        _row_labels(b, ws, row, name, *_calc_label(b.model, name), "是/否" if name in L.yes_no else "")
+        node = b.calc_node(name)
         fmt = st.calc[_number_format(b, name)]
         values = calc(name, None)
+        cached = b._yes_no_cached if name in L.yes_no else b.cached
         for j, off in enumerate(offsets):
             ws.write_formula(row, cols[j], formula(node, off), fmt, cached(values[j]))
 
@@ -88,9 +94,11 @@ def _guarded(b, ws, cols: list[int]):
 
 
 def _number_format(b, name: str) -> str:
-    """A calculation's number format: a rule's actual, bound, margin and shortfall in the rule's unit
-    (a date stays a date: LibreOffice would give a General cell the format of the date it reads);
-    booleans and statuses General (a custom format makes LibreOffice save booleans as 1/0)."""
+    """A calculation's number format: a yes/no 是/否 (its cell holds 1/0: :func:`.layout.yes_no_rows`); a
+    rule's actual, bound, margin and shortfall in the rule's unit (a date stays a date: LibreOffice would
+    give a General cell the format of the date it reads); statuses General."""
+    if name in b.L.yes_no:
+        return "yes_no"
     rid, _, col = name.rpartition(".")
     if col in ("actual", "required", "margin", "shortfall") and rid in b.L.check_rows:
         values = b.env.calc(name, None)
@@ -131,7 +139,7 @@ def _calc_flags(b, ws):
         for y in L.eval_years:
             col = L.col_of(y)
             formula, cached = _flag(b, name, y, col)
-            ws.write_formula(row, col, formula, st.calc["gen"], cached)
+            ws.write_formula(row, col, f"=IF({formula[1:]},1,0)", st.calc["yes_no"], 1.0 if cached else 0.0)
     # which evaluated column the evaluation year is (every evaluation-year output reads through it)
     row = HEADER_ROW - 2
     _row_labels(b, ws, row, "calc_eval_index", "评估年度所在列（第几个可评估年度）", "Evaluated column of the evaluation year", "")

@@ -76,7 +76,7 @@ def _check_row(b, ws, rd):
         if name not in b.model.scalars:
             continue
         value = b.scalar(name)
-        if rd.check.unit == "是/否" and col != "status":  # a confirmation's actual: 是/否, never TRUE/FALSE
+        if (rd.check.unit == "是/否" or name in L.yes_no) and col != "status":  # a yes/no: 是/否, never TRUE/FALSE
             ws.write_formula(row, CHECK_COL_INDEX[col], b._as_yes_no(b.at_evaluation_year(name)), st.calc["yes_no"],
                              b._yes_no_cached(b.value(name)))
             continue

@@ -188,8 +188,9 @@ def _sign_off_rule(b, ws, r: int, rd) -> None:
         if name not in b.model.scalars:
             continue
         value = b.value(name)
-        cached = b._yes_no_cached(value) if fk == "yes_no" else b.cached(value)
-        fmt = st.calc["gen"] if fk != "yes_no" and isinstance(cached, bool) else st.calc[fk]
+        yes_no = fk == "yes_no" or name in L.yes_no  # a yes/no: 1/0 shown 是/否 (as on 检查)
+        cached = b._yes_no_cached(value) if yes_no else b.cached(value)
+        fmt = st.calc["yes_no" if yes_no else "gen" if isinstance(cached, bool) else fk]
         ws.write_formula(r, c, f"=IF({at(col)}=\"\",\"\",{at(col)})", fmt, cached)
     if rd.bound and rd.check.required is not None:
         b._put(ws, r, 5, cat.BOUND_ZH[rd.bound], st.text)

@@ -477,13 +477,13 @@ class PlanningSheet:
                                  _cached(MINIMUM.eval(self.env[(blk.key, y)])[0]) if on else EMPTY)
             for name, row in blk.rows.items():
                 series = name in m.series
-                node = m.series[name] if series else m.scalars[name]
+                node = m.series[name] if series else b.calc_node(name)  # a yes/no as 1/0, as on 计算
                 fmt = st.calc["amount"] if series else st.calc[_number_format(b, name)]
                 if blk.key == "path" and series:  # not planned: 计算's value, which the later years' windows read
                     other = f"{q(SHEETS['calc'])}!{xl_rowcol_to_cell(L.series[name], col, row_abs=True)}"
                     cached = b.cached(self.value(blk.key, name, y) if on else b.env.calc(name, y - L.eval_years[0])[0])
                 else:
-                    other, cached = '""', b.cached(self.value(blk.key, name, y)) if on else EMPTY
+                    other, cached = '""', b.cached_calc(name, self.value(blk.key, name, y)) if on else EMPTY
                 ws.write_formula(row, col, self._on(y, node.render(r), other), fmt, cached)
         for name, row in blk.rows.items():
             zh_, en_ = cat.SERIES_ZH[name] if name in m.series else self.label(m, name)
