@@ -244,3 +244,71 @@ def test_moving_the_evaluation_year_moves_the_path(request, tmp_path, moved, eng
     assert theirs[(PLAN, cells[(ROWS["path"], 2022)])] == 36 * M  # as entered: no longer planned
     assert theirs.get((PLAN, cells[(ROWS["result"], 2022)])) in (None, "")
     assert _agree(theirs, cells, _want(case, {})) == []  # and every other figure as xlmodel plan gives it
+
+
+# ---- the proposed amounts read back: plan, refresh and fill keep them ------------------------------------------
+
+def test_a_proposed_amount_entered_on_the_sheet_is_read_back(entered):
+    from xlmodel.workbook.reader import read_workbook
+
+    _, _, book, cells = entered
+    assert read_workbook(book, check_formulas=False).plan_pay == {2022: 45 * M}
+
+
+def test_plan_of_the_workbook_pays_the_proposed_amount(entered, capsys):
+    """far-east with 45M entered on 测算 for 2022: 2023 needs nothing (四、3: 40M over 2021–2023, 45M paid),
+    2024 the SSE's warning 50M − 45M = 5M — the path of `--pay 2022=45000000`, read from the sheet."""
+    import json
+
+    from conftest import cli
+
+    _, _, book, _ = entered
+    code, out, err = cli(capsys, "plan", book, "--json")
+    path = {y["fiscal_year"]: y for y in json.loads(out)}
+    assert (path[2022]["cash_dividend"], path[2023]["min_cash_dividend"], path[2024]["min_cash_dividend"]) == \
+        (45 * M, 0, 5 * M)
+    assert "测算" in err and "2022=45,000,000.00" in err
+    code, out, err = cli(capsys, "plan", book, "--json", "--pay", "2022=30000000")  # --pay wins
+    path = {y["fiscal_year"]: y for y in json.loads(out)}
+    assert path[2022]["cash_dividend"] == 30 * M and path[2024]["min_cash_dividend"] == 10 * M
+
+
+def test_refresh_keeps_the_proposed_amount(entered, tmp_path, capsys):
+    from conftest import cli
+
+    _, _, book, cells = entered
+    out = tmp_path / "refreshed.xlsx"
+    code, _, err = cli(capsys, "refresh", book, "-o", out)
+    assert code == 0, err
+    values = sheet_values(out, (PLAN,))
+    assert values[(PLAN, cells[(ROWS["proposed"], 2022)])] == 45 * M
+    assert values[(PLAN, cells[(ROWS["minimum"], 2024)])] == 5 * M  # cached with the amount: 50M − 45M
+
+
+def test_a_bad_proposed_amount_is_refused_naming_the_cell(built, tmp_path):
+    from xlmodel.errors import XlmodelError
+    from xlmodel.workbook.reader import read_workbook
+
+    _, _, book = built["far-east"]
+    cells = _cells(book)
+    wb = openpyxl.load_workbook(book)
+    wb[PLAN][cells[(ROWS["proposed"], 2023)]] = "3千万"
+    bad = tmp_path / "bad.xlsx"
+    wb.save(bad)
+    with pytest.raises(XlmodelError) as e:
+        read_workbook(bad, check_formulas=False)
+    assert f"{PLAN}!{cells[(ROWS['proposed'], 2023)]}" in str(e.value) and "拟定现金分红" in str(e.value)
+
+
+def test_an_amount_proposed_before_the_evaluation_year_is_said_and_not_read(tmp_path):
+    from xlmodel.workbook.reader import read_workbook
+
+    case = far_east()
+    book = _build(tmp_path / "b.xlsx", dataclasses.replace(case, evaluation_year=2023))
+    cells = _cells(book)
+    wb = openpyxl.load_workbook(book)
+    wb[PLAN][cells[(ROWS["proposed"], 2022)]] = 45 * M
+    wb.save(tmp_path / "early.xlsx")
+    read = read_workbook(tmp_path / "early.xlsx", check_formulas=False)
+    assert read.plan_pay == {}
+    assert any("2022" in n and "不计" in n for n in read.notes)

@@ -389,6 +389,11 @@ def cmd_plan(args) -> int:
 
         read = read_workbook(args.case, check_formulas=False, installed_plan_wins=True)
         case, policy, params = with_later_years_forecast(read.case), read.policy, read.params or None
+        if read.plan_pay:  # 测算's proposed amounts; a --pay of the same year wins
+            print(f"注意 Note: 按“测算”表的拟定现金分红 the proposed amounts on 测算: "
+                  f"{', '.join(f'{y}={a:,.2f}' for y, a in sorted(read.plan_pay.items()) if y not in pay)}"
+                  f"{'（--pay 优先 --pay wins where given）' if set(pay) & set(read.plan_pay) else ''}", file=sys.stderr)
+            pay = {**read.plan_pay, **pay}
         for note in read.notes:
             print(f"注意 Note: {plain_text(note)}", file=sys.stderr)
         if case.forecast_years:

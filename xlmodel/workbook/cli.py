@@ -131,7 +131,8 @@ def cmd_refresh(args) -> int:
     check_output(args.output, force=args.force, suffixes=(".xlsx",))  # before reading anything
     read = read_workbook(args.workbook, check_formulas=False, installed_plan_wins=True)
     case = read.case
-    out = build_workbook(args.output, policy=read.policy, case=case, force=args.force)  # installed, or carried
+    out = build_workbook(args.output, policy=read.policy, case=case, force=args.force,  # installed, or carried
+                         plan_pay=read.plan_pay)  # and 测算's proposed amounts
     n_inputs = sum(len(v) for v in case.years.values()) + len(case.company)
     print(plain_text(f"已写入 wrote {out}：保留 {n_inputs} 项输入 carried {n_inputs} inputs, {len(case.attestations)} attestations, {len(case.notes)} "
                      f"notes (policy {read.policy.id} v{read.policy.version}; built before with "

@@ -86,7 +86,7 @@ def fill_workbook(book, case: Case | str | Path, out, *, force: bool = False) ->
     _refuse_another(case, read, book)
     check_attestations(case, model_for(read.policy).attestation_ids())
     full, kept = merged(case, read)
-    path = build_workbook(out, policy=read.policy, case=full, force=force)
+    path = build_workbook(out, policy=read.policy, case=full, force=force, plan_pay=read.plan_pay)  # 测算's amounts kept
     given = {"inputs": sum(len(v) for v in case.years.values()) + len(case.company),
              "attestations": len(case.attestations), "notes": len(case.notes)}
     return Filled(path, full, given, kept, read)

@@ -57,6 +57,9 @@ class WorkbookRead:
     tampered: list[str] = field(default_factory=list)  # sheet!cell: what changed
     params: dict[str, object] = field(default_factory=dict)  # editable parameters the workbook changed: name -> value
     params_changed: list[str] = field(default_factory=list)  # the same, as sentences (value and the plan's)
+    #: 测算's proposed cash dividends (拟定现金分红) of the planned years, {year: 元}: what ``xlmodel plan``
+    #: takes as its ``--pay`` and ``refresh``/``fill`` carry into the new workbook
+    plan_pay: dict[int, float] = field(default_factory=dict)
 
 
 _VERIFIED: dict[str, bytes] = {}  # path -> the bytes _inspect_zip checked (the last file only)
@@ -273,6 +276,7 @@ def read_workbook(path: str | Path, check_formulas: bool = True, installed_plan_
         loc.problems += [Problem(found.cell_of[(k, fy)], f"{k}: {msg} ({fy})")
                          for k, msg in part_problems(vals, bool(found.company.get(CONFIRM_FIELD)))]
     _read_attestations(loc, found, inputs, L, model)
+    plan_pay = _read_proposed(wb, L, year, loc)
     dropped = _dropped_attestations(wb, set(model.attestation_ids()))
     notes_by_field = _notes(wb, found.rows, L.notes_col + 1)
     if loc.problems:
@@ -282,7 +286,7 @@ def read_workbook(path: str | Path, check_formulas: bool = True, installed_plan_
                 str(path), notes_by_field)
     exact, n_cached = _named_places(L, model)
     cached, misplaced = _cached_results(wb, src.values, exact, n_cached)
-    result = WorkbookRead(path, case, policy, src.built_with, cached, src.notes)
+    result = WorkbookRead(path, case, policy, src.built_with, cached, src.notes, plan_pay=plan_pay)
     if SHEETS["params"] in wb.sheetnames and not misplaced:
         result.params, result.params_changed, fixed = _read_params(wb[SHEETS["params"]], model, L, path)
         misplaced += fixed
@@ -399,6 +403,38 @@ class _Inputs:
     attestations: dict = field(default_factory=dict)
     rows: list[tuple[str, str, int]] = field(default_factory=list)  # (notes key, sheet, row) of every input read
     cell_of: dict[tuple[str, int], str] = field(default_factory=dict)  # (field, year) -> sheet!cell
+
+
+#: the key (column A) of 测算's row of proposed amounts (xlmodel/workbook/sheets/planning.py)
+PROPOSED_KEY = "plan_proposed"
+
+
+def _read_proposed(wb, L: Layout, year: int, locate: "_Locator") -> dict[int, float]:
+    """测算's proposed amounts (拟定现金分红), read as a cash dividend is: {year: 元} of the years planned (the
+    evaluation year and later); an entry in an earlier year is not read, and said. A workbook without 测算
+    (built before it) proposes nothing."""
+    name = SHEETS["planning"]
+    if name not in wb.sheetnames:
+        return {}
+    ws = wb[name]
+    rows = [r for r in range(1, min(ws.max_row, 10_000) + 1) if ws.cell(r, 1).value == PROPOSED_KEY]
+    if len(rows) != 1:
+        return {}
+    out = {}
+    for y in L.years:
+        c = ws.cell(rows[0], L.col_of(y) + 1)
+        if c.value is None or c.value == "":
+            continue
+        where = f"{name}!{c.coordinate}"
+        val, prob = read_value(Kind.AMOUNT, "cash_dividend", c.value, where)
+        if prob:
+            locate.problems.append(Problem(where, f"拟定现金分红 proposed cash dividend ({y}): {prob.message}"))
+        elif y < year:
+            locate.later.append(f"{where}: {y} 年在评估年度 {year} 之前，拟定金额不计 the amount proposed for {y}, before "
+                                f"the evaluation year, is not read")
+        elif val is not None:
+            out[y] = float(val)
+    return out
 
 
 def _read_year_inputs(locate: _Locator, found: _Inputs, inputs: str, L: Layout) -> None:

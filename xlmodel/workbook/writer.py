@@ -101,8 +101,11 @@ class WorkbookBuilder(Builder):
 
 
 def build_workbook(out: Path, policy: Policy | str | None = None, case: Case | None = None,
-                   evaluation_year: int | None = None, force: bool = False, udf: bool = False) -> Path:
-    """Write the workbook atomically; refuse to overwrite unless ``force``. ``udf``: add the UDF sheets.
+                   evaluation_year: int | None = None, force: bool = False, udf: bool = False,
+                   plan_pay: dict[int, float] | None = None) -> Path:
+    """Write the workbook atomically; refuse to overwrite unless ``force``. ``udf``: add the UDF sheets;
+    ``plan_pay``: 测算's proposed amounts, {year: 元} (as ``xlmodel plan --pay``; a workbook read back
+    carries its own, :attr:`~xlmodel.workbook.reader.WorkbookRead.plan_pay`).
 
     The path is checked before any work (:func:`xlmodel.io.check_output`); without ``force`` an
     existing file is never replaced, not even one that appears while the workbook is written."""
@@ -117,6 +120,7 @@ def build_workbook(out: Path, policy: Policy | str | None = None, case: Case | N
         pol = policy_by_id(case.policy)  # a case names its plan by id, never by a path
     builder = WorkbookBuilder(pol, case, evaluation_year, udf=udf)
     builder.target = Path(out)
+    builder.plan_pay = dict(plan_pay or {})
     with atomic_write(out, force=force) as tmp:
         try:
             builder.write(tmp)
