@@ -10,6 +10,8 @@ the installed XlsxWriter is outside that range or no longer has these methods as
 
 from __future__ import annotations
 
+import re
+
 from xlsxwriter.utility import xl_rowcol_to_cell
 from xlsxwriter.worksheet import Worksheet
 
@@ -86,5 +88,46 @@ class CheckedWorksheet(Worksheet):
         return self._checked(rc, row, col) if rc else rc
 
 
+    def _prepare_formula(self, formula, expand_future_functions=False):
+        """XlsxWriter's own preparation of a formula (the leading ``=`` dropped, ``_xlfn.`` put before
+        the dynamic-array functions), without running its regular expressions — one per such function,
+        some thirty on every formula — where none of them could match.
+
+        Each of them (XlsxWriter 3.x, tests/test_checked_sheet.py) is a name of letters followed by
+        ``(`` — ``\\bNAME\\(``, one ``\\SINGLE\\(`` — so a match lies within one opening parenthesis,
+        the run of name characters before it and the one character before that run. Each such piece
+        of the formula is put through XlsxWriter's own method once (remembered in :data:`_CHANGES`);
+        only when it changes none is the formula the one XlsxWriter gives, stripped as it strips it;
+        otherwise, and with the functions of Excel 2010+ to be marked too, XlsxWriter prepares it."""
+        if self.use_future_functions or expand_future_functions:
+            return _WS_PREPARE(self, formula, expand_future_functions)
+        text = formula
+        if text.startswith("{"):
+            text = text[1:]
+        if text.startswith("="):
+            text = text[1:]
+        if text.endswith("}"):
+            text = text[:-1]
+        if "_xlfn." in text:
+            return text
+        for piece in _CALLS.findall(text):
+            changed = _CHANGES.get(piece)
+            if changed is None:
+                if len(_CHANGES) >= MAX_CHANGES:
+                    _CHANGES.clear()
+                probe = "+" + piece  # nothing for XlsxWriter to strip, and a character before the piece
+                changed = _CHANGES[piece] = _WS_PREPARE(self, probe) != probe
+            if changed:
+                return _WS_PREPARE(self, formula)
+        return text
+
+
+#: each opening parenthesis with the run of name characters before it and the character before that
+#: run (or the formula's start): where an XlsxWriter pattern's ``\\b`` or ``\\S`` looks
+_CALLS = re.compile(r"(?=((?:^|[^A-Za-z0-9._])[A-Za-z0-9._]*\())", re.DOTALL)
+_CHANGES: dict[str, bool] = {}  # a piece -> whether XlsxWriter's preparation changes it
+MAX_CHANGES = 4096
+
+_WS_PREPARE = Worksheet._prepare_formula
 _WS_STRING, _WS_FORMULA, _WS_NUMBER = Worksheet._write_string, Worksheet._write_formula, Worksheet._write_number
 _WS_BLANK, _WS_BOOLEAN, _WS_DATETIME = Worksheet._write_blank, Worksheet._write_boolean, Worksheet._write_datetime
