@@ -27,6 +27,7 @@ import argparse
 import contextlib
 import io
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -137,6 +138,10 @@ def main() -> None:
         folder = a.folder or Path(tmp) / "books"
         t = time.perf_counter()
         paths = build_folder(folder, a.n)
+        if len(list(folder.glob("*.xlsx"))) > len(paths):  # a kept folder of more: check the first n alone
+            folder = Path(tmp) / "first"
+            folder.mkdir()
+            paths = [Path(shutil.copy2(p, folder / p.name)) for p in paths]
         print(f"{len(paths)} workbooks in {folder.name}/ ({time.perf_counter() - t:.0f} s to have them); "
               f"load average {os.getloadavg()[0]:.2f}")
         one = [str(paths[0])]
