@@ -13,7 +13,10 @@ process, output discarded):
   every formula is compared with, is built);
 * one workbook, warm: the same again (that reference is kept in the process);
 * the folder (every workbook checked and reported, then the summary), from cold;
-* the folder as a process (`xlmodel check FOLDER --json`, start-up included), once.
+* the folder as a process (`xlmodel check FOLDER --json`, start-up included), once;
+* one workbook as a process (`xlmodel check ONE --json`: start-up, imports and its reference built),
+  next to a process that only unzips it and parses every sheet's XML with defusedxml (no xlmodel
+  import), in turn, ``max(rounds, 5)`` pairs, the median of the ratios pair by pair.
 
 Each figure is the best of ``--rounds`` rounds, the floor measured in every round beside it.
 """
@@ -24,6 +27,8 @@ import argparse
 import contextlib
 import io
 import os
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -37,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 from xlmodel.case import load_case  # noqa: E402
 from xlmodel.cli import main as xlmodel_main  # noqa: E402
 from xlmodel.synth import parity_cases  # noqa: E402
-from xlmodel.workbook import reader  # noqa: E402
+from xlmodel.workbook import checked_sheet, reader  # noqa: E402
 from xlmodel.workbook.parity import _sheet_parts, sheet_values  # noqa: E402
 from xlmodel.workbook.writer import build_workbook  # noqa: E402
 
@@ -65,14 +70,56 @@ def floor(paths: list[Path]) -> None:
         sheet_values(p, names)
 
 
+#: the floor of one workbook as a process: unzip, parse every sheet's XML (defusedxml), nothing of xlmodel
+_FLOOR_PROCESS = r"""
+import posixpath, sys, zipfile
+from defusedxml.ElementTree import iterparse
+M = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+P = "{http://schemas.openxmlformats.org/package/2006/relationships}"
+with zipfile.ZipFile(sys.argv[1]) as z:
+    rels = {e.get("Id"): posixpath.normpath("xl/" + e.get("Target"))
+            for _, e in iterparse(z.open("xl/_rels/workbook.xml.rels")) if e.tag == P + "Relationship"}
+    parts = [rels[e.get(R + "id")] for _, e in iterparse(z.open("xl/workbook.xml")) if e.tag == M + "sheet"]
+    shared = [e for _, e in iterparse(z.open("xl/sharedStrings.xml"))] if "xl/sharedStrings.xml" in z.namelist() else []
+    cells = {}
+    for part in parts:
+        for _, e in iterparse(z.open(part)):
+            if e.tag == M + "c":
+                f, v = e.find(M + "f"), e.find(M + "v")
+                cells[(part, e.get("r"))] = (f.text if f is not None else None, v.text if v is not None else None)
+                e.clear()
+"""
+
+
+def one_process(path: Path, rounds: int) -> tuple[list[float], list[float]]:
+    """(check, floor) wall seconds of one workbook as fresh processes, in turn, after one warm-up each."""
+    cmd = [sys.executable, "-c", "import sys; from xlmodel.cli import main; sys.exit(main())", "check", str(path), "--json"]
+    floor_cmd = [sys.executable, "-c", _FLOOR_PROCESS, str(path)]
+
+    def run(c):
+        t = time.perf_counter()
+        subprocess.run(c, cwd=ROOT, capture_output=True)
+        return time.perf_counter() - t
+
+    run(cmd), run(floor_cmd)
+    a, b = [], []
+    for _ in range(rounds):
+        a.append(run(cmd))
+        b.append(run(floor_cmd))
+    return a, b
+
+
 def check(args: list[str]) -> int:
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         return xlmodel_main(["check", *args, "--json"])
 
 
 def cold() -> None:
-    """Forget the reference workbooks this process built (as a new process starts)."""
+    """Forget the reference workbooks this process built (as a new process starts), and which pieces of
+    formulas XlsxWriter's preparation changes (xlmodel.workbook.checked_sheet)."""
     getattr(reader, "_REFERENCES", {}).clear()
+    getattr(checked_sheet, "_CHANGES", {}).clear()
 
 
 def timed(fn) -> float:
@@ -91,6 +138,10 @@ def main() -> None:
         folder = a.folder or Path(tmp) / "books"
         t = time.perf_counter()
         paths = build_folder(folder, a.n)
+        if len(list(folder.glob("*.xlsx"))) > len(paths):  # a kept folder of more: check the first n alone
+            folder = Path(tmp) / "first"
+            folder.mkdir()
+            paths = [Path(shutil.copy2(p, folder / p.name)) for p in paths]
         print(f"{len(paths)} workbooks in {folder.name}/ ({time.perf_counter() - t:.0f} s to have them); "
               f"load average {os.getloadavg()[0]:.2f}")
         one = [str(paths[0])]
@@ -120,6 +171,11 @@ def main() -> None:
               f"{best['folder'] / fN:6.1f}× the floor")
         print(f"xlmodel check folder (process): {t_proc:8.2f} s   (start-up included; exit {proc.returncode})  "
               f"{t_proc / fN:6.1f}× the floor")
+        pa, pb = one_process(paths[0], max(a.rounds, 5))
+        ratios = [x / y for x, y in zip(pa, pb)]
+        print(f"check 1 workbook, as a process: {statistics.median(pa) * 1e3:8.1f} ms  (median; floor process "
+              f"{statistics.median(pb) * 1e3:.1f} ms)  {statistics.median(ratios):6.1f}× the floor "
+              f"(pair by pair, {min(ratios):.1f}–{max(ratios):.1f}×)")
         print(f"exit codes in process: {sorted(codes)}; best of {a.rounds} rounds; "
               f"load average {os.getloadavg()[0]:.2f}")
 

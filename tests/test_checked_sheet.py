@@ -86,3 +86,60 @@ def test_the_dynamic_functions_are_xlsxwriters():
     names = set(re.findall(r'r"\\[bS]?([A-Z.]+)\\\(', dynamic))
     assert names, "the source of _prepare_formula no longer reads as expected"
     assert len(names) >= 29 and names <= set(DYNAMIC_FUNCTIONS), names - set(DYNAMIC_FUNCTIONS)
+
+
+# ---- the preparation of a formula (issue 26.2: XlsxWriter's regular expressions run only where they could match) ----
+
+def test_xlsxwriters_dynamic_function_patterns_are_names_of_letters_before_a_parenthesis():
+    """CheckedWorksheet._prepare_formula relies on it: each pattern XlsxWriter applies to every formula
+    is ``\\bNAME\\(`` (or its ``\\SINGLE\\(``), so a match lies at one "(" (tests below)."""
+    src = inspect.getsource(Worksheet._prepare_formula)
+    dynamic = src[: src.index("if not self.use_future_functions")]
+    patterns = re.findall(r're\.sub\(r"([^"]*)"', dynamic)
+    assert len(patterns) >= 20
+    assert all(re.fullmatch(r"\\b[A-Z]+\\\(", p) or p == r"\SINGLE\(" for p in patterns), patterns
+
+
+def _formulas_of_the_builds() -> list[str]:
+    from xlmodel.case import Case
+    from xlmodel.evaluator import model_for
+    from xlmodel.policy import policy_by_id
+    from xlmodel.workbook.layout import Layout
+    from xlmodel.workbook.writer import WorkbookBuilder
+
+    seen: list[str] = []
+    real = CheckedWorksheet._prepare_formula
+
+    def record(self, formula, expand=False):
+        seen.append(formula)
+        return real(self, formula, expand)
+
+    CheckedWorksheet._prepare_formula = record
+    try:
+        for pid in ("far-east-2022-2024", "gcl-energy-2022-2024", "houpu-2024-2026"):
+            pol = policy_by_id(pid)
+            L = Layout(model_for(pol), pol.plan_years[1])
+            WorkbookBuilder(pol, Case(pol.id, pol.plan_years[1]), first_year=L.first_year, n_years=L.n_years,
+                            n_eval=L.n_eval).compose()
+    finally:
+        CheckedWorksheet._prepare_formula = real
+    return seen
+
+
+def test_a_formula_is_prepared_as_xlsxwriter_prepares_it():
+    import random
+
+    rng = random.Random(7)
+    chars = 'AB(.=_ SINGLEFILTRSORTXLOOKUP"{}中1,+-'
+    formulas = _formulas_of_the_builds()
+    assert len(formulas) > 3000
+    formulas += ["=FILTER(A1:A3,B1:B3)", "=SUM(A1)+XLOOKUP(1,A:A,B:B)", "=_xlfn.SORT(A1:A3)", "{=SUM(A1:A3*2)}",
+                 "=-INGLE(1)", "=ASINGLE(1)", '=IF(A1="FILTER(",1,2)', "=MYSORT(A1)", "=X.SORT(1)", "=中SORT(1)",
+                 "=sort(1)", "SUM(1)", "==SUM(1)", '=A1&"("', "=(((1)))", "=ISFILTER(1)", "=F.DIST(1,2,3,TRUE)"]
+    formulas += ["".join(rng.choice(chars) for _ in range(rng.randint(0, 30))) for _ in range(1500)]
+    ws = CheckedWorksheet()
+    for future in (False, True):
+        ws.use_future_functions = future
+        for f in formulas:
+            assert ws._prepare_formula(f) == Worksheet._prepare_formula(ws, f), f
+            assert ws._prepare_formula(f, True) == Worksheet._prepare_formula(ws, f, True), f

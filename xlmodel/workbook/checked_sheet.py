@@ -1,6 +1,7 @@
 """The worksheet every workbook sheet is written with: a cell XlsxWriter would drop or truncate is an error.
 
-This module is the one place xlmodel relies on XlsxWriter's internals: :class:`CheckedWorksheet`
+This module is where xlmodel relies on XlsxWriter's internals to write (the check's reference workbook
+is also read from an unsaved XlsxWriter workbook, :func:`xlmodel.workbook.reader._as_read_back`): :class:`CheckedWorksheet`
 overrides the private ``Worksheet._write_string``, ``_write_formula``, ``_write_number``,
 ``_write_blank``, ``_write_boolean`` and ``_write_datetime`` (the public ``write_*`` methods call
 them, and return their return code), and ``_prepare_formula``, which XlsxWriter runs on every formula

@@ -672,11 +672,14 @@ def _reference(policy: Policy, layout: Layout, year: int) -> _Reference:
     hit = _REFERENCES.get(key)
     if hit is not None:
         return hit
-    with tempfile.TemporaryDirectory(prefix="xlmodel-ref-") as d:
-        ref_path = Path(d) / "reference.xlsx"
-        WorkbookBuilder(policy, Case(policy.id, year), first_year=layout.first_year,
-                        n_years=layout.n_years, n_eval=layout.n_eval).write(ref_path)
-        ref, _values = _read_bytes(ref_path, ref_path.read_bytes())
+    builder = WorkbookBuilder(policy, Case(policy.id, year), first_year=layout.first_year,
+                              n_years=layout.n_years, n_eval=layout.n_eval)
+    ref = _as_read_back(builder.compose())
+    if ref is None:  # a cell whose text the file's XML could change: read it back from the file itself
+        with tempfile.TemporaryDirectory(prefix="xlmodel-ref-") as d:
+            ref_path = Path(d) / "reference.xlsx"
+            builder.write(ref_path)
+            ref, _values = _read_bytes(ref_path, ref_path.read_bytes())
     formulas = {n: [(r, c, v) for (r, c), v in sorted(ref[n].cells.items()) if isinstance(v, str) and v.startswith("=")]
                 for n in ref.sheetnames}
     out = _Reference(ref.sheetnames, formulas, {n: _row_keys(ref[n]) for n in ref.sheetnames})
@@ -684,6 +687,60 @@ def _reference(policy: Policy, layout: Layout, year: int) -> _Reference:
         _REFERENCES.pop(next(iter(_REFERENCES)))
     _REFERENCES[key] = out
     return out
+
+
+#: text that the .xlsx's XML might not give back as written: control characters but tab and line feed
+#: (XlsxWriter writes them as _xHHHH_; a carriage return would come back a line feed), what looks like
+#: such an escape (``_x``; the reader drops ``x005F_``), what XML cannot hold, XlsxWriter's rich-text marker
+_NOT_PLAIN = re.compile(r"[\x00-\x08\x0b-\x1f\ud800-\udfff\ufffe\uffff]|_x|x005F|^<r>", re.IGNORECASE)
+
+
+class _NotPlain(Exception):
+    pass
+
+
+def _as_read_back(wb):
+    """The formulas view of an XlsxWriter workbook not yet saved, as :func:`.xmlbook.read_book` gives it
+    back from the saved file (sheets in their order, every cell of each sheet's table: a formula as
+    ``"=" + text``, a text as itself, anything else as a value that is not text) — or None when a cell
+    is one whose text the file's XML could change (:data:`_NOT_PLAIN`), an array formula, a rich text or
+    an error value: then the reference is read back from the saved file.
+
+    It reads XlsxWriter's insides (``str_table``, ``ws.table`` and its cell tuples; the version pinned in
+    pyproject.toml, the result proven equal to the saved file's by tests/test_xmlbook.py); should they
+    change, the reference is read back from the saved file. Only what :func:`_reference` reads is needed: which cells are there (a sheet's last row), the
+    formulas, and the texts of columns A and B (the row keys)."""
+    from .xmlbook import XmlBook, XmlSheet
+
+    strings = sorted(wb.str_table.string_table, key=wb.str_table.string_table.__getitem__)
+    plain = _NOT_PLAIN.search
+    sheets = []
+    try:
+        for ws in wb.worksheets():
+            if ws.is_chartsheet:
+                sheets.append(XmlSheet(ws.name, "visible", {}, {}, True))  # (a state is not read)
+                continue
+            cells = {}
+            for r, row in ws.table.items():
+                for c, cell in row.items():
+                    kind = cell.__class__.__name__
+                    if kind == "Formula":
+                        value = "=" + cell.formula
+                        if plain(cell.formula):
+                            raise _NotPlain
+                    elif kind == "String":
+                        value = strings[cell.string]
+                        if (c < 2 or value.startswith("=")) and plain(value):
+                            raise _NotPlain
+                    elif kind in ("Number", "Datetime", "Blank", "Boolean"):
+                        value = 0  # not text: what the reader looks at is only whether a cell holds text
+                    else:  # an array formula, a rich text, an error value
+                        raise _NotPlain
+                    cells[(r + 1, c + 1)] = value
+            sheets.append(XmlSheet(ws.name, "visible", cells, {}))
+    except (_NotPlain, AttributeError, TypeError, KeyError, IndexError):  # or XlsxWriter's insides changed: the file
+        return None
+    return XmlBook(sheets, {}, [])
 
 
 def compare_formulas(wb, policy: Policy, case: Case, layout: Layout | None = None) -> list[str]:

@@ -49,8 +49,15 @@ class WorkbookBuilder(Builder):
     """One workbook: the model's sheets (:data:`SHEET_WRITERS`), its properties, the UDF sheets when asked."""
 
     def write(self, path: Path) -> None:
-        wb = xlsxwriter.Workbook(str(path), {"strings_to_numbers": False, "strings_to_formulas": False,
-                                             "strings_to_urls": False, "in_memory": True})  # no stray temp files
+        wb = self.compose(path)
+        save_xlsx(wb, self.target or path)  # disk full, permissions: the target named, never the temporary file
+
+    def compose(self, path: Path | None = None) -> xlsxwriter.Workbook:
+        """Every sheet, property and validation written into an XlsxWriter workbook, not yet saved
+        (:meth:`write` saves it; :func:`.reader._reference` reads the cells straight from it)."""
+        wb = xlsxwriter.Workbook(str(path or "unsaved.xlsx"), {
+            "strings_to_numbers": False, "strings_to_formulas": False, "strings_to_urls": False,
+            "in_memory": True})  # no stray temp files
         wb.worksheet_class = CheckedWorksheet  # every sheet, the UDF sheets too: nothing truncated silently
         self._unread = {f for _, _, fids in INPUT_SECTIONS for f in fids} - self.model.read_fields()
         self._start(wb, Styles(wb))
@@ -63,7 +70,7 @@ class WorkbookBuilder(Builder):
             add_udf_sheets(self)
         self._write_validations()
         self._finish_sheets()
-        save_xlsx(wb, self.target or path)  # disk full, permissions: the target named, never the temporary file
+        return wb
 
     def _finish_sheets(self) -> None:
         """Every model sheet printed, without gridlines, footed and protected (no password); the cover
