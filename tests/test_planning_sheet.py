@@ -153,7 +153,7 @@ def test_the_minimum_reads_the_paths_earlier_years(built):
     # planned (the flag row: the year is the evaluation year or later): the proposed amount, else the minimum;
     # not planned: the cash dividend as entered on 输入
     assert path.startswith(f"=IF(H${keys['plan_on']},IF(ISBLANK(H{keys['plan_proposed']}),")
-    assert f"H{keys['plan_minimum']}" in path and path.endswith(",N('输入'!H$24))")
+    assert f"H{keys['plan_minimum']}" in path and path.endswith(",IF(ISNUMBER('输入'!H$24),'输入'!H$24,0))")
     assert ws[f"H{keys['plan_on']}"].value == "=IF('输入'!H$5>=in_evaluation_year,1,0)"
     # one formula across the row (R1C1): the same text in every evaluated column, columns shifted
     assert ws[f"I{keys['plan_path']}"].value == path.replace("H", "I")

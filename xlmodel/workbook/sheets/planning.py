@@ -342,10 +342,12 @@ class PlanningSheet:
         for y in L.years:
             col = L.col_of(y)
             entered = f"{q(SHEETS['inputs'])}!{xl_rowcol_to_cell(cash_row, col, row_abs=True)}"
+            # the amount entered, 0 where blank (or text): not N(), which is #NUM! of a blank cell in Gnumeric
+            entered = f"IF(ISNUMBER({entered}),{entered},0)"
             v = b.subject.value(CASH, y)
             as_entered = float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0.0
             if y < self.first:  # history: the cash dividend as entered (a window's sum reads it as 0 where blank)
-                ws.write_formula(self.path_row, col, f"=N({entered})", st.calc["amount"], as_entered)
+                ws.write_formula(self.path_row, col, f"={entered}", st.calc["amount"], as_entered)
                 continue
             on = y in self.years
             hdr = f"{q(SHEETS['inputs'])}!{xl_rowcol_to_cell(HEADER_ROW, col, row_abs=True)}"
@@ -356,8 +358,8 @@ class PlanningSheet:
             m2 = self._cell(self.blocks["step2"].minimum_row, y)
             ws.write_formula(self.minimum_row, col, self._on(y, f"IF(OR({m1}=\"\",{m2}=\"\"),\"\",MAX({m1},{m2}))"),
                              st.out["amount"], _cached(self.minimum[y]) if on else EMPTY)
-            ws.write_formula(self.path_row, col, self._on(y, f"IF(ISBLANK({p}),IF({m}=\"\",N({entered}),{m}),{p})",
-                                                          f"N({entered})"),
+            ws.write_formula(self.path_row, col, self._on(y, f"IF(ISBLANK({p}),IF({m}=\"\",{entered},{m}),{p})",
+                                                          entered),
                              st.out["amount"], self.amount[y] if on else as_entered)
             path = self.blocks["path"]
             for row, name, fmt in ((self.max_row, "max_distribution", "amount"), (self.fail_row, "fail_count", "count")):
