@@ -997,3 +997,24 @@ def test_policies_show_names_every_branch_of_the_major_outlay(capsys):
     assert code == 0
     assert ("重大支出 Major outlay [二、(二)]: formula, (≥ 30% of net_assets and > 50,000,000 元) OR (> 20% of total_assets) "
             "OR (> 10% of revenue and ≥ 100,000,000 元)") in out
+
+
+def test_a_row_yes_no_in_one_branch_and_a_number_in_the_other_holds_no_true_or_false(fifth, tmp_path):
+    """四 of the fifth plan: min_plan_period.actual.part3 is IF(applies, year ≥ first year, 0) — a yes/no
+    where the rule applies, 0 where not: the yes/no branch is written 1/0 (issue 23.7), the 0 stays 0, and
+    no cell of 计算 or 测算 holds TRUE/FALSE (the engines' values: test_capability_workbooks_in_real_engines)."""
+    import openpyxl
+
+    from xlmodel.workbook.layout import mixed_rows
+    from xlmodel.workbook.writer import build_workbook
+
+    assert "min_plan_period.actual.part3" in mixed_rows(model_for(fifth))
+    case = _capability_cases(fifth, 1, 5)[0]
+    path = build_workbook(tmp_path / "d5.xlsx", policy=fifth, case=case)
+    wb, values = openpyxl.load_workbook(path), openpyxl.load_workbook(path, data_only=True)
+    bools = [f"{ws.title}!{c.coordinate}" for ws in values.worksheets for row in ws.iter_rows() for c in row
+             if isinstance(c.value, bool)]
+    assert bools == []
+    calc = wb["计算"]
+    row = next(r for r in range(1, calc.max_row + 1) if calc.cell(r, 1).value == "min_plan_period.actual.part3")
+    assert ">=p_min_plan_period_first_year,1,0),0)" in calc.cell(row, 7).value

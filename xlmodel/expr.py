@@ -617,6 +617,17 @@ def as_number(node: Node, holds_number) -> Node:
     return If(node, Num(1), Num(0))
 
 
+def as_number_mixed(node: Node, holds_number, kind_of) -> Node:
+    """A tree that is a yes/no in some branches and a number in others (``IF(applies, test, 0)``): each yes/no
+    branch as :func:`as_number` gives it, the numbers as they are (``kind_of``: :func:`kinds` of a node)."""
+    if is_yes_no(kind_of(node)):
+        return as_number(node, holds_number)
+    if isinstance(node, If):
+        return If(node.args[0], as_number_mixed(node.args[1], holds_number, kind_of),
+                  as_number_mixed(node.args[2], holds_number, kind_of))
+    return node
+
+
 def yes_no_readers(root: Node, holds_number) -> list[str]:
     """The functions of ``root`` that would read a 1/0 yes/no row otherwise than TRUE/FALSE (see
     :data:`_REFERENCE_READERS`; an ordering comparison, which the rules never make of a yes/no): their

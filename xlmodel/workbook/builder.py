@@ -82,6 +82,8 @@ class Builder:
         """The tree a calculation's cells are rendered from: the model's, a yes/no row's as the number 1/0
         it shows (:func:`.layout.yes_no_rows`, :func:`xlmodel.expr.as_number`; kept with the model)."""
         node = self.model.scalars[name]
+        if name in self.L.mixed:
+            return self.L.mixed[name]
         if name not in self.L.yes_no:
             return node
         kept = self.model.derived.table("workbook yes/no trees", None)
@@ -92,7 +94,9 @@ class Builder:
 
     def cached_calc(self, name: str, value):
         """A calculation's cached value as its cell shows it: a yes/no row's 1/0 (blank stays blank)."""
-        return self._yes_no_cached(value) if name in self.L.yes_no else self.cached(value)
+        if name in self.L.yes_no or (name in self.L.mixed and isinstance(value, (bool, np.bool_))):
+            return self._yes_no_cached(value)
+        return self.cached(value)
 
     def value(self, name: str, j: int | None = None):
         """A calculation's value in evaluated year ``j`` (default: the evaluation year)."""

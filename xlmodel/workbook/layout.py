@@ -103,6 +103,7 @@ class Layout:
     labels: dict[str, tuple[str, int]] = field(default_factory=dict)  # label code -> (text, row) on lists
     enum_ranges: dict[str, tuple[int, int]] = field(default_factory=dict)  # enum id -> rows on lists (col B)
     yes_no: frozenset = frozenset()  # the calc rows that are a yes/no, shown 1/0 (:func:`yes_no_rows`)
+    mixed: dict = field(default_factory=dict)  # rows a yes/no in some branches, a number in others -> their 1/0 tree
 
     def __post_init__(self):
         lo, hi = self.model.policy.plan_years
@@ -219,6 +220,7 @@ class Layout:
     def _place_calc(self):
         """Calc sheet: flags, series, the rules' working, their statuses (one block, in check order), outputs."""
         self.yes_no = yes_no_rows(self.model) | frozenset(TIMELINE_FLAGS)
+        self.mixed = mixed_rows(self.model)
         r = HEADER_ROW + 2
         for name in TIMELINE_FLAGS:
             self.calc_rows[name] = r
@@ -273,8 +275,28 @@ def yes_no_rows(model: cat.Model) -> frozenset[str]:
     return model.derived.table("workbook yes/no rows", None).once("rows", _yes_no_rows, model)
 
 
-def _yes_no_rows(model: cat.Model) -> frozenset[str]:
-    from ..expr import BOOL, NUMBER, TEXT, is_yes_no, kinds, yes_no_readers
+def mixed_rows(model: cat.Model) -> dict:
+    """The calculations that are a yes/no in some branches of an IF and a number in others (a test where a
+    rule applies, 0 where it does not): name -> the tree with each yes/no branch as 1/0
+    (:func:`xlmodel.expr.as_number_mixed`), so that no cell holds TRUE/FALSE. Kept with the model."""
+    return model.derived.table("workbook mixed rows", None).once("rows", _mixed_rows, model)
+
+
+def _mixed_rows(model: cat.Model) -> dict:
+    from ..expr import BLANK, BOOL, NUMBER, as_number_mixed, kinds
+
+    leaf, rows = _kind_leaf(model), yes_no_rows(model)
+    out = {}
+    for name, node in model.scalars.items():
+        k = leaf(E.C(name))
+        if BOOL in k and NUMBER in k and k <= {BOOL, NUMBER, BLANK}:
+            out[name] = as_number_mixed(node, rows.__contains__, lambda n: kinds(n, leaf))
+    return out
+
+
+def _kind_leaf(model: cat.Model):
+    """What a leaf can be (expr.kinds) in ``model``: an input's field kind, a calculation's own kinds."""
+    from ..expr import BOOL, NUMBER, TEXT, kinds
 
     memo: dict[str, frozenset] = {}
 
@@ -288,7 +310,13 @@ def _yes_no_rows(model: cat.Model) -> frozenset[str]:
             memo[name] = frozenset({BOOL, NUMBER, TEXT})  # a cycle (none in a model) is anything
             memo[name] = kinds(model.scalars[name], leaf)
         return memo[name]
+    return leaf
 
+
+def _yes_no_rows(model: cat.Model) -> frozenset[str]:
+    from ..expr import is_yes_no, yes_no_readers
+
+    leaf = _kind_leaf(model)
     rows = frozenset(n for n in model.scalars if is_yes_no(leaf(E.C(n))))
     for name, node in (*model.scalars.items(), *model.series.items()):
         bad = yes_no_readers(node, rows.__contains__)

@@ -73,6 +73,8 @@ def _scalar_rows(b, ws, cols: list[int]) -> None:
         fmt = st.calc[_number_format(b, name)]
         values = calc(name, None)
         cached = b._yes_no_cached if name in L.yes_no else b.cached
+        if name in L.mixed:
+            cached = lambda v, name=name: b.cached_calc(name, v)  # noqa: E731 (a yes/no branch's 1/0, a number as it is)
         for j, off in enumerate(offsets):
             ws.write_formula(row, cols[j], formula(node, off), fmt, cached(values[j]))
 
