@@ -146,3 +146,26 @@ def test_a_formula_is_prepared_as_xlsxwriter_prepares_it():
         ws.use_future_functions = True
         assert ws._prepare_formula(f) == Worksheet._prepare_formula(ws, f), f
         ws.use_future_functions = False
+
+
+def test_xlsxwriters_prepare_formula_reads_nothing_of_its_sheet_but_use_future_functions():
+    """checked_sheet._prepared keeps one answer per (text, flags): XlsxWriter's method must depend on
+    nothing else of the worksheet (read from its source: a later release reading more fails here)."""
+    src = inspect.getsource(Worksheet._prepare_formula)
+    assert set(re.findall(r"\bself\.(\w+)", src)) == {"use_future_functions"}
+
+
+@pytest.mark.parametrize("formula", FORMULAS)
+def test_a_prepared_formula_kept_is_the_one_xlsxwriter_gives(tmp_path, formula):
+    """Asked again, for a conditional format (expanded) or a workbook using future functions, the kept
+    answer is XlsxWriter's own, for either setting of the flags."""
+    from xlmodel.workbook.checked_sheet import _prepared
+
+    for future in (False, True):
+        wb = xlsxwriter.Workbook(str(tmp_path / "t.xlsx"), {"use_future_functions": future})
+        wb.worksheet_class = CheckedWorksheet
+        ws = wb.add_worksheet("s")
+        for _ in range(2):
+            assert ws._prepare_formula(formula, True) == Worksheet._prepare_formula(ws, formula, True)
+            assert _prepared(formula, True, future) == Worksheet._prepare_formula(ws, formula, True)
+        wb.close()

@@ -14,6 +14,7 @@ the installed XlsxWriter is outside that range or no longer has these methods as
 
 from __future__ import annotations
 
+import functools
 import re
 
 from xlsxwriter.utility import xl_rowcol_to_cell
@@ -87,7 +88,7 @@ class CheckedWorksheet(Worksheet):
         """XlsxWriter's own, without its 29 substitutions where the formula names no function they prefix
         (and no future function is to be expanded): the same text, for a quarter of the build's time."""
         if self.use_future_functions or expand_future_functions or _DYNAMIC.search(formula):
-            return _WS_PREPARE(self, formula, expand_future_functions)
+            return _prepared(formula, bool(expand_future_functions), bool(self.use_future_functions))
         if formula.startswith("{"):
             formula = formula[1:]
         if formula.startswith("="):
@@ -116,3 +117,18 @@ class CheckedWorksheet(Worksheet):
 _WS_STRING, _WS_FORMULA, _WS_NUMBER = Worksheet._write_string, Worksheet._write_formula, Worksheet._write_number
 _WS_BLANK, _WS_BOOLEAN, _WS_DATETIME = Worksheet._write_blank, Worksheet._write_boolean, Worksheet._write_datetime
 _WS_PREPARE = Worksheet._prepare_formula
+
+
+class _Flags:
+    """What XlsxWriter's ``_prepare_formula`` reads of its worksheet: ``use_future_functions`` alone."""
+
+    def __init__(self, use_future_functions: bool):
+        self.use_future_functions = use_future_functions
+
+
+@functools.lru_cache(maxsize=4096)
+def _prepared(formula: str, expand_future_functions: bool, use_future_functions: bool) -> str:
+    """XlsxWriter's ``_prepare_formula`` (a function of the text and these two flags only: its 29 and,
+    for conditional formats and validations, 150 more substitutions), once per distinct formula: a
+    conditional format's rule is the same text on every workbook of a plan."""
+    return _WS_PREPARE(_Flags(use_future_functions), formula, expand_future_functions)

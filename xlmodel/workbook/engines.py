@@ -99,7 +99,7 @@ class LibreOffice(_Headless):
 
     @staticmethod
     def run(paths, outdir, bound):
-        return recalculate(paths, outdir, timeout=bound)  # one soffice, its own profile, many files
+        return recalculate(paths, outdir, timeout=bound)  # a soffice, its own profile, for every PER_LAUNCH files
 
 
 class Gnumeric(_Headless):

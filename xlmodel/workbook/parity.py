@@ -16,7 +16,7 @@ The engines' known half-fen ROUND deviations (docs/domain.md §4, "Where the eng
 recognised here (:func:`half_fen`), counted and set aside for that engine only, with their
 reason, under a cap (:data:`SET_ASIDE`, :func:`aside_within_cap`): never silently passed.
 
-Values are read straight from the sheets' XML (:func:`sheet_values`, with defusedxml), as
+Values are read straight from the sheets' XML (:func:`sheet_values`, :mod:`xlmodel.safexml`), as
 openpyxl's ``data_only`` read gives them, five times faster: the parity set is thousands of
 workbooks.
 """
@@ -29,6 +29,7 @@ import posixpath
 import zipfile
 from pathlib import Path
 
+from .. import safexml
 from .layout import CHECK_COL_INDEX, OUTPUTS, SHEETS, Layout, col_name, timeline
 
 FORMULA_SHEETS = (SHEETS["calc"], SHEETS["checks"], SHEETS["summary"], SHEETS["planning"], SHEETS["cover"])
@@ -36,14 +37,15 @@ FORMULA_SHEETS = (SHEETS["calc"], SHEETS["checks"], SHEETS["summary"], SHEETS["p
 _MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 _REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 _PKG = "{http://schemas.openxmlformats.org/package/2006/relationships}"
+_C, _V, _T, _SI = f"{_MAIN}c", f"{_MAIN}v", f"{_MAIN}t", f"{_MAIN}si"
 
 
 # ---- reading values ---------------------------------------------------------------------------
 
 def _iterparse(f):
-    from defusedxml.ElementTree import iterparse  # no entity expansion, no external entities
-
-    return iterparse(f)
+    """No entity expansion, no external entities (:mod:`xlmodel.safexml`: defusedxml's rules, the C
+    parser's speed where a part has no DTD)."""
+    return safexml.iterparse(f.read())
 
 
 def _sheet_parts(z: zipfile.ZipFile) -> dict[str, str]:
@@ -63,12 +65,7 @@ def _sheet_parts(z: zipfile.ZipFile) -> dict[str, str]:
 def _shared(z: zipfile.ZipFile) -> list[str]:
     if "xl/sharedStrings.xml" not in z.namelist():
         return []
-    out = []
-    for _, el in _iterparse(z.open("xl/sharedStrings.xml")):
-        if el.tag == f"{_MAIN}si":
-            out.append("".join(t.text or "" for t in el.iter(f"{_MAIN}t")))
-            el.clear()
-    return out
+    return ["".join(t.text or "" for t in si.iter(_T)) for si in safexml.fromstring(z.read("xl/sharedStrings.xml")).iter(_SI)]
 
 
 def sheet_values(path: str | Path, sheets: tuple[str, ...] = FORMULA_SHEETS) -> dict[tuple[str, str], object]:
@@ -81,10 +78,8 @@ def sheet_values(path: str | Path, sheets: tuple[str, ...] = FORMULA_SHEETS) -> 
     with zipfile.ZipFile(path) as z:
         parts, shared = _sheet_parts(z), None
         for name in sheets:
-            for _, el in _iterparse(z.open(parts[name])):
-                if el.tag != f"{_MAIN}c":
-                    continue
-                t, v = el.get("t", "n"), el.find(f"{_MAIN}v")
+            for el in safexml.fromstring(z.read(parts[name])).iter(_C):
+                t, v = el.get("t", "n"), el.find(_V)
                 if t == "inlineStr":
                     value = "".join(x.text or "" for x in el.iter(f"{_MAIN}t"))
                 elif v is None or v.text is None:
@@ -100,7 +95,6 @@ def sheet_values(path: str | Path, sheets: tuple[str, ...] = FORMULA_SHEETS) -> 
                     value = float(v.text)
                 if value is not None and value != "":
                     out[(name, el.get("r"))] = value
-                el.clear()
     return out
 
 

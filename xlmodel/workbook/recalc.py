@@ -4,7 +4,7 @@ LibreOffice: a private profile forces recalculation of every formula on load
 (OOXMLRecalcMode = 0, "always"), never runs a document's macros (the highest macro
 security, macros disabled) and never updates links to other files, then each file is
 converted xlsx -> xlsx, so the output's cached values are LibreOffice's own. Many files
-go through one ``soffice`` process.
+go through one ``soffice`` process (:data:`PER_LAUNCH` at a time).
 
 Gnumeric, a second engine with its own formula code: ``ssconvert --recalc``
 recalculates each file before writing it back as xlsx.
@@ -85,18 +85,30 @@ def recalculate_gnumeric(paths: list[Path], outdir: Path, timeout: float = 120) 
 def recalculate(paths: list[Path], outdir: Path, timeout: float | None = None) -> list[Path]:
     """Recalculate ``paths`` in LibreOffice; return the recalculated copies in ``outdir``.
 
-    ``timeout`` bounds one launch; by default it grows with the files (:func:`launch_bound`): a busy
+    ``timeout`` bounds one launch (of :data:`PER_LAUNCH` files); by default it grows with the files (:func:`launch_bound`): a busy
     machine is slow, a hang is still stopped."""
     return _convert(paths, outdir, timeout, "xlsx:Calc MS Excel 2007 XML", ".xlsx")
 
 
 def export_pdf(paths: list[Path], outdir: Path, timeout: float | None = None) -> list[Path]:
     """Print ``paths`` to PDF in LibreOffice (each sheet's print settings: area, paper, scale), one
-    launch for all; return the PDFs in ``outdir``. Formulas are recalculated as :func:`recalculate` does."""
+    launch for every :data:`PER_LAUNCH`; return the PDFs in ``outdir``. Formulas are recalculated as :func:`recalculate` does."""
     return _convert(paths, outdir, timeout, "pdf:calc_pdf_Export", ".pdf")
 
 
+#: files one LibreOffice launch converts: a launch slows down file by file (100 files in one take about
+#: a fifth longer than in four launches of 25, start-up included; benchmarks/bench_recalc.py)
+PER_LAUNCH = 25
+
+
 def _convert(paths: list[Path], outdir: Path, timeout: float | None, target: str, suffix: str) -> list[Path]:
+    """``paths`` converted in launches of :data:`PER_LAUNCH` files; ``timeout`` bounds each launch."""
+    paths = list(paths)
+    return [o for i in range(0, len(paths), PER_LAUNCH)
+            for o in _convert_launch(paths[i:i + PER_LAUNCH], outdir, timeout, target, suffix)]
+
+
+def _convert_launch(paths: list[Path], outdir: Path, timeout: float | None, target: str, suffix: str) -> list[Path]:
     timeout = launch_bound(len(paths)) if timeout is None else timeout
     exe = soffice()
     outdir = _ready(exe, "LibreOffice (soffice) not found; install libreoffice-calc-nogui", outdir)

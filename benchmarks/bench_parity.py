@@ -1,0 +1,84 @@
+"""What one workbook of the parity set costs (tests/test_parity_engines.py), step by step.
+
+    python benchmarks/bench_parity.py [--n 100] [--plan gcl-energy-2022-2024] [--launches 100,25,10]
+
+For ``--n`` synthetic cases of one plan (xlmodel.synth.parity_cases, as the test draws them), on one
+core, in this order: build the workbooks; recalculate them in LibreOffice in launches of each size
+of ``--launches`` (start-up included); recalculate them in Gnumeric (one ``ssconvert`` a file);
+read our workbooks' values; compare each engine's copy with ours and with the evaluator
+(xlmodel.workbook.parity.compare). Prints seconds per workbook for each step, and the sum: the CPU
+a part of 100 workbooks of the parity set takes is about 100 times that sum.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from xlmodel.synth import parity_cases  # noqa: E402
+from xlmodel.workbook import recalc  # noqa: E402
+from xlmodel.workbook.parity import compare, sheet_values  # noqa: E402
+from xlmodel.workbook.writer import build_workbook  # noqa: E402
+
+
+def _timed(fn):
+    t = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=100)
+    ap.add_argument("--plan", default="gcl-energy-2022-2024")
+    ap.add_argument("--launches", default="100,25,10", help="files per LibreOffice launch, each size timed")
+    a = ap.parse_args(argv)
+    os.environ["XLMODEL_CONFIG_HOME"] = tempfile.mkdtemp(prefix="xlmodel-bench-config-")  # the bundled plans only
+    if not (recalc.soffice() and recalc.ssconvert()):
+        print("LibreOffice and Gnumeric are needed (apt-get install libreoffice-calc-nogui gnumeric)")
+        return 2
+    root = Path(tempfile.mkdtemp(prefix="xlmodel-bench-parity-"))
+    try:
+        cases = parity_cases(a.plan, max(a.n, 300))[:a.n]
+        (root / "built").mkdir()
+        paths, t_build = _timed(lambda: [build_workbook(root / "built" / f"{i:03d}.xlsx", case=c)
+                                         for i, c in enumerate(cases)])
+        rows = [("build (XlsxWriter, cached values)", t_build)]
+        lo = None
+        for size in (int(s) for s in a.launches.split(",")):
+            out = root / f"lo-{size}"
+            keep, recalc.PER_LAUNCH = recalc.PER_LAUNCH, size
+            try:
+                copies, t = _timed(lambda: recalc.recalculate(paths, out))
+            finally:
+                recalc.PER_LAUNCH = keep
+            rows.append((f"LibreOffice, {size} files a launch", t))
+            lo = lo or copies
+        gn, t_gn = _timed(lambda: recalc.recalculate_gnumeric(paths, root / "gnumeric"))
+        rows.append(("Gnumeric (one ssconvert a file)", t_gn))
+        ours, t_read = _timed(lambda: [sheet_values(p) for p in paths])
+        rows.append(("read our workbooks' values", t_read))
+        for engine, copies in (("libreoffice", lo), ("gnumeric", gn)):
+            _, t = _timed(lambda: [compare(engine, c, p, q, ours_values=v) for c, p, q, v in zip(cases, paths, copies, ours)])
+            rows.append((f"compare {engine}'s copies", t))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    print(f"{a.n} workbooks of {a.plan}, seconds per workbook (one core):")
+    for label, t in rows:
+        print(f"  {label:<40} {t / a.n:7.3f}")
+    best_lo = min(t for label, t in rows if label.startswith("LibreOffice"))
+    total = sum(t for label, t in rows if not label.startswith("LibreOffice")) + best_lo
+    print(f"  {'a workbook, both engines (best launch)':<40} {total / a.n:7.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
