@@ -5,7 +5,7 @@
 The folder: ``--n`` workbooks built from the bundled plans' samples and synthetic cases
 (xlmodel.synth.parity_cases, the three plans in turn), kept in ``--folder`` if given (built there
 once, reused by the next run). The floor: open each workbook's zip and parse every sheet's XML
-with defusedxml (xlmodel.workbook.parity.sheet_values over all its sheets) — no checks, no
+(xlmodel.workbook.parity.sheet_values over all its sheets: ElementTree's C parser, xlmodel.safexml) — no checks, no
 evaluation. What is timed is the command as a user runs it (``xlmodel check … --json``, in this
 process, output discarded):
 
@@ -15,8 +15,8 @@ process, output discarded):
 * the folder (every workbook checked and reported, then the summary), from cold;
 * the folder as a process (`xlmodel check FOLDER --json`, start-up included), once;
 * one workbook as a process (`xlmodel check ONE --json`: start-up, imports and its reference built),
-  next to a process that only unzips it and parses every sheet's XML with defusedxml (no xlmodel
-  import), in turn, ``max(rounds, 5)`` pairs, the median of the ratios pair by pair.
+  next to a process that only unzips it and parses every sheet's XML with ElementTree's C parser
+  (no xlmodel import), in turn, ``max(rounds, 5)`` pairs, the median of the ratios pair by pair.
 
 Each figure is the best of ``--rounds`` rounds, the floor measured in every round beside it.
 """
@@ -63,17 +63,17 @@ def build_folder(folder: Path, n: int) -> list[Path]:
 
 
 def floor(paths: list[Path]) -> None:
-    """Unzip each workbook and parse every sheet's XML (defusedxml), nothing else."""
+    """Unzip each workbook and parse every sheet's XML (xlmodel.safexml), nothing else."""
     for p in paths:
         with zipfile.ZipFile(p) as z:
             names = tuple(_sheet_parts(z))
         sheet_values(p, names)
 
 
-#: the floor of one workbook as a process: unzip, parse every sheet's XML (defusedxml), nothing of xlmodel
+#: the floor of one workbook as a process: unzip, parse every sheet's XML (ElementTree's C parser), nothing of xlmodel
 _FLOOR_PROCESS = r"""
 import posixpath, sys, zipfile
-from defusedxml.ElementTree import iterparse
+from xml.etree.ElementTree import iterparse
 M = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 P = "{http://schemas.openxmlformats.org/package/2006/relationships}"
