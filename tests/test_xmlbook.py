@@ -191,6 +191,7 @@ def test_a_plan_of_other_content_gets_its_own_reference(gcl_book, monkeypatch):
         return compose(self, path)
 
     monkeypatch.setattr(WorkbookBuilder, "compose", counting)
+    monkeypatch.setenv("XLMODEL_NO_CACHE", "1")  # the process's own memo (the user cache: tests/test_reference_cache.py)
     reader._REFERENCES.clear()
     case = load_case(GCL)
     policy = plan_by_id(case.policy)

@@ -663,15 +663,37 @@ MAX_REFERENCES = 32
 def _reference(policy: Policy, layout: Layout, year: int) -> _Reference:
     """The reference workbook for ``policy`` and ``layout``, built once per plan (its content, not its
     name: a carried or edited plan is its own key) and timeline."""
+    from . import reference_cache
+
+    key = _reference_key(policy, layout, year)
+    hit = _REFERENCES.get(key)
+    if hit is None:
+        kept = reference_cache.load(key)  # composed by an earlier run (xlmodel.workbook.reference_cache)
+        if kept is None:
+            kept = _compose_reference(policy, layout, year)
+            reference_cache.store(key, kept)
+        hit = _Reference(*kept)
+        if len(_REFERENCES) >= MAX_REFERENCES:
+            _REFERENCES.pop(next(iter(_REFERENCES)))
+        _REFERENCES[key] = hit
+    return hit
+
+
+def _reference_key(policy: Policy, layout: Layout, year: int) -> tuple:
+    """What the reference is a function of, beside xlmodel's code: the plan's content and published text,
+    the evaluation year and the timeline."""
     from ..policy import policy_source
-    from .writer import WorkbookBuilder
 
     src = policy_source(policy)
-    key = (policy.model_dump_json(), src.text if src is not None else None, year, layout.first_year,
-           layout.n_years, layout.n_eval)
-    hit = _REFERENCES.get(key)
-    if hit is not None:
-        return hit
+    return (policy.model_dump_json(), src.text if src is not None else None, year, layout.first_year,
+            layout.n_years, layout.n_eval)
+
+
+def _compose_reference(policy: Policy, layout: Layout, year: int):
+    """(sheet names, formulas of each sheet, row keys of each sheet) of the workbook this xlmodel
+    builds for ``policy``, ``layout`` and ``year``, as the reader reads them back."""
+    from .writer import WorkbookBuilder
+
     builder = WorkbookBuilder(policy, Case(policy.id, year), first_year=layout.first_year,
                               n_years=layout.n_years, n_eval=layout.n_eval)
     ref = _as_read_back(builder.compose())
@@ -682,11 +704,7 @@ def _reference(policy: Policy, layout: Layout, year: int) -> _Reference:
             ref, _values = _read_bytes(ref_path, ref_path.read_bytes())
     formulas = {n: [(r, c, v) for (r, c), v in sorted(ref[n].cells.items()) if isinstance(v, str) and v.startswith("=")]
                 for n in ref.sheetnames}
-    out = _Reference(ref.sheetnames, formulas, {n: _row_keys(ref[n]) for n in ref.sheetnames})
-    if len(_REFERENCES) >= MAX_REFERENCES:
-        _REFERENCES.pop(next(iter(_REFERENCES)))
-    _REFERENCES[key] = out
-    return out
+    return list(ref.sheetnames), formulas, {n: _row_keys(ref[n]) for n in ref.sheetnames}
 
 
 #: text that the .xlsx's XML might not give back as written: control characters but tab and line feed

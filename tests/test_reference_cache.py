@@ -1,0 +1,209 @@
+"""Issue 26.2: the reference formulas of ``xlmodel check`` kept in the user's cache folder
+(xlmodel/workbook/reference_cache.py), and never a reference that is stale, damaged or not what
+xlmodel writes.
+
+* What a later run reads from the cache is exactly what composing the reference gives (every plan's
+  sample), and a run that reads it still finds a formula changed in the file.
+* A cache file that is not JSON, of another digest or layout, with a value of the wrong type, a link,
+  or too large is ignored: the reference is composed afresh and the file replaced.
+* The digest changes with the plan, the timeline and xlmodel's code (a file two folders down too);
+  ``XLMODEL_NO_CACHE=1`` keeps nothing; at most ``MAX_FILES`` references are kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from xlmodel.evaluator import model_for
+from xlmodel.workbook import reader, reference_cache
+from xlmodel.workbook.layout import SHEETS, Layout
+from xlmodel.workbook.reader import read_workbook
+from xlmodel.workbook.writer import WorkbookBuilder
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLES = sorted((REPO / "samples").glob("*.xlsx"))
+GCL = REPO / "samples" / "gcl-energy-2022-2024.xlsx"
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """An empty user cache folder of this test's own, nothing of the reference kept in the process."""
+    monkeypatch.setenv("XLMODEL_CONFIG_HOME", str(tmp_path / "cfg"))
+    monkeypatch.delenv("XLMODEL_NO_CACHE", raising=False)
+    reader._REFERENCES.clear()
+    yield tmp_path / "cfg" / "cache" / "references"
+    reader._REFERENCES.clear()
+
+
+@pytest.fixture
+def composes(monkeypatch):
+    """The number of reference workbooks composed (a build of the workbook itself counts too)."""
+    calls = []
+    compose = WorkbookBuilder.compose
+
+    def counting(self, path=None):
+        calls.append(path)
+        return compose(self, path)
+
+    monkeypatch.setattr(WorkbookBuilder, "compose", counting)
+    return calls
+
+
+def _key(path: Path):
+    read = read_workbook(path, check_formulas=False)
+    layout = Layout(model_for(read.policy), read.case.evaluation_year)
+    return read.policy, layout, read.case.evaluation_year
+
+
+def _tampered(src: Path, dst: Path) -> tuple[Path, str]:
+    """A copy of ``src`` with one ROUND of 计算 made ROUNDDOWN (its cached value left as it was)."""
+    part = f"xl/worksheets/sheet{list(SHEETS).index('calc') + 1}.xml"
+    cell = {}
+
+    def edit(xml: bytes) -> bytes:
+        text = xml.decode("utf-8")
+        m = re.search(r'<c r="([A-Z]+[0-9]+)"[^>]*><f>ROUND\(', text)
+        cell["at"] = m.group(1)
+        return (text[:m.end() - 6] + "ROUNDDOWN(" + text[m.end():]).encode("utf-8")
+
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            data = zin.read(info.filename)
+            zout.writestr(info.filename, edit(data) if info.filename == part else data)
+    return dst, f"{SHEETS['calc']}!{cell['at']}:"
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: p.stem)
+def test_the_reference_kept_is_the_one_composed(cache, composes, sample):
+    assert read_workbook(sample).tampered == []
+    assert len(composes) == 1 and len(list(cache.glob("*.json"))) == 1
+    policy, layout, year = _key(sample)
+    key = reader._reference_key(policy, layout, year)
+    kept = reference_cache.load(key)
+    names, formulas, keys = reader._compose_reference(policy, layout, year)
+    assert kept == (names, formulas, keys)
+    assert sum(map(len, formulas.values())) > 100  # the formulas of the model, not an empty shell
+    reader._REFERENCES.clear()  # as a new process
+    assert read_workbook(sample).tampered == [] and len(composes) == 2  # the one just composed by hand, no other
+
+
+def test_a_run_that_reads_the_cache_still_finds_a_changed_formula(cache, tmp_path, monkeypatch):
+    assert read_workbook(GCL).tampered == []  # composes and keeps the reference
+    reader._REFERENCES.clear()
+
+    def refuse(self, path=None):
+        raise AssertionError("composed although kept")
+
+    monkeypatch.setattr(WorkbookBuilder, "compose", refuse)
+    bad, where = _tampered(GCL, tmp_path / "tampered.xlsx")
+    tampered = read_workbook(bad).tampered
+    assert len(tampered) == 1 and tampered[0].startswith(where), tampered
+    assert read_workbook(GCL).tampered == []
+
+
+def _valid_file(cache: Path) -> tuple[Path, dict]:
+    read_workbook(GCL)
+    (path,) = cache.glob("*.json")
+    reader._REFERENCES.clear()
+    return path, json.loads(path.read_text(encoding="ascii"))
+
+
+def _first_sheet_with_formulas(data: dict) -> str:
+    return next(n for n in data["sheetnames"] if data["formulas"][n])
+
+
+DAMAGE = {
+    "not_json": lambda p, d: p.write_bytes(b"\x00not json"),
+    "empty": lambda p, d: p.write_bytes(b""),
+    "another_digest": lambda p, d: p.write_text(json.dumps({**d, "digest": "0" * 64})),
+    "another_format": lambda p, d: p.write_text(json.dumps({**d, "format": 0})),
+    "a_list": lambda p, d: p.write_text(json.dumps([d])),
+    "formula_without_equals": lambda p, d: p.write_text(json.dumps(
+        {**d, "formulas": {**d["formulas"], (s := _first_sheet_with_formulas(d)): [[1, 1, "1+1"]] + d["formulas"][s]}})),
+    "row_as_text": lambda p, d: p.write_text(json.dumps(
+        {**d, "formulas": {**d["formulas"], (s := _first_sheet_with_formulas(d)): [["1", 1, "=1"]]}})),
+    "key_not_text": lambda p, d: p.write_text(json.dumps(
+        {**d, "keys": {**d["keys"], d["sheetnames"][0]: [[1, 7]]}})),
+    "a_sheet_fewer": lambda p, d: p.write_text(json.dumps({**d, "sheetnames": d["sheetnames"][1:]})),
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGE)
+def test_a_damaged_cache_file_is_ignored_and_replaced(cache, composes, damage):
+    path, data = _valid_file(cache)
+    DAMAGE[damage](path, data)
+    composes.clear()
+    assert read_workbook(GCL).tampered == []
+    assert len(composes) == 1  # composed afresh
+    assert json.loads(path.read_text(encoding="ascii")) == data  # and kept again as xlmodel writes it
+
+
+def test_a_link_or_a_file_too_large_is_not_read(cache, composes, tmp_path, monkeypatch):
+    path, data = _valid_file(cache)
+    elsewhere = tmp_path / "elsewhere.json"
+    path.rename(elsewhere)
+    path.symlink_to(elsewhere)  # the very reference, but through a link: not read
+    composes.clear()
+    assert read_workbook(GCL).tampered == [] and len(composes) == 1
+    assert not path.is_symlink()  # replaced by a file of its own
+    reader._REFERENCES.clear()
+    monkeypatch.setattr(reference_cache, "MAX_FILE_BYTES", path.stat().st_size - 1)
+    assert read_workbook(GCL).tampered == [] and len(composes) == 2  # too large to read (and to keep)
+
+
+def test_the_digest_changes_with_the_plan_and_the_timeline(cache):
+    """A reference is kept per plan content and timeline: a plan of other content never reads another's."""
+    policy, layout, year = _key(GCL)
+    other = policy.model_copy(update={"rules": policy.rules[:-1]})
+    a = reference_cache._digest(reader._reference_key(policy, layout, year))
+    b = reference_cache._digest(reader._reference_key(other, layout, year))
+    wider = Layout(layout.model, year, layout.first_year - 1, layout.n_years + 1, layout.n_eval)
+    c = reference_cache._digest(reader._reference_key(policy, wider, year))
+    assert len({a, b, c}) == 3
+
+
+def test_the_digest_changes_with_xlmodels_code(tmp_path, monkeypatch):
+    code = tmp_path / "xlmodel"
+    (code / "workbook" / "sheets").mkdir(parents=True)
+    leaf = code / "workbook" / "sheets" / "cover.py"
+    leaf.write_text("X = 1\n")
+    monkeypatch.setattr(reference_cache, "PACKAGE", code)
+    reference_cache._code_fingerprint.cache_clear()
+    try:
+        before = reference_cache._digest(("k",))
+        leaf.write_text("X = 22\n")  # a sheet's module, two folders down
+        reference_cache._code_fingerprint.cache_clear()
+        after = reference_cache._digest(("k",))
+        assert before != after
+        (code / "__pycache__").mkdir()  # compiled copies are not the code
+        (code / "__pycache__" / "x.pyc").write_bytes(b"")
+        reference_cache._code_fingerprint.cache_clear()
+        assert reference_cache._digest(("k",)) == after
+    finally:
+        reference_cache._code_fingerprint.cache_clear()
+
+
+def test_no_cache_keeps_nothing(cache, composes, monkeypatch):
+    monkeypatch.setenv("XLMODEL_NO_CACHE", "1")
+    assert read_workbook(GCL).tampered == []
+    reader._REFERENCES.clear()
+    assert read_workbook(GCL).tampered == []
+    assert len(composes) == 2 and not cache.exists()
+
+
+def test_at_most_max_files_are_kept(cache, monkeypatch):
+    monkeypatch.setattr(reference_cache, "MAX_FILES", 2)
+    ref = (["s"], {"s": [(1, 1, "=1")]}, {"s": {1: "top"}})
+    for i in range(3):
+        reference_cache.store((f"plan {i}",), ref)
+        path = cache / f"{reference_cache._digest((f'plan {i}',))}.json"
+        os.utime(path, ns=(10**18 + i, 10**18 + i))  # in order, whatever the clock's resolution
+    kept = sorted(p.name for p in cache.glob("*.json"))
+    assert len(kept) == 2 and f"{reference_cache._digest(('plan 0',))}.json" not in kept
+    assert reference_cache.load(("plan 2",)) == ref and reference_cache.load(("plan 0",)) is None

@@ -1,0 +1,132 @@
+"""reference_cache: the reference formulas of ``xlmodel check``, kept on disk between runs.
+
+``check`` compares every formula of a workbook with the formulas this xlmodel writes for the same
+plan and timeline (:func:`xlmodel.workbook.reader._reference`): composing that reference workbook is
+most of what checking one workbook costs in a new process. The reference is a function of the plan
+(its content and its published text), the timeline, the regulatory baselines, xlmodel's code and
+XlsxWriter's (which prepares each formula as it is written); it is kept in the user's cache folder
+(:mod:`xlmodel.user_cache`), ``references/<digest>.json``, the digest taken over all of them (the
+code and baselines by the ``stat`` of their files), so that a change to any gives another file.
+
+What is kept is what the comparison reads, every formula as text: a file is used only when its
+layout, digest and every value's type are what xlmodel writes, else it is ignored and composed afresh.
+The cache holds what xlmodel computed, never a workbook's text, and xlmodel never reads a cache file
+an input names; it is as trusted as the user's own files (anyone who can write it can change the
+installed code too). ``XLMODEL_NO_CACHE=1`` composes every reference afresh."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+from .. import __version__
+from ..user_cache import TooMany, cache_folder, read_small_regular_file, stats, write_atomic
+
+FORMAT = 1  #: the layout of a cache file; a file of another layout is ignored
+MAX_FILE_BYTES = 32 * 2**20  #: the reference of the largest plan and timeline is a few MB
+MAX_FILES = 64  #: references kept (the oldest removed beyond)
+MAX_ENTRIES = 5_000  #: files looked at for the fingerprint of the code
+NO_CACHE_ENV = "XLMODEL_NO_CACHE"
+PACKAGE = Path(__file__).resolve().parents[1]
+
+#: (sheet names in order, {sheet: [(row, col, formula)]}, {sheet: {row: key}})
+Reference = tuple[list[str], dict[str, list[tuple[int, int, str]]], dict[str, dict[int, str]]]
+
+
+@lru_cache(maxsize=1)
+def _code_fingerprint() -> str | None:
+    """xlmodel's code, its regulatory baselines and XlsxWriter's code, by the stat of their files
+    (None: too many to look at; then nothing is cached)."""
+    import importlib.util
+
+    from ..policy import BASELINES
+
+    spec = importlib.util.find_spec("xlsxwriter")  # found, not imported
+    xw = Path(spec.origin).parent if spec is not None and spec.origin else None
+    budget = [MAX_ENTRIES]
+    try:
+        parts = [FORMAT, __version__, sys.version_info[:3], str(PACKAGE), stats(PACKAGE, 3, budget),
+                 str(BASELINES), stats(BASELINES, 0, budget), str(xw), xw is not None and stats(xw, 0, budget)]
+    except TooMany:
+        return None
+    return repr(parts)
+
+
+def _folder() -> Path | None:
+    if os.environ.get(NO_CACHE_ENV, "").strip() not in ("", "0"):
+        return None
+    base = cache_folder()
+    return base / "references" if base is not None else None
+
+
+def _digest(key: tuple) -> str | None:
+    code = _code_fingerprint()
+    if code is None:
+        return None
+    return hashlib.sha256(json.dumps([code, *key]).encode("ascii")).hexdigest()
+
+
+def load(key: tuple) -> Reference | None:
+    """The reference kept for ``key`` (the plan's content and the timeline), or None."""
+    folder, digest = _folder(), _digest(key)
+    if folder is None or digest is None:
+        return None
+    try:
+        data = json.loads(read_small_regular_file(folder / f"{digest}.json", MAX_FILE_BYTES))
+    except Exception:  # noqa: BLE001 - not there, not a regular file, too large, not JSON: compose it
+        return None
+    return _valid(data, digest)
+
+
+def _valid(data, digest: str) -> Reference | None:
+    """The reference a cache file holds, when every part is what :func:`store` writes."""
+    if not (isinstance(data, dict) and data.get("format") == FORMAT and data.get("digest") == digest):
+        return None
+    names, formulas, keys = data.get("sheetnames"), data.get("formulas"), data.get("keys")
+    if not (isinstance(names, list) and all(type(n) is str for n in names) and len(set(names)) == len(names)
+            and isinstance(formulas, dict) and isinstance(keys, dict) and set(formulas) == set(keys) == set(names)):
+        return None
+    out_f: dict = {}
+    out_k: dict = {}
+    for n in names:
+        cells, rows = formulas[n], keys[n]
+        if not (isinstance(cells, list) and isinstance(rows, list)):
+            return None
+        if not all(type(x) is list and len(x) == 3 and type(x[0]) is int and type(x[1]) is int and x[0] > 0
+                   and x[1] > 0 and type(x[2]) is str and x[2].startswith("=") for x in cells):
+            return None
+        if not all(type(x) is list and len(x) == 2 and type(x[0]) is int and type(x[1]) is str for x in rows):
+            return None
+        out_f[n] = [(r, c, f) for r, c, f in cells]
+        out_k[n] = {r: k for r, k in rows}
+    return names, out_f, out_k
+
+
+def store(key: tuple, ref: Reference) -> None:
+    """Keep ``ref`` for ``key``; the oldest files beyond :data:`MAX_FILES` are removed. Never fails
+    the command (a folder that cannot be written leaves it uncached)."""
+    folder, digest = _folder(), _digest(key)
+    if folder is None or digest is None:
+        return
+    names, formulas, keys = ref
+    data = {"format": FORMAT, "digest": digest, "sheetnames": names,
+            "formulas": {n: [list(x) for x in formulas[n]] for n in names},
+            "keys": {n: sorted(keys[n].items()) for n in names}}
+    text = json.dumps(data, separators=(",", ":")).encode("ascii")  # every text as written, \u escapes included
+    if len(text) > MAX_FILE_BYTES or not write_atomic(folder / f"{digest}.json", text):
+        return
+    _prune(folder)
+
+
+def _prune(folder: Path) -> None:
+    try:
+        files = [(e.stat().st_mtime_ns, e.path) for e in os.scandir(folder)
+                 if e.name.endswith(".json") and e.is_file(follow_symlinks=False)]
+        for _, p in sorted(files)[:-MAX_FILES]:
+            os.unlink(p)
+    except OSError:
+        pass
