@@ -17,8 +17,10 @@ process, output discarded):
 * the folder as a process (`xlmodel check FOLDER --json`, start-up included), once, the cache empty;
 * one workbook as a process (`xlmodel check ONE --json`: start-up, imports, its reference read from
   the cache; then with ``XLMODEL_NO_CACHE=1``, its reference composed), next to a process that only
-  unzips it and parses every sheet's XML with ElementTree's C parser (no xlmodel import), in turn,
-  ``max(rounds, 5)`` triples, the median of the ratios pair by pair.
+  unzips it and parses every sheet's XML with ElementTree's C parser (no xlmodel import), and to one
+  that only imports what check stands on (PyYAML, numpy, openpyxl, pydantic, the plan's models:
+  the least any such process pays), in turn, ``max(rounds, 5)`` rounds, the median of the ratios to
+  the floor process pair by pair.
 
 The user cache is a folder of the run's own (``XLMODEL_CONFIG_HOME``). xlmodel's modules are compiled
 first (``compileall``), as installing a package does: where ``PYTHONDONTWRITEBYTECODE`` is set, every
@@ -97,11 +99,18 @@ with zipfile.ZipFile(sys.argv[1]) as z:
 """
 
 
-def one_process(path: Path, rounds: int) -> tuple[list[float], list[float], list[float]]:
-    """(check, check composing its reference, floor) wall seconds of one workbook as fresh processes,
-    in turn, after one warm-up each (the first leaves the reference in the cache)."""
+#: what any ``check`` process imports before it reads a byte: the libraries it stands on (PyYAML, numpy,
+#: openpyxl — which imports numpy and Pillow itself —, pydantic) and the plan's models built
+#: (xlmodel.policy), nothing else
+_IMPORTS_PROCESS = "import yaml, numpy, openpyxl, pydantic, xlmodel.policy"
+
+
+def one_process(path: Path, rounds: int) -> tuple[list[float], list[float], list[float], list[float]]:
+    """(check, check composing its reference, floor, imports alone) wall seconds of one workbook as
+    fresh processes, in turn, after one warm-up each (the first leaves the reference in the cache)."""
     cmd = [sys.executable, "-c", "import sys; from xlmodel.cli import main; sys.exit(main())", "check", str(path), "--json"]
     floor_cmd = [sys.executable, "-c", _FLOOR_PROCESS, str(path)]
+    imports_cmd = [sys.executable, "-c", _IMPORTS_PROCESS]
     composing = {**os.environ, "XLMODEL_NO_CACHE": "1"}
 
     def run(c, env=None):
@@ -109,13 +118,14 @@ def one_process(path: Path, rounds: int) -> tuple[list[float], list[float], list
         subprocess.run(c, cwd=ROOT, capture_output=True, env=env)
         return time.perf_counter() - t
 
-    run(cmd), run(cmd, composing), run(floor_cmd)
-    a, b, c = [], [], []
+    run(cmd), run(cmd, composing), run(floor_cmd), run(imports_cmd)
+    a, b, c, d = [], [], [], []
     for _ in range(rounds):
         a.append(run(cmd))
         b.append(run(cmd, composing))
         c.append(run(floor_cmd))
-    return a, b, c
+        d.append(run(imports_cmd))
+    return a, b, c, d
 
 
 def check(args: list[str]) -> int:
@@ -198,8 +208,8 @@ def main() -> None:
               f"{best['folder'] / fN:6.1f}× the floor")
         print(f"xlmodel check folder (process): {t_proc:8.2f} s   (start-up included; exit {proc.returncode})  "
               f"{t_proc / fN:6.1f}× the floor")
-        pa, pc, pb = one_process(paths[0], max(a.rounds, 5))
-        for what, times in (("as a process:", pa), ("composing:   ", pc)):
+        pa, pc, pb, pi = one_process(paths[0], max(a.rounds, 5))
+        for what, times in (("as a process:", pa), ("composing:   ", pc), ("imports only:", pi)):
             ratios = [x / y for x, y in zip(times, pb)]
             print(f"check 1 workbook, {what} {statistics.median(times) * 1e3:8.1f} ms  (median; floor process "
                   f"{statistics.median(pb) * 1e3:.1f} ms)  {statistics.median(ratios):6.1f}× the floor "

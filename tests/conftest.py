@@ -29,6 +29,21 @@ LONGEST_FIRST = ("test_parity_engines.py", "test_capabilities.py", "test_timelin
 _PART = re.compile(r"\[[^\]]*@([^\]@]+)\]$")
 
 
+def pytest_sessionstart(session):
+    """xlmodel's modules compiled once, in the controlling process, before any test process starts, as
+    installing a package does (an editable install does not): where PYTHONDONTWRITEBYTECODE is set,
+    every test process and every ``xlmodel`` run the tests start (hundreds) would compile them from
+    source again, about 70 ms each."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    import compileall
+    from pathlib import Path
+
+    import xlmodel
+
+    compileall.compile_dir(str(Path(xlmodel.__file__).parent), quiet=2)
+
+
 def pytest_xdist_make_scheduler(config, log):
     """``--dist loadfile``, where a file's parts go to processes of their own: every test of a file
     (of a part) in one process, so that its module fixtures are set up once, and the parity set,
