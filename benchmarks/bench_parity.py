@@ -1,6 +1,6 @@
 """What one workbook of the parity set costs (tests/test_parity_engines.py), step by step.
 
-    python benchmarks/bench_parity.py [--n 100] [--plan gcl-energy-2022-2024] [--launches 100,25,10]
+    python benchmarks/bench_parity.py [--n 100] [--plan gcl-energy-2022-2024] [--launches 100,25,10] [--parts]
 
 For ``--n`` synthetic cases of one plan (xlmodel.synth.parity_cases, as the test draws them), on one
 core, in this order: build the workbooks; recalculate them in LibreOffice in launches of each size
@@ -8,6 +8,12 @@ of ``--launches`` (start-up included); recalculate them in Gnumeric (one ``sscon
 read our workbooks' values; compare each engine's copy with ours and with the evaluator
 (xlmodel.workbook.parity.compare). Prints seconds per workbook for each step, and the sum: the CPU
 a part of 100 workbooks of the parity set takes is about 100 times that sum.
+
+``--parts``: what LibreOffice's time is made of, the same files in launches of 25, two rounds in
+turn: as the tests run it (every formula recalculated on load, each file saved as .xlsx); with no
+recalculation on load (its cached values kept: the cost of recalculating is the difference); and
+each file saved as CSV of its first sheet instead (about the cost of loading alone: the .xlsx
+export is the difference).
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ def main(argv=None) -> int:
     ap.add_argument("--n", type=int, default=100)
     ap.add_argument("--plan", default="gcl-energy-2022-2024")
     ap.add_argument("--launches", default="100,25,10", help="files per LibreOffice launch, each size timed")
+    ap.add_argument("--parts", action="store_true", help="also split LibreOffice's time: load, recalculation, export")
     a = ap.parse_args(argv)
     os.environ["XLMODEL_CONFIG_HOME"] = tempfile.mkdtemp(prefix="xlmodel-bench-config-")  # the bundled plans only
     if not (recalc.soffice() and recalc.ssconvert()):
@@ -62,6 +69,8 @@ def main(argv=None) -> int:
                 recalc.PER_LAUNCH = keep
             rows.append((f"LibreOffice, {size} files a launch", t))
             lo = lo or copies
+        if a.parts:
+            rows += _lo_parts(paths, root)
         gn, t_gn = _timed(lambda: recalc.recalculate_gnumeric(paths, root / "gnumeric"))
         rows.append(("Gnumeric (one ssconvert a file)", t_gn))
         ours, t_read = _timed(lambda: [sheet_values(p) for p in paths])
@@ -74,10 +83,33 @@ def main(argv=None) -> int:
     print(f"{a.n} workbooks of {a.plan}, seconds per workbook (one core):")
     for label, t in rows:
         print(f"  {label:<40} {t / a.n:7.3f}")
-    best_lo = min(t for label, t in rows if label.startswith("LibreOffice"))
-    total = sum(t for label, t in rows if not label.startswith("LibreOffice")) + best_lo
+    best_lo = min(t for label, t in rows if label.startswith("LibreOffice,"))
+    total = sum(t for label, t in rows if not label.startswith(("LibreOffice", "LO parts"))) + best_lo
     print(f"  {'a workbook, both engines (best launch)':<40} {total / a.n:7.3f}")
     return 0
+
+
+def _lo_parts(paths: list[Path], root: Path) -> list[tuple[str, float]]:
+    """LibreOffice as the tests run it, without recalculation on load, and saving CSV: two rounds in turn."""
+    as_run = recalc._XCU
+    no_recalc = as_run.replace('"OOXMLRecalcMode" oor:op="fuse"><value>0<', '"OOXMLRecalcMode" oor:op="fuse"><value>1<')
+    assert no_recalc != as_run
+    ways = (("LO parts: recalculated, saved as .xlsx", as_run, "xlsx:Calc MS Excel 2007 XML", ".xlsx"),
+            ("LO parts: not recalculated, .xlsx", no_recalc, "xlsx:Calc MS Excel 2007 XML", ".xlsx"),
+            ("LO parts: recalculated, CSV of a sheet", as_run, "csv", ".csv"))
+    best: dict[str, float] = {}
+    keep = recalc.PER_LAUNCH, recalc._XCU
+    try:
+        recalc.PER_LAUNCH = 25
+        for rnd in range(2):
+            for label, xcu, target, suffix in ways:
+                recalc._XCU = xcu
+                _, t = _timed(lambda: recalc._convert(paths, root / f"parts-{rnd}-{suffix[1:]}-{len(best)}", None,
+                                                      target, suffix))
+                best[label] = min(t, best.get(label, t))
+    finally:
+        recalc.PER_LAUNCH, recalc._XCU = keep
+    return list(best.items())
 
 
 if __name__ == "__main__":
