@@ -13,7 +13,7 @@ import pytest
 
 from xlmodel.case import parse_case
 from xlmodel.evaluator import evaluate
-from xlmodel.workbook.recalc import soffice, ssconvert
+from xlmodel.workbook.recalc import soffice, ssconvert, uno_python
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
@@ -135,3 +135,14 @@ def libreoffice():
 @pytest.fixture(scope="session")
 def gnumeric():
     return _engine(ssconvert(), "Gnumeric", "gnumeric")
+
+
+def libreoffice_in_memory() -> bool:
+    """LibreOffice's values are read in its memory (xlmodel.workbook.recalc.read_libreoffice, through
+    UNO): python3-uno is there. CI requires it; elsewhere without it the tests read LibreOffice's
+    .xlsx export, which tests/test_parity_engines.py proves the same."""
+    if uno_python():
+        return True
+    if IN_CI:
+        pytest.fail("python3-uno is required in CI (LibreOffice read in its memory)")
+    return False

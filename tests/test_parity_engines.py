@@ -2,7 +2,9 @@
 
 For every plan, N randomised and boundary cases (xlmodel.synth) are built into
 workbooks once (in parts, see PART), then recalculated in headless LibreOffice (a profile that forces
-recalculation on load) and in Gnumeric (``ssconvert --recalc``), and read back.
+recalculation on load; its values read in its memory through UNO, which its .xlsx export is proven
+to equal here, or that export where python3-uno is missing outside CI) and in Gnumeric
+(``ssconvert --recalc``), and read back.
 In each engine every formula cell must equal the value xlmodel cached in it, and
 the named outputs and rule statuses must equal the evaluator's report. Fails (not
 skips) in CI when an engine is missing. XLMODEL_PARITY_N overrides N (default 300
@@ -20,8 +22,10 @@ import pytest
 
 from xlmodel.evaluator import evaluate
 from xlmodel.synth import parity_cases
-from xlmodel.workbook.parity import SET_ASIDE, aside_within_cap, compare, same, sheet_values
-from xlmodel.workbook.recalc import recalculate, recalculate_gnumeric, soffice, ssconvert
+from conftest import libreoffice_in_memory
+from xlmodel.workbook.parity import FORMULA_SHEETS, SET_ASIDE, aside_within_cap, compare, same, sheet_values
+from xlmodel.workbook.recalc import (read_libreoffice, recalculate, recalculate_gnumeric, soffice, ssconvert,
+                                     uno_python)
 from xlmodel.workbook.writer import build_workbook
 
 POLICIES = ("far-east-2022-2024", "gcl-energy-2022-2024", "houpu-2024-2026")
@@ -84,14 +88,22 @@ def _build(job) -> Path:
 
 
 def _compare_job(job) -> dict:
-    """One workbook against every engine's copy of it, our workbook read once."""
+    """One workbook against every engine's copy of it (a file, or the values read in the engine's
+    memory), our workbook read once."""
     case, ours, theirs = job
     mine = sheet_values(ours)
-    return {engine: compare(engine, case, ours, copy, ours_values=mine) for engine, copy in theirs.items()}
+    return {engine: compare(engine, case, ours, None if isinstance(copy, dict) else copy, ours_values=mine,
+                            theirs_values=copy if isinstance(copy, dict) else None)
+            for engine, copy in theirs.items()}
 
 
-def _recalculated(engine: str, paths: list[Path], outdir: Path, k: int) -> dict[str, Path]:
-    """Every workbook recalculated in ``engine``, ``k`` engine processes side by side."""
+def _recalculated(engine: str, paths: list[Path], outdir: Path, k: int) -> dict[str, Path | dict]:
+    """Every workbook recalculated in ``engine``, ``k`` engine processes side by side: {name: its
+    recalculated copy}, or for LibreOffice read in its memory {name: its values}."""
+    if engine == "libreoffice" and libreoffice_in_memory():
+        with ThreadPoolExecutor(k) as pool:
+            read = list(pool.map(lambda ps: read_libreoffice(ps, FORMULA_SHEETS), [paths[i::k] for i in range(k)]))
+        return {p.name: values for got in read for p, values in got.items()}
     run = recalculate if engine == "libreoffice" else recalculate_gnumeric
     with ThreadPoolExecutor(k) as pool:
         outs = list(pool.map(lambda ps: run(ps, outdir), [paths[i::k] for i in range(k)]))
@@ -232,3 +244,51 @@ def test_sample_workbooks_show_the_same_results_after_recalculation(engine, requ
         a, b = sheet_values(ours), sheet_values(theirs)
         diff = [k for k in set(a) | set(b) if not same(a.get(k), b.get(k))]
         assert not diff, (ours.name, diff[:10])
+
+
+def _all_kinds(path: Path) -> Path:
+    """A workbook whose formulas give every kind of value LibreOffice can give: booleans (in a General,
+    a number and a yes/no format), each error, texts, an empty text, numbers."""
+    import xlsxwriter
+
+    wb = xlsxwriter.Workbook(str(path))
+    ws = wb.add_worksheet("计算")
+    number, yes_no = wb.add_format({"num_format": "#,##0.00"}), wb.add_format({"num_format": '"是";"是";"否"'})
+    ws.write_number("B1", 5)
+    ws.write_boolean("B2", True)
+    cells = [("=1>0", None), ("=1>0", number), ("=1>0", yes_no), ("=AND(1,0)", None), ("=--(1>0)", None),
+             ("=IF(B1>1,1>0,2)", None), ("=ISNUMBER(B1)", None), ("=B2", None), ("=B2+0", None), ("=SUM(1>0)", None),
+             ("=1/0", None), ("=SQRT(-1)", None), ("=NA()", None), ('="a"+1', None), ("=NOSUCHNAME()", None),
+             ("=INDEX(B1:B2,5)", None), ("=POWER(10,400)", None), ("=MATCH(9,B1:B2,0)", None), ('=""', None),
+             ('="是"', None), ("=B99", None), ("=B1/3", None), ("=ROUND(B1*0.3,2)", None), ("=B1*1E+15/7", None)]
+    for row, (formula, fmt) in enumerate(cells):
+        ws.write_formula(row, 0, formula, fmt, 0)
+    wb.close()
+    return path
+
+
+def test_libreoffice_in_memory_equals_its_xlsx_export(libreoffice, tmp_path):
+    """The parity oracle reads LibreOffice's values in its memory (UNO) instead of saving each workbook
+    as .xlsx and reading that: on the sample workbooks, parity workbooks of each plan and a workbook of
+    every kind of value, both readings hold the same cells with the same types (booleans, each error
+    as the export names it, texts) and the same numbers (the export writes 15 significant digits;
+    in memory they are whole)."""
+    if not libreoffice_in_memory():
+        pytest.skip("python3-uno not installed")
+    kinds = _all_kinds(tmp_path / "kinds.xlsx")
+    books = [*SAMPLES, *(build_workbook(tmp_path / f"{pid}-{i}.xlsx", case=c)
+                         for pid in POLICIES for i, c in enumerate(parity_cases(pid, N)[:2]))]
+    exported = recalculate([*books, kinds], tmp_path / "xlsx")
+    read = read_libreoffice([*books, kinds], FORMULA_SHEETS)
+    kinds_seen = set()
+    for book, export in zip([*books, kinds], exported):
+        a, b = sheet_values(export, ("计算",) if book == kinds else FORMULA_SHEETS), read[book]
+        assert set(a) == set(b), (book.name, sorted(set(a) ^ set(b))[:10])
+        for key, x in a.items():
+            y = b[key]
+            kinds_seen.add(type(y).__name__ if not (isinstance(y, str) and y.startswith("#")) else y)
+            assert type(x) is type(y), (book.name, key, x, y)
+            assert (x == float(f"{y:.15g}")) if isinstance(y, float) else x == y, (book.name, key, x, y)
+    assert {"bool", "float", "str", "#DIV/0!", "#VALUE!", "#N/A", "#NAME?", "#NUM!"} <= kinds_seen, kinds_seen
+    booleans = {k[1] for k, v in read[kinds].items() if isinstance(v, bool)}
+    assert {"A1", "A4", "A7", "A8"} <= booleans and not booleans & {"A2", "A3", "A9", "A10"}, booleans

@@ -218,11 +218,16 @@ def case_layout(case, policy=None) -> Layout:
     return Layout(model, case.evaluation_year, *timeline(model, case.evaluation_year, case.years))
 
 
-def compare(engine: str, case, ours: Path, theirs: Path, policy=None, ours_values: dict | None = None) -> Compared:
+def compare(engine: str, case, ours: Path, theirs: Path | None, policy=None, ours_values: dict | None = None,
+            theirs_values: dict | None = None) -> Compared:
     """Our workbook of ``case`` and the engine's recalculated copy, each read once: every formula
     cell against xlmodel's cached value, then the results against the evaluator. ``ours_values``:
-    :func:`sheet_values` of ``ours``, when it is read already (one workbook against several engines)."""
-    a, b = sheet_values(ours) if ours_values is None else ours_values, sheet_values(theirs)
+    :func:`sheet_values` of ``ours``, when it is read already (one workbook against several engines);
+    ``theirs_values``: the engine's values read another way, typed as :func:`sheet_values` types them
+    (LibreOffice's, read in its memory: :func:`xlmodel.workbook.recalc.read_libreoffice`), in place
+    of a copy ``theirs``."""
+    a = sheet_values(ours) if ours_values is None else ours_values
+    b = sheet_values(theirs) if theirs_values is None else theirs_values
     rule = SET_ASIDE.get(engine)
     plan = getattr(policy, "id", None) or case.policy
     aside = rule is not None and half_fen(ours, theirs, rule.from_amount, a, b)

@@ -1,0 +1,153 @@
+"""LibreOffice's values of workbooks, read in its memory through UNO (run by :mod:`.recalc`).
+
+    PYTHON _uno_driver.py SOFFICE PROFILE_DIR < {"books": [...], "sheets": [...]}
+
+``PYTHON`` is an interpreter that imports ``uno`` (Debian's ``python3-uno``, or the Python that
+LibreOffice bundles), not xlmodel's: this file uses the standard library and ``uno`` only, and is
+never imported by xlmodel. It starts ``SOFFICE`` headless with the private profile ``PROFILE_DIR``
+(:func:`xlmodel.workbook.recalc.profile`: every formula recalculated on load, macros never run,
+links to other files never updated), listening on a pipe of its own; then for each book: load it
+hidden, recalculate every formula, read the used area of each wanted sheet, close it. It prints one
+JSON line a book, in the order given:
+
+    {"book": PATH, "sheets": {NAME: {"rows": [[value, ...], ...], "errors": [[row, col, code], ...],
+                                     "logical": [[row, col], ...]} | null}}
+
+``rows`` are ``getDataArray``'s: a number as a float, a text as a string, an empty cell or an
+empty text as ``""``, an error as ``null``; ``errors`` give each error cell's LibreOffice code;
+``logical`` lists the formula cells with a number whose format LibreOffice made a boolean one, the
+cells its .xlsx export writes as booleans. A sheet the book lacks is ``null``; a book LibreOffice
+cannot load is ``{"book": PATH, "error": TEXT}``. The caller bounds the time, and kills this
+process's group (soffice with it) when it is exceeded.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+#: com.sun.star.sheet.FormulaResult and com.sun.star.util.NumberFormat
+_VALUE, _ERROR, _LOGICAL = 1, 4, 1024
+
+
+def _prop(name, value):
+    from com.sun.star.beans import PropertyValue
+
+    p = PropertyValue()
+    p.Name, p.Value = name, value
+    return p
+
+
+def _connect(pipe, proc):
+    import uno
+
+    local = uno.getComponentContext()
+    resolver = local.ServiceManager.createInstanceWithContext("com.sun.star.bridge.UnoUrlResolver", local)
+    for _ in range(1200):  # up to two minutes for soffice to listen (a busy machine)
+        if proc.poll() is not None:
+            break
+        try:
+            ctx = resolver.resolve(f"uno:pipe,name={pipe};urp;StarOffice.ComponentContext")
+            return ctx, ctx.ServiceManager.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
+        except Exception:  # not listening yet
+            time.sleep(0.1)
+    raise RuntimeError(f"soffice did not answer on its pipe (exit code {proc.poll()})")
+
+
+def _cells(addresses):
+    """(row, col) of every cell of a list of CellRangeAddress."""
+    for a in addresses:
+        for r in range(a.StartRow, a.EndRow + 1):
+            for c in range(a.StartColumn, a.EndColumn + 1):
+                yield r, c
+
+
+def _boolean_words(ctx, doc):
+    """How this LibreOffice shows TRUE and FALSE (its locale's words, from its boolean formats)."""
+    from com.sun.star.lang import Locale
+
+    formatter = ctx.ServiceManager.createInstanceWithContext("com.sun.star.util.NumberFormatter", ctx)
+    formatter.attachNumberFormatsSupplier(doc)
+    return sorted({formatter.convertNumberToString(key, x)
+                   for key in doc.NumberFormats.queryKeys(_LOGICAL, Locale(), False) for x in (0.0, 1.0)})
+
+
+def _logical(sheet, area, words):
+    """Formula cells of ``area`` with a number that LibreOffice shows as a boolean: a boolean number
+    format, the one its .xlsx export writes as a boolean. One search of the shown values finds
+    them (reading each cell's format would take a second a book)."""
+    if not words:
+        return []
+    search = sheet.createSearchDescriptor()
+    search.SearchRegularExpression, search.SearchCaseSensitive = True, True
+    search.SearchString = "^(" + "|".join(r"\Q" + w + r"\E" for w in words) + ")$"
+    search.setPropertyValue("SearchType", 1)  # the values shown, not the formulas
+    found = sheet.findAll(search)
+    if found is None:
+        return []
+    shown = set(_cells(found.RangeAddresses))
+    return sorted(shown & set(_cells(area.queryFormulaCells(_VALUE).RangeAddresses)))
+
+
+def _sheet(sheet, words):
+    cursor = sheet.createCursor()
+    cursor.gotoEndOfUsedArea(False)
+    end = cursor.RangeAddress
+    area = sheet.getCellRangeByPosition(0, 0, end.EndColumn, end.EndRow)
+    rows = [list(row) for row in area.getDataArray()]
+    errors = [[r, c, sheet.getCellByPosition(c, r).getError()]
+              for r, c in _cells(area.queryFormulaCells(_ERROR).RangeAddresses)]
+    return {"rows": rows, "errors": errors, "logical": [list(rc) for rc in _logical(sheet, area, words)]}
+
+
+def _book(ctx, desktop, book, sheets):
+    import uno
+
+    url = uno.systemPathToFileUrl(str(Path(book).resolve()))
+    # MacroExecutionMode 0: NEVER_EXECUTE; Hidden: no window
+    doc = desktop.loadComponentFromURL(url, "_blank", 0, (_prop("Hidden", True), _prop("MacroExecutionMode", 0)))
+    if doc is None:
+        return {"book": book, "error": "LibreOffice could not load it"}
+    try:
+        doc.calculateAll()
+        names, words = doc.Sheets, _boolean_words(ctx, doc)
+        return {"book": book, "sheets": {n: _sheet(names.getByName(n), words) if names.hasByName(n) else None
+                                         for n in sheets}}
+    finally:
+        doc.close(True)
+
+
+def main(soffice, profile):
+    request = json.load(sys.stdin)
+    pipe = f"xlmodel-uno-{os.getpid()}"
+    # soffice in this process's group: the caller's timeout kills the group
+    proc = subprocess.Popen([soffice, f"-env:UserInstallation={Path(profile).resolve().as_uri()}", "--headless",
+                             "--invisible", "--norestore", "--nologo", "--nodefault", "--nolockcheck",
+                             f"--accept=pipe,name={pipe};urp;"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    done = False
+    try:
+        ctx, desktop = _connect(pipe, proc)
+        for book in request["books"]:
+            try:
+                line = _book(ctx, desktop, book, request["sheets"])
+            except Exception as e:  # one book LibreOffice fails on: said, and the next goes on
+                line = {"book": book, "error": f"{type(e).__name__}: {e}"[:500]}
+            sys.stdout.write(json.dumps(line) + "\n")
+            sys.stdout.flush()
+        desktop.terminate()
+        proc.wait(timeout=60)
+        done = True
+    finally:
+        if not done and proc.poll() is None:
+            if os.name == "posix" and os.getpgid(0) == os.getpid():
+                os.killpg(os.getpid(), signal.SIGKILL)  # soffice.bin is the wrapper's child: the whole group
+            proc.kill()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], sys.argv[2]))
