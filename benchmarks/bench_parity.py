@@ -6,8 +6,8 @@ For ``--n`` synthetic cases of one plan (xlmodel.synth.parity_cases, as the test
 core, in this order: build the workbooks; recalculate them in LibreOffice in launches of each size
 of ``--launches`` (start-up included), each file saved as .xlsx; where python3-uno is installed,
 recalculate them in LibreOffice and read its values in its memory, as the tests do
-(xlmodel.workbook.recalc.read_libreoffice, launches of 25); recalculate them in Gnumeric (one
-``ssconvert`` a file); read our workbooks' values; compare each engine's values with ours and with
+(xlmodel.workbook.recalc.read_libreoffice, launches of 50); recalculate them in Gnumeric (one
+``ssconvert`` a file), saved as .xlsx and, as the tests do, as .xls; read our workbooks' values; compare each engine's values with ours and with
 the evaluator (xlmodel.workbook.parity.compare). Prints seconds per workbook for each step, and the
 sum as the tests run it: the CPU a part of 100 workbooks of the parity set takes is about 100 times
 that sum.
@@ -75,15 +75,18 @@ def main(argv=None) -> int:
         memory = None
         if recalc.uno_python():
             memory, t = _timed(lambda: recalc.read_libreoffice(paths, FORMULA_SHEETS))
-            rows.append(("LibreOffice in memory (UNO), 25 a launch", t))
+            rows.append(("LibreOffice in memory (UNO), 50 a launch", t))
         if a.parts:
             rows += _lo_parts(paths, root)
         gn, t_gn = _timed(lambda: recalc.recalculate_gnumeric(paths, root / "gnumeric"))
-        rows.append(("Gnumeric (one ssconvert a file)", t_gn))
+        rows.append(("Gnumeric, saved as .xlsx", t_gn))
+        gn_xls, t_gn = _timed(lambda: recalc.recalculate_gnumeric(paths, root / "gnumeric-xls", suffix=".xls"))
+        rows.append(("Gnumeric, saved as .xls (as the tests)", t_gn))
         ours, t_read = _timed(lambda: [sheet_values(p) for p in paths])
         rows.append(("read our workbooks' values", t_read))
-        for engine, copies in (("libreoffice", lo), ("gnumeric", gn)):
-            _, t = _timed(lambda: [compare(engine, c, p, q, ours_values=v) for c, p, q, v in zip(cases, paths, copies, ours)])
+        for engine, copies in (("libreoffice", lo), ("gnumeric", gn), ("gnumeric .xls", gn_xls)):
+            _, t = _timed(lambda: [compare(engine.split()[0], c, p, q, ours_values=v)
+                                   for c, p, q, v in zip(cases, paths, copies, ours)])
             rows.append((f"compare {engine}'s copies", t))
         if memory is not None:
             _, t = _timed(lambda: [compare("libreoffice", c, p, None, ours_values=v, theirs_values=memory[p])
@@ -95,11 +98,11 @@ def main(argv=None) -> int:
     for label, t in rows:
         print(f"  {label:<42} {t / a.n:7.3f}")
     by = dict(rows)
-    lo_way = ["LibreOffice in memory (UNO), 25 a launch", "compare libreoffice in memory"] if memory is not None else [
+    lo_way = ["LibreOffice in memory (UNO), 50 a launch", "compare libreoffice in memory"] if memory is not None else [
         "LibreOffice, 25 files a launch" if "LibreOffice, 25 files a launch" in by else
         min((label for label in by if label.startswith("LibreOffice,")), key=by.get), "compare libreoffice's copies"]
-    total = sum(by[label] for label in ("build (XlsxWriter, cached values)", "Gnumeric (one ssconvert a file)",
-                                        "read our workbooks' values", "compare gnumeric's copies", *lo_way))
+    total = sum(by[label] for label in ("build (XlsxWriter, cached values)", "Gnumeric, saved as .xls (as the tests)",
+                                        "read our workbooks' values", "compare gnumeric .xls's copies", *lo_way))
     print(f"  {'a workbook, both engines, as the tests':<40} {total / a.n:7.3f}  ({' + '.join(lo_way)} for LibreOffice)")
     return 0
 

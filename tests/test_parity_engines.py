@@ -4,7 +4,7 @@ For every plan, N randomised and boundary cases (xlmodel.synth) are built into
 workbooks once (in parts, see PART), then recalculated in headless LibreOffice (a profile that forces
 recalculation on load; its values read in its memory through UNO, which its .xlsx export is proven
 to equal here, or that export where python3-uno is missing outside CI) and in Gnumeric
-(``ssconvert --recalc``), and read back.
+(``ssconvert --recalc``, saved as .xls, which its .xlsx export is proven to equal here), and read back.
 In each engine every formula cell must equal the value xlmodel cached in it, and
 the named outputs and rule statuses must equal the evaluator's report. Fails (not
 skips) in CI when an engine is missing. XLMODEL_PARITY_N overrides N (default 300
@@ -23,7 +23,8 @@ import pytest
 from xlmodel.evaluator import evaluate
 from xlmodel.synth import parity_cases
 from conftest import libreoffice_in_memory
-from xlmodel.workbook.parity import FORMULA_SHEETS, SET_ASIDE, aside_within_cap, compare, same, sheet_values
+from xlmodel.workbook.parity import (FORMULA_SHEETS, SET_ASIDE, aside_within_cap, compare, same, sheet_values,
+                                     xls_values)
 from xlmodel.workbook.recalc import (read_libreoffice, recalculate, recalculate_gnumeric, soffice, ssconvert,
                                      uno_python)
 from xlmodel.workbook.writer import build_workbook
@@ -99,15 +100,16 @@ def _compare_job(job) -> dict:
 
 def _recalculated(engine: str, paths: list[Path], outdir: Path, k: int) -> dict[str, Path | dict]:
     """Every workbook recalculated in ``engine``, ``k`` engine processes side by side: {name: its
-    recalculated copy}, or for LibreOffice read in its memory {name: its values}."""
+    recalculated copy} (Gnumeric's saved as .xls: xlmodel.workbook.parity.engine_values), or for
+    LibreOffice read in its memory {name: its values}."""
     if engine == "libreoffice" and libreoffice_in_memory():
         with ThreadPoolExecutor(k) as pool:
             read = list(pool.map(lambda ps: read_libreoffice(ps, FORMULA_SHEETS), [paths[i::k] for i in range(k)]))
         return {p.name: values for got in read for p, values in got.items()}
-    run = recalculate if engine == "libreoffice" else recalculate_gnumeric
+    run = recalculate if engine == "libreoffice" else lambda ps, out: recalculate_gnumeric(ps, out, suffix=".xls")
     with ThreadPoolExecutor(k) as pool:
         outs = list(pool.map(lambda ps: run(ps, outdir), [paths[i::k] for i in range(k)]))
-    return {p.name: p for ps in outs for p in ps}
+    return {p.with_suffix(".xlsx").name: p for ps in outs for p in ps}
 
 
 def _present() -> tuple[str, ...]:
@@ -292,3 +294,23 @@ def test_libreoffice_in_memory_equals_its_xlsx_export(libreoffice, tmp_path):
     assert {"bool", "float", "str", "#DIV/0!", "#VALUE!", "#N/A", "#NAME?", "#NUM!"} <= kinds_seen, kinds_seen
     booleans = {k[1] for k, v in read[kinds].items() if isinstance(v, bool)}
     assert {"A1", "A4", "A7", "A8"} <= booleans and not booleans & {"A2", "A3", "A9", "A10"}, booleans
+
+
+def test_gnumeric_xls_equals_its_xlsx_export(gnumeric, tmp_path):
+    """The parity tests read Gnumeric's .xls (BIFF8) copy of each workbook, which it writes in a third of
+    the time: on the sample workbooks, parity workbooks of each plan and a workbook of every kind of
+    value, it holds exactly the cells of Gnumeric's .xlsx copy, with the same types and values."""
+    kinds = _all_kinds(tmp_path / "kinds.xlsx")
+    books = [*SAMPLES, *(build_workbook(tmp_path / f"{pid}-{i}.xlsx", case=c)
+                         for pid in POLICIES for i, c in enumerate(parity_cases(pid, N)[:2])), kinds]
+    as_xlsx = recalculate_gnumeric(books, tmp_path / "xlsx")
+    as_xls = recalculate_gnumeric(books, tmp_path / "xls", suffix=".xls")
+    kinds_seen = set()
+    for book, x, y in zip(books, as_xlsx, as_xls):
+        sheets = ("计算",) if book == kinds else FORMULA_SHEETS
+        a, b = sheet_values(x, sheets), xls_values(y, sheets)
+        assert set(a) == set(b), (book.name, sorted(set(a) ^ set(b))[:10])
+        wrong = [(k, a[k], b[k]) for k in a if type(a[k]) is not type(b[k]) or a[k] != b[k]]
+        assert not wrong, (book.name, wrong[:10])
+        kinds_seen |= {type(v).__name__ if not (isinstance(v, str) and v.startswith("#")) else v for v in b.values()}
+    assert {"bool", "float", "str", "#DIV/0!", "#VALUE!", "#N/A", "#NAME?", "#NUM!"} <= kinds_seen, kinds_seen

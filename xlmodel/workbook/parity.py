@@ -98,6 +98,40 @@ def sheet_values(path: str | Path, sheets: tuple[str, ...] = FORMULA_SHEETS) -> 
     return out
 
 
+#: xlrd's cell types (xlrd.XL_CELL_*): empty, text, number, date, boolean, error, blank
+_XLS_EMPTY, _XLS_TEXT, _XLS_NUMBER, _XLS_DATE, _XLS_BOOLEAN, _XLS_ERROR, _XLS_BLANK = range(7)
+
+
+def xls_values(path: str | Path, sheets: tuple[str, ...] = FORMULA_SHEETS) -> dict[tuple[str, str], object]:
+    """:func:`sheet_values` of an engine's .xls (BIFF8) copy, read with xlrd (a test dependency): the
+    same cells, typed the same way (Gnumeric's .xls export: :func:`xlmodel.workbook.recalc.recalculate_gnumeric`)."""
+    import os
+
+    import xlrd
+
+    out: dict[tuple[str, str], object] = {}
+    with open(os.devnull, "w") as quiet:  # xlrd prints what it cannot parse of a defined name's formula
+        book = xlrd.open_workbook(str(path), logfile=quiet, on_demand=True)
+        for name in sheets:
+            if name not in book.sheet_names():
+                continue
+            sheet = book.sheet_by_name(name)
+            for r in range(sheet.nrows):
+                for c, (t, v) in enumerate(zip(sheet.row_types(r), sheet.row_values(r))):
+                    if t in (_XLS_EMPTY, _XLS_BLANK) or (t == _XLS_TEXT and v == ""):
+                        continue
+                    value = (v if t == _XLS_TEXT else bool(v) if t == _XLS_BOOLEAN else
+                             xlrd.error_text_from_code.get(v, "#N/A") if t == _XLS_ERROR else float(v))
+                    out[(name, f"{col_name(c)}{r + 1}")] = value
+        book.release_resources()
+    return out
+
+
+def engine_values(path: str | Path, sheets: tuple[str, ...] = FORMULA_SHEETS) -> dict[tuple[str, str], object]:
+    """An engine's recalculated copy's values: :func:`xls_values` of a .xls, else :func:`sheet_values`."""
+    return xls_values(path, sheets) if Path(path).suffix.lower() == ".xls" else sheet_values(path, sheets)
+
+
 # ---- to the fen -------------------------------------------------------------------------------
 
 def same(a, b) -> bool:
@@ -227,7 +261,7 @@ def compare(engine: str, case, ours: Path, theirs: Path | None, policy=None, our
     (LibreOffice's, read in its memory: :func:`xlmodel.workbook.recalc.read_libreoffice`), in place
     of a copy ``theirs``."""
     a = sheet_values(ours) if ours_values is None else ours_values
-    b = sheet_values(theirs) if theirs_values is None else theirs_values
+    b = engine_values(theirs) if theirs_values is None else theirs_values
     rule = SET_ASIDE.get(engine)
     plan = getattr(policy, "id", None) or case.policy
     aside = rule is not None and half_fen(ours, theirs, rule.from_amount, a, b)

@@ -74,13 +74,16 @@ def _ready(exe: str | None, missing: str, outdir: Path) -> Path:
     return outdir
 
 
-def recalculate_gnumeric(paths: list[Path], outdir: Path, timeout: float = 120) -> list[Path]:
-    """Recalculate ``paths`` in Gnumeric (one ``ssconvert --recalc`` per file); return the copies in ``outdir``."""
+def recalculate_gnumeric(paths: list[Path], outdir: Path, timeout: float = 120, suffix: str = ".xlsx") -> list[Path]:
+    """Recalculate ``paths`` in Gnumeric (one ``ssconvert --recalc`` per file); return the copies in
+    ``outdir``, saved as ``suffix`` says: ``.xlsx``, or ``.xls`` (BIFF8), which Gnumeric writes in a
+    third of the time with every value's type (the parity tests read it:
+    :func:`xlmodel.workbook.parity.engine_values`)."""
     exe = ssconvert()
     outdir = _ready(exe, "Gnumeric (ssconvert) not found; install gnumeric", outdir)
     out = []
     for p in paths:
-        o = outdir / Path(p).name
+        o = outdir / Path(p).with_suffix(suffix).name
         o.unlink(missing_ok=True)
         proc = run_bounded([exe, "--recalc", str(p), str(o)], timeout, "Gnumeric", env={**os.environ, "HOME": str(outdir)})
         if not o.exists():
