@@ -239,6 +239,8 @@ def _read_launch(paths: list[Path], sheets: tuple[str, ...], timeout: float | No
 
 def _typed(answer: dict) -> dict[tuple[str, str], object]:
     """One book's answer from :mod:`._uno_driver` as {(sheet, "E7"): value}."""
+    from xlsxwriter.utility import xl_col_to_name
+
     out: dict[tuple[str, str], object] = {}
     for name, sheet in answer.items():
         if sheet is None:
@@ -255,18 +257,8 @@ def _typed(answer: dict) -> dict[tuple[str, str], object]:
                     value = v
                 else:
                     value = (v != 0) if (r, c) in logical else float(v)
-                out[(name, f"{_column(c)}{r + 1}")] = value
+                out[(name, f"{xl_col_to_name(c)}{r + 1}")] = value
     return out
-
-
-def _column(c: int) -> str:
-    """A column's letters from its 0-based index (0 -> A, 26 -> AA)."""
-    s = ""
-    c += 1
-    while c:
-        c, rem = divmod(c - 1, 26)
-        s = chr(65 + rem) + s
-    return s
 
 
 class EngineTimeout(XlmodelError):
