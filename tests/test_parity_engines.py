@@ -314,3 +314,21 @@ def test_gnumeric_xls_equals_its_xlsx_export(gnumeric, tmp_path):
         assert not wrong, (book.name, wrong[:10])
         kinds_seen |= {type(v).__name__ if not (isinstance(v, str) and v.startswith("#")) else v for v in b.values()}
     assert {"bool", "float", "str", "#DIV/0!", "#VALUE!", "#N/A", "#NAME?", "#NUM!"} <= kinds_seen, kinds_seen
+
+
+def test_a_book_libreoffice_cannot_read_in_memory_is_named(libreoffice, tmp_path):
+    """A file LibreOffice cannot load as a spreadsheet stops the in-memory reading with a clear error
+    that names it, after the books before it were read, never a hang or a half answer."""
+    from xlmodel.errors import XlmodelError
+
+    if not libreoffice_in_memory():
+        pytest.skip("python3-uno not installed")
+    good = _all_kinds(tmp_path / "kinds.xlsx")
+    bad = tmp_path / "不是工作簿.xlsx"
+    bad.write_bytes(b"PK\x03\x04" + b"\x00" * 64 + "这不是工作簿".encode())
+    with pytest.raises(XlmodelError, match="不是工作簿.xlsx: LibreOffice could not load it"):
+        read_libreoffice([good, bad], FORMULA_SHEETS, timeout=180)
+    text = tmp_path / "文本.xlsx"  # LibreOffice opens it as a text document
+    text.write_text("公司,金额\n甲,1\n", encoding="utf-8")
+    with pytest.raises(XlmodelError, match="文本.xlsx: LibreOffice did not read it as a spreadsheet"):
+        read_libreoffice([text], FORMULA_SHEETS, timeout=180)

@@ -112,6 +112,8 @@ def _book(ctx, desktop, book, sheets):
     if doc is None:
         return {"book": book, "error": "LibreOffice could not load it"}
     try:
+        if not doc.supportsService("com.sun.star.sheet.SpreadsheetDocument"):  # LibreOffice read it as a text
+            return {"book": book, "error": "LibreOffice did not read it as a spreadsheet"}
         doc.calculateAll()
         names, words = doc.Sheets, _boolean_words(ctx, doc)
         return {"book": book, "sheets": {n: _sheet(names.getByName(n), words) if names.hasByName(n) else None
