@@ -6,9 +6,11 @@ For ``--n`` synthetic cases of one plan (xlmodel.synth.parity_cases, as the test
 core, in this order: build the workbooks; recalculate them in LibreOffice in launches of each size
 of ``--launches`` (start-up included), each file saved as .xlsx; where python3-uno is installed,
 recalculate them in LibreOffice and read its values in its memory, as the tests do
-(xlmodel.workbook.recalc.read_libreoffice, launches of 50); recalculate them in Gnumeric (one
-``ssconvert`` a file), saved as .xlsx and, as the tests do, as .xls; read our workbooks' values; compare each engine's values with ours and with
-the evaluator (xlmodel.workbook.parity.compare). Prints seconds per workbook for each step, and the
+(xlmodel.workbook.in_memory.read_libreoffice, launches of 50); recalculate them in Gnumeric (one
+``ssconvert`` a file), saved as .xlsx and as .xls; where python3-gi and gir1.2-gnumeric are installed,
+recalculate them in Gnumeric's own library and read its values in its memory, as the tests do
+(xlmodel.workbook.in_memory.read_gnumeric, launches of 50); read our workbooks' values; compare each
+engine's values with ours and with the evaluator (xlmodel.workbook.parity.compare). Prints seconds per workbook for each step, and the
 sum as the tests run it: the CPU a part of 100 workbooks of the parity set takes is about 100 times
 that sum.
 
@@ -33,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from xlmodel.synth import parity_cases  # noqa: E402
-from xlmodel.workbook import recalc  # noqa: E402
+from xlmodel.workbook import in_memory, recalc  # noqa: E402
 from xlmodel.workbook.parity import FORMULA_SHEETS, compare, sheet_values  # noqa: E402
 from xlmodel.workbook.writer import build_workbook  # noqa: E402
 
@@ -72,26 +74,30 @@ def main(argv=None) -> int:
                 recalc.PER_LAUNCH = keep
             rows.append((f"LibreOffice, {size} files a launch", t))
             lo = lo or copies
-        memory = None
-        if recalc.uno_python():
-            memory, t = _timed(lambda: recalc.read_libreoffice(paths, FORMULA_SHEETS))
+        memory = gn_memory = None
+        if in_memory.uno_python():
+            memory, t = _timed(lambda: in_memory.read_libreoffice(paths, FORMULA_SHEETS))
             rows.append(("LibreOffice in memory (UNO), 50 a launch", t))
         if a.parts:
             rows += _lo_parts(paths, root)
         gn, t_gn = _timed(lambda: recalc.recalculate_gnumeric(paths, root / "gnumeric"))
         rows.append(("Gnumeric, saved as .xlsx", t_gn))
         gn_xls, t_gn = _timed(lambda: recalc.recalculate_gnumeric(paths, root / "gnumeric-xls", suffix=".xls"))
-        rows.append(("Gnumeric, saved as .xls (as the tests)", t_gn))
+        rows.append(("Gnumeric, saved as .xls", t_gn))
+        if in_memory.gnumeric_python():
+            gn_memory, t = _timed(lambda: in_memory.read_gnumeric(paths, FORMULA_SHEETS))
+            rows.append(("Gnumeric in memory, 50 a launch", t))
         ours, t_read = _timed(lambda: [sheet_values(p) for p in paths])
         rows.append(("read our workbooks' values", t_read))
         for engine, copies in (("libreoffice", lo), ("gnumeric", gn), ("gnumeric .xls", gn_xls)):
             _, t = _timed(lambda: [compare(engine.split()[0], c, p, q, ours_values=v)
                                    for c, p, q, v in zip(cases, paths, copies, ours)])
             rows.append((f"compare {engine}'s copies", t))
-        if memory is not None:
-            _, t = _timed(lambda: [compare("libreoffice", c, p, None, ours_values=v, theirs_values=memory[p])
-                                   for c, p, v in zip(cases, paths, ours)])
-            rows.append(("compare libreoffice in memory", t))
+        for engine, values in (("libreoffice", memory), ("gnumeric", gn_memory)):
+            if values is not None:
+                _, t = _timed(lambda: [compare(engine, c, p, None, ours_values=v, theirs_values=values[p])
+                                       for c, p, v in zip(cases, paths, ours)])
+                rows.append((f"compare {engine} in memory", t))
     finally:
         shutil.rmtree(root, ignore_errors=True)
     print(f"{a.n} workbooks of {a.plan}, seconds per workbook (one core):")
@@ -101,9 +107,10 @@ def main(argv=None) -> int:
     lo_way = ["LibreOffice in memory (UNO), 50 a launch", "compare libreoffice in memory"] if memory is not None else [
         "LibreOffice, 25 files a launch" if "LibreOffice, 25 files a launch" in by else
         min((label for label in by if label.startswith("LibreOffice,")), key=by.get), "compare libreoffice's copies"]
-    total = sum(by[label] for label in ("build (XlsxWriter, cached values)", "Gnumeric, saved as .xls (as the tests)",
-                                        "read our workbooks' values", "compare gnumeric .xls's copies", *lo_way))
-    print(f"  {'a workbook, both engines, as the tests':<40} {total / a.n:7.3f}  ({' + '.join(lo_way)} for LibreOffice)")
+    gn_way = (["Gnumeric in memory, 50 a launch", "compare gnumeric in memory"] if gn_memory is not None else
+              ["Gnumeric, saved as .xls", "compare gnumeric .xls's copies"])
+    total = sum(by[label] for label in ("build (XlsxWriter, cached values)", "read our workbooks' values", *lo_way, *gn_way))
+    print(f"  {'a workbook, both engines, as the tests':<40} {total / a.n:7.3f}  ({' + '.join(lo_way + gn_way)})")
     return 0
 
 

@@ -13,7 +13,8 @@ import pytest
 
 from xlmodel.case import parse_case
 from xlmodel.evaluator import evaluate
-from xlmodel.workbook.recalc import soffice, ssconvert, uno_python
+from xlmodel.workbook.in_memory import gnumeric_python, uno_python
+from xlmodel.workbook.recalc import soffice, ssconvert
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
@@ -137,12 +138,37 @@ def gnumeric():
     return _engine(ssconvert(), "Gnumeric", "gnumeric")
 
 
-def libreoffice_in_memory() -> bool:
-    """LibreOffice's values are read in its memory (xlmodel.workbook.recalc.read_libreoffice, through
-    UNO): python3-uno is there. CI requires it; elsewhere without it the tests read LibreOffice's
-    .xlsx export, which tests/test_parity_engines.py proves the same."""
-    if uno_python():
+#: how each engine's values are read in its memory (xlmodel.workbook.in_memory) and what that needs
+IN_MEMORY = {"libreoffice": (uno_python, "python3-uno"), "gnumeric": (gnumeric_python, "python3-gi and gir1.2-gnumeric")}
+
+
+def in_memory(engine: str) -> bool:
+    """``engine``'s values are read in its memory (xlmodel.workbook.in_memory): its bindings are
+    there. CI requires them; elsewhere without them the tests read the engine's recalculated copies
+    (LibreOffice's .xlsx, Gnumeric's .xls), which tests/test_parity_engines.py proves the same."""
+    found, package = IN_MEMORY[engine]
+    if found():
         return True
     if IN_CI:
-        pytest.fail("python3-uno is required in CI (LibreOffice read in its memory)")
+        pytest.fail(f"{package} is required in CI ({engine} read in its memory)")
     return False
+
+
+def engine_values(engine: str, paths: list, outdir, k: int = 1) -> dict[str, dict]:
+    """{workbook name: {(sheet, cell): value}} for every workbook of ``paths`` recalculated in
+    ``engine``, ``k`` engine processes side by side: read in the engine's memory where its bindings
+    are installed, else from the copies it saves (xlmodel.workbook.parity.engine_values)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from xlmodel.workbook.in_memory import read_gnumeric, read_libreoffice
+    from xlmodel.workbook.parity import FORMULA_SHEETS, engine_values as copy_values
+    from xlmodel.workbook.recalc import recalculate, recalculate_gnumeric
+
+    if in_memory(engine):
+        read = read_libreoffice if engine == "libreoffice" else read_gnumeric
+        run = lambda ps: {p.name: v for p, v in read(ps, FORMULA_SHEETS).items()}  # noqa: E731
+    else:
+        save = recalculate if engine == "libreoffice" else lambda ps, out: recalculate_gnumeric(ps, out, suffix=".xls")
+        run = lambda ps: {p.name: copy_values(c) for p, c in zip(ps, save(ps, outdir))}  # noqa: E731
+    with ThreadPoolExecutor(k) as pool:
+        return {name: v for got in pool.map(run, [paths[i::k] for i in range(k)]) for name, v in got.items()}

@@ -944,24 +944,14 @@ def test_the_parity_cases_reach_the_new_statuses(parity_built):
 @pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
 def test_capability_workbooks_in_real_engines(parity_built, engine, request):
     """Every formula cell equals the value xlmodel cached; every year's statuses and outputs equal evaluate()."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from conftest import libreoffice_in_memory
-    from xlmodel.workbook.parity import FORMULA_SHEETS, compare
-    from xlmodel.workbook.recalc import read_libreoffice, recalculate, recalculate_gnumeric
+    from conftest import engine_values
+    from xlmodel.workbook.parity import compare
 
     request.getfixturevalue(engine)
     root, built = parity_built
-    paths = [p for _, _, p in built]
-    memory = engine == "libreoffice" and libreoffice_in_memory()  # its values in its memory (UNO), as the parity set
-    run_engine = ((lambda ps, _out: read_libreoffice(ps, FORMULA_SHEETS)) if memory else recalculate
-                  if engine == "libreoffice" else lambda ps, out: recalculate_gnumeric(ps, out, suffix=".xls"))
-    with ThreadPoolExecutor(2) as pool:
-        outs = list(pool.map(lambda ps: run_engine(ps, root / engine), [paths[0::2], paths[1::2]]))
-    theirs = ({p.with_suffix(".xlsx").name: p for ps in outs for p in ps} if not memory else
-              {p.name: out[p] for out in outs for p in out})
-    compared = [compare(engine, c, ours, None, pol, theirs_values=theirs[ours.name]) if memory else
-                compare(engine, c, ours, theirs[ours.name], pol) for pol, c, ours in built]  # (xlmodel.workbook.parity)
+    theirs = engine_values(engine, [p for _, _, p in built], root / engine, k=2)  # in its memory, as the parity set
+    compared = [compare(engine, c, ours, None, pol, theirs_values=theirs[ours.name])
+                for pol, c, ours in built]  # (xlmodel.workbook.parity)
     aside = [c.name for c in compared if c.aside]  # an engine's half-fen ROUND (docs/domain.md §4)
     mismatches = [str(m) for c in compared for m in c.differences]
     cells = sum(c.cells for c in compared)

@@ -2,9 +2,11 @@
 
 For every plan, N randomised and boundary cases (xlmodel.synth) are built into
 workbooks once (in parts, see PART), then recalculated in headless LibreOffice (a profile that forces
-recalculation on load; its values read in its memory through UNO, which its .xlsx export is proven
-to equal here, or that export where python3-uno is missing outside CI) and in Gnumeric
-(``ssconvert --recalc``, saved as .xls, which its .xlsx export is proven to equal here), and read back.
+recalculation on load) and in Gnumeric (what ``ssconvert --recalc`` does), and read back: each
+engine's values read in its memory (xlmodel.workbook.in_memory: LibreOffice through UNO, Gnumeric
+through its own library), which the copies each engine saves are proven to equal here (LibreOffice's
+.xlsx export; Gnumeric's .xls copy, itself proven equal to its .xlsx copy), or those copies where
+the bindings are missing outside CI.
 In each engine every formula cell must equal the value xlmodel cached in it, and
 the named outputs and rule statuses must equal the evaluator's report. Fails (not
 skips) in CI when an engine is missing. XLMODEL_PARITY_N overrides N (default 300
@@ -14,7 +16,6 @@ per plan).
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import openpyxl
@@ -22,11 +23,11 @@ import pytest
 
 from xlmodel.evaluator import evaluate
 from xlmodel.synth import parity_cases
-from conftest import libreoffice_in_memory
+from conftest import engine_values, in_memory
 from xlmodel.workbook.parity import (FORMULA_SHEETS, SET_ASIDE, aside_within_cap, compare, same, sheet_values,
                                      xls_values)
-from xlmodel.workbook.recalc import (read_libreoffice, recalculate, recalculate_gnumeric, soffice, ssconvert,
-                                     uno_python)
+from xlmodel.workbook.in_memory import gnumeric_number, read_gnumeric, read_libreoffice
+from xlmodel.workbook.recalc import recalculate, recalculate_gnumeric, soffice, ssconvert
 from xlmodel.workbook.writer import build_workbook
 
 POLICIES = ("far-east-2022-2024", "gcl-energy-2022-2024", "houpu-2024-2026")
@@ -89,27 +90,11 @@ def _build(job) -> Path:
 
 
 def _compare_job(job) -> dict:
-    """One workbook against every engine's copy of it (a file, or the values read in the engine's
-    memory), our workbook read once."""
+    """One workbook against every engine's values of it, our workbook read once."""
     case, ours, theirs = job
     mine = sheet_values(ours)
-    return {engine: compare(engine, case, ours, None if isinstance(copy, dict) else copy, ours_values=mine,
-                            theirs_values=copy if isinstance(copy, dict) else None)
-            for engine, copy in theirs.items()}
-
-
-def _recalculated(engine: str, paths: list[Path], outdir: Path, k: int) -> dict[str, Path | dict]:
-    """Every workbook recalculated in ``engine``, ``k`` engine processes side by side: {name: its
-    recalculated copy} (Gnumeric's saved as .xls: xlmodel.workbook.parity.engine_values), or for
-    LibreOffice read in its memory {name: its values}."""
-    if engine == "libreoffice" and libreoffice_in_memory():
-        with ThreadPoolExecutor(k) as pool:
-            read = list(pool.map(lambda ps: read_libreoffice(ps, FORMULA_SHEETS), [paths[i::k] for i in range(k)]))
-        return {p.name: values for got in read for p, values in got.items()}
-    run = recalculate if engine == "libreoffice" else lambda ps, out: recalculate_gnumeric(ps, out, suffix=".xls")
-    with ThreadPoolExecutor(k) as pool:
-        outs = list(pool.map(lambda ps: run(ps, outdir), [paths[i::k] for i in range(k)]))
-    return {p.with_suffix(".xlsx").name: p for ps in outs for p in ps}
+    return {engine: compare(engine, case, ours, None, ours_values=mine, theirs_values=values)
+            for engine, values in theirs.items()}
 
 
 def _present() -> tuple[str, ...]:
@@ -124,7 +109,7 @@ def _run_part(part, root: Path) -> dict[str, list]:
     cases = parity_cases(pid, N)[lo:hi]
     jobs = [(case, root / "built" / f"{pid}-{i:03d}.xlsx") for i, case in zip(range(lo, hi), cases)]
     paths = _map(_build, jobs, k)
-    copies = {e: _recalculated(e, paths, root / e, k) for e in engines}
+    copies = {e: engine_values(e, paths, root / e, k) for e in engines}
     compared = _map(_compare_job, [(case, p, {e: copies[e][p.name] for e in engines})
                                    for (case, _), p in zip(jobs, paths)], k)
     return {e: [c[e] for c in compared] for e in engines}
@@ -262,7 +247,8 @@ def _all_kinds(path: Path) -> Path:
              ("=IF(B1>1,1>0,2)", None), ("=ISNUMBER(B1)", None), ("=B2", None), ("=B2+0", None), ("=SUM(1>0)", None),
              ("=1/0", None), ("=SQRT(-1)", None), ("=NA()", None), ('="a"+1', None), ("=NOSUCHNAME()", None),
              ("=INDEX(B1:B2,5)", None), ("=POWER(10,400)", None), ("=MATCH(9,B1:B2,0)", None), ('=""', None),
-             ('="是"', None), ("=B99", None), ("=B1/3", None), ("=ROUND(B1*0.3,2)", None), ("=B1*1E+15/7", None)]
+             ('="是"', None), ("=B99", None), ("=B1/3", None), ("=ROUND(B1*0.3,2)", None), ("=B1*1E+15/7", None),
+             ("=1+11*2^-53", None)]  # a sum half-way between two doubles (Gnumeric's long double holds it)
     for row, (formula, fmt) in enumerate(cells):
         ws.write_formula(row, 0, formula, fmt, 0)
     wb.close()
@@ -275,7 +261,7 @@ def test_libreoffice_in_memory_equals_its_xlsx_export(libreoffice, tmp_path):
     every kind of value, both readings hold the same cells with the same types (booleans, each error
     as the export names it, texts) and the same numbers (the export writes 15 significant digits;
     in memory they are whole)."""
-    if not libreoffice_in_memory():
+    if not in_memory("libreoffice"):
         pytest.skip("python3-uno not installed")
     kinds = _all_kinds(tmp_path / "kinds.xlsx")
     books = [*SAMPLES, *(build_workbook(tmp_path / f"{pid}-{i}.xlsx", case=c)
@@ -316,12 +302,69 @@ def test_gnumeric_xls_equals_its_xlsx_export(gnumeric, tmp_path):
     assert {"bool", "float", "str", "#DIV/0!", "#VALUE!", "#N/A", "#NAME?", "#NUM!"} <= kinds_seen, kinds_seen
 
 
+def test_gnumeric_in_memory_equals_its_xls_copy(gnumeric, tmp_path):
+    """The parity oracle reads Gnumeric's values in its memory (its own library, through its introspection
+    bindings) instead of running ``ssconvert --recalc`` on each workbook and reading the .xls copy it
+    saves: on the sample workbooks, parity workbooks of each plan and a workbook of every kind of
+    value, both hold exactly the same cells, with the same types and values (Gnumeric's long doubles
+    rounded to doubles as its export rounds them)."""
+    if not in_memory("gnumeric"):
+        pytest.skip("python3-gi or gir1.2-gnumeric not installed")
+    kinds = _all_kinds(tmp_path / "kinds.xlsx")
+    books = [*SAMPLES, *(build_workbook(tmp_path / f"{pid}-{i}.xlsx", case=c)
+                         for pid in POLICIES for i, c in enumerate(parity_cases(pid, N)[:2])), kinds]
+    as_xls = recalculate_gnumeric(books, tmp_path / "xls", suffix=".xls")
+    read = read_gnumeric(books, FORMULA_SHEETS)
+    kinds_seen = set()
+    for book, copy in zip(books, as_xls):
+        sheets = ("计算",) if book == kinds else FORMULA_SHEETS
+        a, b = xls_values(copy, sheets), {k: v for k, v in read[book].items() if k[0] in sheets}
+        assert set(a) == set(b), (book.name, sorted(set(a) ^ set(b))[:10])
+        wrong = [(k, a[k], b[k]) for k in a if type(a[k]) is not type(b[k]) or a[k] != b[k]]
+        assert not wrong, (book.name, wrong[:10])
+        kinds_seen |= {type(v).__name__ if not (isinstance(v, str) and v.startswith("#")) else v for v in b.values()}
+    assert {"bool", "float", "str", "#DIV/0!", "#VALUE!", "#N/A", "#NAME?", "#NUM!"} <= kinds_seen, kinds_seen
+    assert read[kinds][("计算", "A25")] == 1 + 6 * 2 ** -52  # 1 + 11·2^-53 rounded half to even, as the export writes it
+
+
+def test_a_long_double_becomes_the_double_gnumeric_writes():
+    """Gnumeric shows a long double L as the shortest decimal that gives L back; its export writes L
+    rounded to a double, half to even. Worked by hand: =1+11*2^-53 is L = 1 + 11·2^-53 =
+    1.00000000000000122124…, half-way between 1 + 5·2^-52 (odd) and 1 + 6·2^-52 (even); Gnumeric shows
+    it as 1.0000000000000012212 (4.5e-21 below L, within L's long-double half step of 5.4e-20), which,
+    read as a double, would round down to the odd neighbour."""
+    assert float("1.0000000000000012212") == 1 + 5 * 2 ** -52  # what reading the text alone gives
+    assert gnumeric_number("1.0000000000000012212") == 1 + 6 * 2 ** -52
+    assert gnumeric_number("-1.0000000000000012212") == -(1 + 6 * 2 ** -52)
+    assert gnumeric_number("1.000000000000000111") == 1.0  # 1 + 2^-53: half-way, to the even 1
+    assert gnumeric_number("0.1") == 0.1 and gnumeric_number("300000.05") == 300000.05
+    assert gnumeric_number("2024") == 2024.0 and gnumeric_number("0") == 0.0
+    assert gnumeric_number("0.33333333333333333334") == 1 / 3
+
+
+def test_a_book_gnumeric_cannot_read_in_memory_is_named(gnumeric, tmp_path):
+    """A file Gnumeric cannot open as an .xlsx workbook stops the in-memory reading with a clear error
+    that names it, never a hang or a half answer."""
+    from xlmodel.errors import XlmodelError
+
+    if not in_memory("gnumeric"):
+        pytest.skip("python3-gi or gir1.2-gnumeric not installed")
+    good = _all_kinds(tmp_path / "kinds.xlsx")
+    bad = tmp_path / "不是工作簿.xlsx"
+    bad.write_bytes(b"PK\x03\x04" + b"\x00" * 64 + "这不是工作簿".encode())
+    text = tmp_path / "文本.xlsx"
+    text.write_text("公司,金额\n甲,1\n", encoding="utf-8")
+    for book in (bad, text):
+        with pytest.raises(XlmodelError, match=f"{book.name}: Gnumeric could not open it as an .xlsx workbook"):
+            read_gnumeric([good, book], FORMULA_SHEETS, timeout=180)
+
+
 def test_a_book_libreoffice_cannot_read_in_memory_is_named(libreoffice, tmp_path):
     """A file LibreOffice cannot load as a spreadsheet stops the in-memory reading with a clear error
     that names it, after the books before it were read, never a hang or a half answer."""
     from xlmodel.errors import XlmodelError
 
-    if not libreoffice_in_memory():
+    if not in_memory("libreoffice"):
         pytest.skip("python3-uno not installed")
     good = _all_kinds(tmp_path / "kinds.xlsx")
     bad = tmp_path / "不是工作簿.xlsx"

@@ -258,7 +258,7 @@ def compare(engine: str, case, ours: Path, theirs: Path | None, policy=None, our
     cell against xlmodel's cached value, then the results against the evaluator. ``ours_values``:
     :func:`sheet_values` of ``ours``, when it is read already (one workbook against several engines);
     ``theirs_values``: the engine's values read another way, typed as :func:`sheet_values` types them
-    (LibreOffice's, read in its memory: :func:`xlmodel.workbook.recalc.read_libreoffice`), in place
+    (read in the engine's memory: :mod:`xlmodel.workbook.in_memory`), in place
     of a copy ``theirs``."""
     a = sheet_values(ours) if ours_values is None else ours_values
     b = engine_values(theirs) if theirs_values is None else theirs_values

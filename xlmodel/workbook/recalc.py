@@ -6,10 +6,8 @@ security, macros disabled) and never updates links to other files, then each fil
 converted xlsx -> xlsx, so the output's cached values are LibreOffice's own. Many files
 go through one ``soffice`` process (:data:`PER_LAUNCH` at a time).
 
-The parity tests read LibreOffice's values in its memory instead (:func:`read_libreoffice`): the
-same profile, one ``soffice`` driven through UNO by :mod:`._uno_driver` (under a Python that imports
-``uno``, :func:`uno_python`), each file loaded, recalculated and read, no file written; a test
-proves it equal to the .xlsx export, cell by cell and type by type.
+The parity tests read both engines' values in their memory instead (:mod:`.in_memory`), no file
+written, each way proven equal to the engine's own copies by a test.
 
 Gnumeric, a second engine with its own formula code: ``ssconvert --recalc``
 recalculates each file before writing it back as xlsx.
@@ -21,8 +19,6 @@ hang costs a clear message, never a stuck command.
 
 from __future__ import annotations
 
-import functools
-import json
 import os
 import shutil
 import subprocess
@@ -157,108 +153,6 @@ def _run(exe: str, paths: list[Path], outdir: Path, timeout: float,
         cmd = [exe, f"-env:UserInstallation={profile(prof).resolve().as_uri()}", "--headless", "--norestore",
                "--nologo", "--convert-to", target, "--outdir", str(outdir), *map(str, paths)]
         return run_bounded(cmd, timeout, "LibreOffice")
-
-
-# ---- LibreOffice's values in its memory (UNO) ---------------------------------------------------
-
-#: where an interpreter that imports ``uno`` is found, besides ``XLMODEL_UNO_PYTHON`` and this one:
-#: Debian's python3-uno, then the Python LibreOffice bundles (Windows, macOS)
-UNO_PYTHONS = ("/usr/bin/python3", r"C:\Program Files\LibreOffice\program\python.exe",
-               "/Applications/LibreOffice.app/Contents/Resources/python")
-
-#: LibreOffice's error codes (formula/errorcodes.hxx) as its .xlsx export names them
-#: (XclTools::GetXclErrorCode): every other code is written #N/A
-LO_ERRORS = {502: "#VALUE!", 503: "#NUM!", 504: "#VALUE!", 508: "#VALUE!", 509: "#VALUE!", 510: "#VALUE!",
-             511: "#VALUE!", 519: "#VALUE!", 521: "#NULL!", 522: "#VALUE!", 524: "#REF!", 525: "#NAME?",
-             530: "#NAME?", 531: "#NAME?", 532: "#DIV/0!", 32767: "#N/A"}
-
-
-@functools.lru_cache(maxsize=None)
-def uno_python() -> str | None:
-    """An interpreter that imports LibreOffice's ``uno`` (:mod:`._uno_driver` runs in it), or None."""
-    import sys
-
-    env = os.environ.get("XLMODEL_UNO_PYTHON")
-    for exe in ([env] if env else []) + [sys.executable, *UNO_PYTHONS]:
-        if exe and os.path.exists(exe):
-            try:
-                ok = subprocess.run([exe, "-c", "import uno"], stdin=subprocess.DEVNULL, capture_output=True,
-                                    timeout=60).returncode == 0
-            except (OSError, subprocess.SubprocessError):
-                ok = False
-            if ok:
-                return exe
-    return None
-
-
-#: files one LibreOffice launch reads in its memory (the parity set's 100 far-east workbooks: 0.63–0.64 s a
-#: workbook in launches of 50, 0.69–0.76 s in launches of 25, 0.61–0.71 s in one launch; start-up included)
-PER_READ = 50
-
-
-def read_libreoffice(paths: list[Path], sheets: tuple[str, ...], timeout: float | None = None) -> dict[Path, dict]:
-    """Every workbook recalculated in LibreOffice and read in its memory, no file written:
-    {path: {(sheet, "E7"): value}} for every cell with a value on ``sheets``, typed as
-    :func:`xlmodel.workbook.parity.sheet_values` reads LibreOffice's .xlsx export of it (a number
-    as float, a boolean as bool, a text as str, an error as the export's name for it; an empty text
-    is no value). The same profile as :func:`recalculate`, in launches of :data:`PER_READ` files;
-    needs :func:`uno_python`. ``timeout`` bounds each launch (:func:`launch_bound` by default)."""
-    paths, out = list(paths), {}
-    for i in range(0, len(paths), PER_READ):
-        out.update(_read_launch(paths[i:i + PER_READ], tuple(sheets), timeout))
-    return out
-
-
-def _read_launch(paths: list[Path], sheets: tuple[str, ...], timeout: float | None) -> dict[Path, dict]:
-    exe, py = soffice(), uno_python()
-    if exe is None:
-        raise XlmodelError("LibreOffice (soffice) not found; install libreoffice-calc-nogui")
-    if py is None:
-        raise XlmodelError("找不到能导入 LibreOffice uno 的 Python，请安装 python3-uno — no Python that imports LibreOffice's uno; "
-                           "install python3-uno (or set XLMODEL_UNO_PYTHON)")
-    timeout = launch_bound(len(paths)) if timeout is None else timeout
-    got: dict[str, dict] = {}
-    for _attempt in range(2):  # a soffice start-up can fail under load: one more try for what is missing
-        todo = [str(p) for p in paths if str(p) not in got]
-        if not todo:
-            break
-        with tempfile.TemporaryDirectory(prefix="xlmodel-lo-") as prof:
-            cmd = [py, str(Path(__file__).with_name("_uno_driver.py")), exe, str(profile(prof))]
-            proc = run_bounded(cmd, timeout, "LibreOffice", stdin_text=json.dumps({"books": todo, "sheets": sheets}))
-        for line in proc.stdout.splitlines():
-            answer = json.loads(line)
-            if "error" in answer:
-                raise XlmodelError(f"LibreOffice 运行失败 LibreOffice failed on {answer['book']}: {answer['error']}")
-            got[answer["book"]] = answer["sheets"]
-    missing = [str(p) for p in paths if str(p) not in got]
-    if missing:
-        raise XlmodelError(f"LibreOffice 运行失败 LibreOffice failed ({proc.returncode}): {proc.stderr.strip()[-500:]}; "
-                           f"not read: {', '.join(missing[:3])}")
-    return {p: _typed(got[str(p)]) for p in paths}
-
-
-def _typed(answer: dict) -> dict[tuple[str, str], object]:
-    """One book's answer from :mod:`._uno_driver` as {(sheet, "E7"): value}."""
-    from xlsxwriter.utility import xl_col_to_name
-
-    out: dict[tuple[str, str], object] = {}
-    for name, sheet in answer.items():
-        if sheet is None:
-            continue
-        errors = {(r, c): code for r, c, code in sheet["errors"]}
-        logical = {(r, c) for r, c in sheet["logical"]}
-        for r, row in enumerate(sheet["rows"]):
-            for c, v in enumerate(row):
-                if (r, c) in errors:
-                    value = LO_ERRORS.get(errors[(r, c)], "#N/A")
-                elif v is None or v == "":
-                    continue
-                elif isinstance(v, str):
-                    value = v
-                else:
-                    value = (v != 0) if (r, c) in logical else float(v)
-                out[(name, f"{xl_col_to_name(c)}{r + 1}")] = value
-    return out
 
 
 class EngineTimeout(XlmodelError):
