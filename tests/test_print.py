@@ -40,6 +40,22 @@ def test_the_cover_is_set_up_as_the_sign_off_print(tmp_path):
     assert legend > last
 
 
+def test_every_other_sheet_prints_the_cells_it_holds(tmp_path):
+    """Each model sheet but the cover prints exactly its cells: its print area runs from A1 to the last
+    row and column written (what Excel prints of a sheet without one; bounded, LibreOffice lays out its
+    page breaks over these cells, not down to row 1,048,576)."""
+    from openpyxl.utils import get_column_letter
+
+    path = build_workbook(tmp_path / "f.xlsx", case=load_case(ROOT / "samples" / "far-east-2022-2024.yaml"))
+    wb = openpyxl.load_workbook(path)
+    for key, name in SHEETS.items():
+        if key == "cover":
+            continue
+        ws = wb[name]
+        assert ws.max_row > 5 and ws.max_column >= 2, name
+        assert ws.print_area == f"'{name}'!$A$1:${get_column_letter(ws.max_column)}${ws.max_row}", (name, ws.print_area)
+
+
 @pytest.mark.engines
 def test_the_sign_off_prints_on_two_pages_or_fewer(libreoffice, tmp_path):
     from xlmodel.workbook.recalc import export_pdf

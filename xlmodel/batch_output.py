@@ -430,6 +430,7 @@ def _results_sheet(ws, st: _Styles, columns: list[str], n_rows: int, frames, met
             r += 1
         bar.update(len(df))
     ws.freeze_panes(HEADER_ROWS, _company_columns(columns))
+    ws.print_area(0, 0, max(r - 1, HEADER_ROWS - 1), max(n_cols - 1, 0))  # the table (LibreOffice then paginates it, not 1,048,576 rows)
     ws.autofilter(HEADER_ROWS - 1, 0, HEADER_ROWS - 1 + max(n_rows, 1), max(n_cols - 1, 0))
     status_cols = [j for j, info in enumerate(infos) if "状态" in (info.get("units") or [])]
     if n_rows and status_cols:

@@ -75,32 +75,40 @@ def _boolean_words(ctx, doc):
                    for key in doc.NumberFormats.queryKeys(_LOGICAL, Locale(), False) for x in (0.0, 1.0)})
 
 
-def _logical(sheet, area, words):
-    """Formula cells of ``area`` with a number that LibreOffice shows as a boolean: a boolean number
-    format, the one its .xlsx export writes as a boolean. One search of the shown values finds
-    them (reading each cell's format would take a second a book)."""
+def _search(doc, words):
+    """A search of the values shown for LibreOffice's boolean words, made once a book (it serves
+    every sheet), or none when it has no boolean format."""
     if not words:
-        return []
-    search = sheet.createSearchDescriptor()
+        return None
+    search = doc.Sheets.getByIndex(0).createSearchDescriptor()
     search.SearchRegularExpression, search.SearchCaseSensitive = True, True
     search.SearchString = "^(" + "|".join(r"\Q" + w + r"\E" for w in words) + ")$"
     search.setPropertyValue("SearchType", 1)  # the values shown, not the formulas
-    found = sheet.findAll(search)
+    return search
+
+
+def _logical(area, search):
+    """Formula cells of ``area`` with a number that LibreOffice shows as a boolean: a boolean number
+    format, the one its .xlsx export writes as a boolean. One search of the shown values finds
+    them (reading each cell's format would take a second a book)."""
+    found = None if search is None else area.findAll(search)
     if found is None:
         return []
     shown = set(_cells(found.RangeAddresses))
     return sorted(shown & set(_cells(area.queryFormulaCells(_VALUE).RangeAddresses)))
 
 
-def _sheet(sheet, words):
+def _sheet(sheet, search):
+    """A sheet's used area, in as few calls into LibreOffice as it takes (each object it hands over
+    costs about 2 ms): ``getDataArray`` gives an error cell as null, whose code is then asked."""
     cursor = sheet.createCursor()
     cursor.gotoEndOfUsedArea(False)
     end = cursor.RangeAddress
     area = sheet.getCellRangeByPosition(0, 0, end.EndColumn, end.EndRow)
     rows = [list(row) for row in area.getDataArray()]
-    errors = [[r, c, sheet.getCellByPosition(c, r).getError()]
-              for r, c in _cells(area.queryFormulaCells(_ERROR).RangeAddresses)]
-    return {"rows": rows, "errors": errors, "logical": [list(rc) for rc in _logical(sheet, area, words)]}
+    nulls = [(r, c) for r, row in enumerate(rows) for c, v in enumerate(row) if v is None]
+    errors = [[r, c, code] for r, c in nulls for code in (sheet.getCellByPosition(c, r).getError(),) if code]
+    return {"rows": rows, "errors": errors, "logical": [list(rc) for rc in _logical(area, search)]}
 
 
 def _book(ctx, desktop, book, sheets):
@@ -115,8 +123,8 @@ def _book(ctx, desktop, book, sheets):
         if not doc.supportsService("com.sun.star.sheet.SpreadsheetDocument"):  # LibreOffice read it as a text
             return {"book": book, "error": "LibreOffice did not read it as a spreadsheet"}
         doc.calculateAll()
-        names, words = doc.Sheets, _boolean_words(ctx, doc)
-        return {"book": book, "sheets": {n: _sheet(names.getByName(n), words) if names.hasByName(n) else None
+        names, search = doc.Sheets, _search(doc, _boolean_words(ctx, doc))
+        return {"book": book, "sheets": {n: _sheet(names.getByName(n), search) if names.hasByName(n) else None
                                          for n in sheets}}
     finally:
         doc.close(True)

@@ -9,6 +9,7 @@ that composes them into one file. The sheets import this module, never the write
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 from xlsxwriter.utility import xl_col_to_name, xl_range, xl_rowcol_to_cell
@@ -134,19 +135,22 @@ class Builder:
         return EMPTY if isinstance(v, str) else float(v) / unit
 
     def formula(self, node, column: int | None = None) -> str:
-        """A tree's formula text in a column. A formula depends only on the model and the layout (every
-        row and column it places), so the builds of one model and layout share them: kept with the
-        model (``model.derived``, a table per layout), keyed by tree and column (the tree is kept with
-        its text: an id is unique while it lives)."""
+        """A tree's formula text in a column of 计算 (:meth:`rendered`)."""
+        return self.rendered((id(node), column), node, lambda: "=" + node.render(CellRenderer(self.L, column)))
+
+    def rendered(self, key: tuple, node, render: Callable[[], str]) -> str:
+        """``render()``, a tree's formula text at the place ``key`` names. A formula depends only on the
+        model and the layout (every row and column it places), so the builds of one model and layout
+        share them: kept with the model (``model.derived``, a table per layout), keyed by place and
+        tree (the tree is kept with its text: an id is unique while it lives)."""
         formulas = self._formulas
         if formulas is None:
             formulas = self._formulas = _layout_formulas(self.L)
         if formulas is False:  # a layout with something unhashable: rendered every time
-            return "=" + node.render(CellRenderer(self.L, column))
-        key = (id(node), column)
+            return render()
         hit = formulas.get(key)
         if hit is None or hit[0] is not node:
-            hit = formulas.put(key, (node, "=" + node.render(CellRenderer(self.L, column))))
+            hit = formulas.put(key, (node, render()))
         return hit[1]
 
     def at_evaluation_year(self, name: str) -> str:
@@ -176,12 +180,22 @@ class Builder:
             ws.fit_to_pages(1, 0)
             return
         ws.set_landscape()
+        self._print_used_area(ws)
         width = self.widths.get(ws.name, 0)
         if width <= PAGE_WIDTH / MIN_PRINT_SCALE:
             ws.fit_to_pages(1, 0)
         else:
             ws.set_print_scale(int(MIN_PRINT_SCALE * 100))
             ws.repeat_columns(0, 1)
+
+    @staticmethod
+    def _print_used_area(ws):
+        """The sheet's print area: the cells written (what Excel prints of a sheet without one). Bounded,
+        it also bounds LibreOffice's page breaks: a sheet with print titles and no print area has its
+        breaks laid out down to the last of its million rows, on every title set (about 0.3 s of the
+        0.57 s LibreOffice took to load a model: benchmarks/bench_parity.py)."""
+        if ws.dim_rowmax is not None and ws.dim_colmax is not None:  # XlsxWriter's extent of the cells written
+            ws.print_area(0, 0, ws.dim_rowmax, ws.dim_colmax)
 
     # -- cells ---------------------------------------------------------------
     def _put(self, ws, row: int, col: int, text, fmt=None):

@@ -209,6 +209,19 @@ class PlanningSheet:
     def _cell(self, row: int, year: int) -> str:
         return xl_rowcol_to_cell(row, self.L.col_of(year))
 
+    def _renderer(self, blk: Block, y: int):
+        """``render(name, node, otherwise)``: the formula of a row of ``blk`` in year ``y``'s column, rendered
+        once for the model and layout (they place every row of this sheet too: ``b.rendered``)."""
+        r = None
+
+        def render(name: str, node, otherwise: str = '""') -> str:
+            def text() -> str:
+                nonlocal r
+                r = r or PlanRenderer(self, blk, y)
+                return self._on(y, node.render(r), otherwise)
+            return self.b.rendered((KEY, blk.key, name, y), node, text)
+        return render
+
     def _on(self, y: int, formula: str, otherwise: str = '""') -> str:
         """``formula`` where the column's year is planned (the flag row), else ``otherwise``."""
         return f"=IF({xl_rowcol_to_cell(self.on_row, self.L.col_of(y), row_abs=True)},{formula},{otherwise})"
@@ -467,7 +480,7 @@ class PlanningSheet:
                                          b.cached(b.env.calc(name, y - L.eval_years[0])[0]))
         for y in self.cols:
             col, on = L.col_of(y), y in self.years
-            r = PlanRenderer(self, blk, y)
+            render = self._renderer(blk, y)
             if blk.key == "step1":
                 ws.write_number(blk.trial_row, col, 0, st.calc["amount"])
             elif blk.key == "step2":
@@ -475,7 +488,7 @@ class PlanningSheet:
                 ws.write_formula(blk.trial_row, col, f"=IF({m1}=\"\",0,{m1})", st.calc["amount"],
                                  self.trial[("step2", y)] if on else 0.0)
             if blk.minimum_row is not None:
-                ws.write_formula(blk.minimum_row, col, self._on(y, MINIMUM.render(r)), st.calc["amount"],
+                ws.write_formula(blk.minimum_row, col, render("minimum", MINIMUM), st.calc["amount"],
                                  _cached(MINIMUM.eval(self.env[(blk.key, y)])[0]) if on else EMPTY)
             for name, row in blk.rows.items():
                 series = name in m.series
@@ -486,7 +499,7 @@ class PlanningSheet:
                     cached = b.cached(self.value(blk.key, name, y) if on else b.env.calc(name, y - L.eval_years[0])[0])
                 else:
                     other, cached = '""', b.cached_calc(name, self.value(blk.key, name, y)) if on else EMPTY
-                ws.write_formula(row, col, self._on(y, node.render(r), other), fmt, cached)
+                ws.write_formula(row, col, render(name, node, other), fmt, cached)
         for name, row in blk.rows.items():
             zh_, en_ = cat.SERIES_ZH[name] if name in m.series else self.label(m, name)
             _row_labels(b, ws, row, f"{blk.key}.{name}", zh_, en_, "元" if name in m.series else "")
