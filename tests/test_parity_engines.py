@@ -235,10 +235,11 @@ def test_sample_workbooks_show_the_same_results_after_recalculation(engine, requ
 
 def _all_kinds(path: Path) -> Path:
     """A workbook whose formulas give every kind of value LibreOffice can give: booleans (in a General,
-    a number and a yes/no format), each error, texts, an empty text, numbers."""
+    a number and a yes/no format), each error, texts, an empty text, numbers, on its second sheet."""
     import xlsxwriter
 
     wb = xlsxwriter.Workbook(str(path))
+    wb.add_worksheet("输入").write_formula(0, 0, "=1>0", None, True)  # 计算 is not the first sheet: each sheet is searched
     ws = wb.add_worksheet("计算")
     number, yes_no = wb.add_format({"num_format": "#,##0.00"}), wb.add_format({"num_format": '"是";"是";"否"'})
     ws.write_number("B1", 5)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import codecs
 import csv
 import difflib
+import functools
 import io
 import itertools
 import json
@@ -40,7 +41,11 @@ from pathlib import Path
 from typing import Any, Iterable
 
 import yaml
+from yaml.composer import Composer
 from yaml.nodes import MappingNode, ScalarNode
+
+if yaml.__with_libyaml__:
+    from yaml.cyaml import CParser
 
 from .errors import XlmodelError, zh_first
 
@@ -265,6 +270,9 @@ class SafeLoader(yaml.SafeLoader):
 
     def __init__(self, stream):
         super().__init__(stream)
+        self._start_counts()
+
+    def _start_counts(self) -> None:
         self._depth = 0
         self._aliases = 0
         self._expanded = 0
@@ -349,6 +357,38 @@ PlainIntLoader.add_constructor("tag:yaml.org,2002:int", yaml.SafeLoader.construc
 PlainIntLoader.add_constructor("tag:yaml.org,2002:float", yaml.SafeLoader.construct_yaml_float)
 
 
+class _LibyamlEvents(CParser if yaml.__with_libyaml__ else object):  # type: ignore[misc]
+    """libyaml's scanner and parser (C) as a loader's source of events, under PyYAML's own composer and
+    constructor: the loader's bounds (:meth:`SafeLoader.compose_node`, duplicate keys) hold as they are,
+    its file read about four times as fast (the scanner was three quarters of a command's YAML)."""
+
+    check_node, get_node, get_single_node = Composer.check_node, Composer.get_node, Composer.get_single_node
+
+    def __init__(self, stream: str):
+        bad = yaml.reader.Reader.NON_PRINTABLE.search(stream)
+        if bad:  # refused before a thing is read, as PyYAML's reader refuses it (libyaml would stop on reaching it)
+            raise yaml.reader.ReaderError("<unicode string>", bad.start(), ord(bad.group()), "unicode",
+                                          "special characters are not allowed")
+        CParser.__init__(self, stream)
+        Composer.__init__(self)
+        yaml.constructor.SafeConstructor.__init__(self)
+        yaml.resolver.Resolver.__init__(self)
+        self._start_counts()
+
+    def compose_scalar_node(self, anchor):
+        node = Composer.compose_scalar_node(self, anchor)
+        node.style = node.style or None  # a plain scalar: libyaml says "", PyYAML None (the constructors ask)
+        return node
+
+
+@functools.cache
+def _fast(loader_class: type[SafeLoader]) -> type[SafeLoader]:
+    """``loader_class`` reading its events from libyaml, where PyYAML has it (its wheels do)."""
+    if not yaml.__with_libyaml__:
+        return loader_class
+    return type(f"Libyaml{loader_class.__name__}", (_LibyamlEvents, loader_class), {})
+
+
 def load_yaml(text: str, source: str, quote_problem: bool = True, loader_class: type[SafeLoader] = SafeLoader) -> Any:
     """Parse one YAML document with :class:`SafeLoader` (or ``loader_class``).
 
@@ -356,7 +396,7 @@ def load_yaml(text: str, source: str, quote_problem: bool = True, loader_class: 
     description of the problem (never its snippet of the file), off for files
     that may not be what they claim (a policy file)."""
     try:
-        loader = loader_class(text)  # its reader refuses a control character (NUL, ESC …) at once
+        loader = _fast(loader_class)(text)  # its reader refuses a control character (NUL, ESC …) at once
     except yaml.reader.ReaderError as e:
         line = text[: e.position].count("\n") + 1
         raise InputFileError(source, f"含 YAML 不允许的控制字符 not valid YAML/JSON: line {line} holds the character "

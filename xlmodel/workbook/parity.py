@@ -138,6 +138,8 @@ def same(a, b) -> bool:
     """Equal as the parity tests require: to the fen and better — a relative 1e-9 for ratios, never
     more than 0.001 on an amount, and a few ulps where floats are that coarse (amounts near the
     1e15 limit); booleans and text exactly (a boolean is not the number 1/0)."""
+    if a.__class__ is b.__class__ and a == b:  # the most of a workbook's cells: equal, of one type
+        return True
     if isinstance(a, bool) or isinstance(b, bool):  # a boolean equals a boolean only (never 1/0)
         return isinstance(a, bool) and isinstance(b, bool) and a == b
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
@@ -176,16 +178,21 @@ SET_ASIDE = {
 }
 
 
-def half_fen(ours: Path, theirs: Path, from_amount: float = 0.0, a: dict | None = None, b: dict | None = None) -> bool:
+def _differing(a: dict, b: dict) -> list:
+    """The cells (sheet, A1) where two workbooks' values are not :func:`same`, in order."""
+    return [k for k in sorted(set(a) | set(b)) if not same(a.get(k), b.get(k))]
+
+
+def half_fen(ours: Path, theirs: Path, from_amount: float = 0.0, a: dict | None = None, b: dict | None = None,
+             diff: list | None = None) -> bool:
     """The workbooks differ, and one of the differences is a ROUND one fen off, of an amount of at
     least ``from_amount`` (see :data:`SET_ASIDE`). ``a``, ``b``: the two workbooks' values, when
-    they are read already."""
+    they are read already; ``diff``: where they differ, when that is known (:func:`_differing`)."""
     import openpyxl
 
     a = sheet_values(ours) if a is None else a
     b = sheet_values(theirs) if b is None else b
-    diff = [k for k in set(a) | set(b) if not same(a.get(k), b.get(k))]
-    if not diff:
+    if not (_differing(a, b) if diff is None else diff):
         return False
     formulas = openpyxl.load_workbook(ours, read_only=False)
     for sheet, coord in a:  # a fen is within same()'s relative tolerance on large amounts: look at every ROUND
@@ -264,15 +271,14 @@ def compare(engine: str, case, ours: Path, theirs: Path | None, policy=None, our
     b = engine_values(theirs) if theirs_values is None else theirs_values
     rule = SET_ASIDE.get(engine)
     plan = getattr(policy, "id", None) or case.policy
-    aside = rule is not None and half_fen(ours, theirs, rule.from_amount, a, b)
+    diff = _differing(a, b)
+    aside = rule is not None and bool(diff) and half_fen(ours, theirs, rule.from_amount, a, b, diff)
     out = Compared(Path(ours).name, plan, case.source, aside)
     if aside:
         return out
-    for key in sorted(set(a) | set(b)):
-        out.cells += 1
-        if not same(a.get(key), b.get(key)):
-            out.formula_mismatches.append(Difference(plan, case.source, f"{key[0]}!{key[1]}", "formula", engine,
-                                                     b.get(key), a.get(key), "xlmodel"))
+    out.cells = len(set(a) | set(b))
+    out.formula_mismatches = [Difference(plan, case.source, f"{key[0]}!{key[1]}", "formula", engine, b.get(key),
+                                         a.get(key), "xlmodel") for key in diff]
     layout = case_layout(case, policy)
     out.output_mismatches = outputs_and_statuses(engine, case, b, layout, policy)
     out.year_mismatches, out.years = every_year(engine, case, b, layout, policy)

@@ -7,7 +7,7 @@ defusedxml's rules (no entity expansion, no external entities: :mod:`xlmodel.saf
 :func:`xlmodel.untrusted.inspect_xlsx` checked (parts, sizes, ratio, checksums, cells), and gives
 both views — formulas and cached values — behind the small part of openpyxl's interface the
 reader uses (``sheetnames``, ``wb[name]``, ``worksheets``, ``defined_names``, ``custom_doc_props``;
-``ws.cell(r, c)``, ``ws.iter_rows``, ``ws.sheet_state``, ``ws.defined_names``), so that every check
+``ws.cell(r, c)``, ``ws["C3"]``, ``ws.iter_rows``, ``ws.sheet_state``, ``ws.defined_names``), so that every check
 of :mod:`.reader` is the same code on either.
 
 The values are openpyxl's, rule for rule (``openpyxl/worksheet/_reader.py``): numbers as int or
@@ -85,6 +85,15 @@ class XmlSheet:
         if row < 1 or column < 1:
             raise ValueError("Row or column values must be at least 1")
         return XmlCell(row, column, self.cells.get((row, column)))
+
+    def __getitem__(self, ref: str):
+        """``ws["C3"]``, a cell, or ``ws["A1:B2"]``, its rows of cells, as openpyxl gives them."""
+        from openpyxl.utils.cell import range_boundaries
+
+        c0, r0, c1, r1 = range_boundaries(ref)
+        if ":" not in ref:
+            return self.cell(r0, c0)
+        return tuple(self.iter_rows(r0, r1, c0, c1))
 
     def iter_rows(self, min_row=None, max_row=None, min_col=None, max_col=None):
         """Rows of cells from row 1 (or ``min_row``) to the last with a cell, as openpyxl gives them."""
