@@ -780,3 +780,39 @@ def test_field_reader_never_raises_on_odd_values():
             for origin in ("yaml", "csv", "cell"):
                 val, err = read_field(f, v, origin)
                 assert val is None and err, (f.id, v)
+
+
+def _typed(x):
+    """A loaded document with each value's type beside it (a YamlInt is not a plain int)."""
+    if isinstance(x, dict):
+        return {k: _typed(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_typed(v) for v in x]
+    return (type(x).__name__, x)
+
+
+@pytest.mark.skipif(not yaml.__with_libyaml__, reason="this PyYAML has no libyaml")
+def test_libyaml_events_load_what_pyyaml_loads_within_the_same_bounds():
+    """load_yaml reads libyaml's events under PyYAML's own composer: every bundled plan and sample reads
+    to the same values of the same types (YAML 1.1 integers, plain texts, dates kept as text) as PyYAML
+    alone reads, and the bounds refuse the same documents."""
+    root = Path(__file__).resolve().parents[1]
+    files = sorted((root / "templates").glob("*.yaml")) + sorted((root / "samples").glob("*.yaml"))
+    assert len(files) >= 6
+    for f in files:
+        for cls in (u.SafeLoader, u.PlainIntLoader):
+            text = f.read_text(encoding="utf-8")
+            fast, pure = u._fast(cls)(text), cls(text)
+            assert fast.__class__ is not cls and _typed(fast.get_single_data()) == _typed(pure.get_single_data()), f
+    odd = "a: 012\nb: 0x1F\nc: 1e3\nd: 2024-06-30\ne: '7'\nf: 1_000\n"
+    assert _typed(u.load_yaml(odd, "odd.yaml")) == _typed(u.SafeLoader(odd).get_single_data())
+    assert isinstance(u.load_yaml(odd, "odd.yaml")["a"], u.YamlInt) and u.load_yaml(odd, "odd.yaml")["d"] == "2024-06-30"
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{k}: &{k} [{', '.join(['*' + p] * 10)}]\n" for p, k in zip("abcdefg", "bcdefgh"))
+    deep = "a: " + "[" * (u.MAX_DEPTH + 5) + "]" * (u.MAX_DEPTH + 5) + "\n"
+    dup = "a: 1\nb: 2\na: 3\n"
+    for text, said in ((bomb, "an alias bomb"), (deep, "nested more than"), (dup, "a")):
+        with pytest.raises(XlmodelError, match=said if text is not dup else "line 3"):
+            u.load_yaml(text, "hostile.yaml")
+    with pytest.raises(XlmodelError, match="U\\+001B"):
+        u.load_yaml("a: b\nc: \x1b[31m\n", "esc.yaml")
