@@ -4,7 +4,7 @@
 
 For ``--n`` synthetic cases of one plan (xlmodel.synth.parity_cases, as the test draws them), on one
 core, in this order: build the workbooks; recalculate them in LibreOffice in launches of each size
-of ``--launches`` (start-up included), each file saved as .xlsx; where python3-uno is installed,
+of ``--launches`` (start-up included), each file saved as .xlsx; where LibreOffice's Python script provider is installed,
 recalculate them in LibreOffice and read its values in its memory, as the tests do
 (xlmodel.workbook.in_memory.read_libreoffice, launches of 50); recalculate them in Gnumeric (one
 ``ssconvert`` a file), saved as .xlsx and as .xls; where python3-gi and gir1.2-gnumeric are installed,
@@ -75,9 +75,9 @@ def main(argv=None) -> int:
             rows.append((f"LibreOffice, {size} files a launch", t))
             lo = lo or copies
         memory = gn_memory = None
-        if in_memory.uno_python():
+        if in_memory.uno_in_office():
             memory, t = _timed(lambda: in_memory.read_libreoffice(paths, FORMULA_SHEETS))
-            rows.append(("LibreOffice in memory (UNO), 50 a launch", t))
+            rows.append(("LibreOffice in memory, 50 a launch", t))
         if a.parts:
             rows += _lo_parts(paths, root)
         gn, t_gn = _timed(lambda: recalc.recalculate_gnumeric(paths, root / "gnumeric"))
@@ -104,7 +104,7 @@ def main(argv=None) -> int:
     for label, t in rows:
         print(f"  {label:<42} {t / a.n:7.3f}")
     by = dict(rows)
-    lo_way = ["LibreOffice in memory (UNO), 50 a launch", "compare libreoffice in memory"] if memory is not None else [
+    lo_way = ["LibreOffice in memory, 50 a launch", "compare libreoffice in memory"] if memory is not None else [
         "LibreOffice, 25 files a launch" if "LibreOffice, 25 files a launch" in by else
         min((label for label in by if label.startswith("LibreOffice,")), key=by.get), "compare libreoffice's copies"]
     gn_way = (["Gnumeric in memory, 50 a launch", "compare gnumeric in memory"] if gn_memory is not None else

@@ -13,7 +13,7 @@ import pytest
 
 from xlmodel.case import parse_case
 from xlmodel.evaluator import evaluate
-from xlmodel.workbook.in_memory import gnumeric_python, uno_python
+from xlmodel.workbook.in_memory import gnumeric_python, uno_in_office
 from xlmodel.workbook.recalc import soffice, ssconvert
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
@@ -139,12 +139,12 @@ def gnumeric():
 
 
 #: how each engine's values are read in its memory (xlmodel.workbook.in_memory) and what that needs
-IN_MEMORY = {"libreoffice": (uno_python, "python3-uno"), "gnumeric": (gnumeric_python, "python3-gi and gir1.2-gnumeric")}
+IN_MEMORY = {"libreoffice": (uno_in_office, "libreoffice-script-provider-python"), "gnumeric": (gnumeric_python, "python3-gi and gir1.2-gnumeric")}
 
 
 def in_memory(engine: str) -> bool:
-    """``engine``'s values are read in its memory (xlmodel.workbook.in_memory): its bindings are
-    there. CI requires them; elsewhere without them the tests read the engine's recalculated copies
+    """``engine``'s values are read in its memory (xlmodel.workbook.in_memory): its bindings (LibreOffice's
+    Python script provider) are there. CI requires them; elsewhere without them the tests read the engine's recalculated copies
     (LibreOffice's .xlsx, Gnumeric's .xls), which tests/test_parity_engines.py proves the same."""
     found, package = IN_MEMORY[engine]
     if found():

@@ -257,13 +257,13 @@ def _all_kinds(path: Path) -> Path:
 
 
 def test_libreoffice_in_memory_equals_its_xlsx_export(libreoffice, tmp_path):
-    """The parity oracle reads LibreOffice's values in its memory (UNO) instead of saving each workbook
+    """The parity oracle reads LibreOffice's values in its memory (a Python macro run inside it) instead of saving each workbook
     as .xlsx and reading that: on the sample workbooks, parity workbooks of each plan and a workbook of
     every kind of value, both readings hold the same cells with the same types (booleans, each error
     as the export names it, texts) and the same numbers (the export writes 15 significant digits;
     in memory they are whole)."""
     if not in_memory("libreoffice"):
-        pytest.skip("python3-uno not installed")
+        pytest.skip("libreoffice-script-provider-python not installed")
     kinds = _all_kinds(tmp_path / "kinds.xlsx")
     books = [*SAMPLES, *(build_workbook(tmp_path / f"{pid}-{i}.xlsx", case=c)
                          for pid in POLICIES for i, c in enumerate(parity_cases(pid, N)[:2]))]
@@ -366,7 +366,7 @@ def test_a_book_libreoffice_cannot_read_in_memory_is_named(libreoffice, tmp_path
     from xlmodel.errors import XlmodelError
 
     if not in_memory("libreoffice"):
-        pytest.skip("python3-uno not installed")
+        pytest.skip("libreoffice-script-provider-python not installed")
     good = _all_kinds(tmp_path / "kinds.xlsx")
     bad = tmp_path / "不是工作簿.xlsx"
     bad.write_bytes(b"PK\x03\x04" + b"\x00" * 64 + "这不是工作簿".encode())

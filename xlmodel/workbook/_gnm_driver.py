@@ -1,13 +1,14 @@
 """Gnumeric's values of workbooks, read in its memory through its introspection bindings (run by :mod:`.recalc`).
 
-    PYTHON _gnm_driver.py < {"books": [...], "sheets": [...]}
+    PYTHON _gnm_driver.py REQUEST ANSWERS
 
 ``PYTHON`` is an interpreter with PyGObject and Gnumeric's typelib (Debian's ``python3-gi`` and
 ``gir1.2-gnumeric``), not xlmodel's: this file uses the standard library and ``gi`` only, and is
 never imported by xlmodel. It loads Gnumeric's library and plugins once; then for each book: open it
 with the .xlsx reader only (what ``ssconvert --recalc`` reads it with), recalculate every formula
-(``workbook_recalc_all``, as ``ssconvert --recalc`` does), read each wanted sheet's cells. It
-prints one JSON line a book, in the order given:
+(``workbook_recalc_all``, as ``ssconvert --recalc`` does), read each wanted sheet's cells. The
+request is the JSON file ``REQUEST``, ``{"books": [...], "sheets": [...]}``; it writes one JSON line a
+book, in the order given, to the file ``ANSWERS``:
 
     {"book": PATH, "sheets": {NAME: [[cell, kind, text], ...] | null}}
 
@@ -73,18 +74,20 @@ def _book(Gnm, GOffice, context, book, sheets):
                                      for n in sheets}}
 
 
-def main():
-    request = json.load(sys.stdin)
+def main(request_file, answers_file):
+    with open(request_file, encoding="utf-8") as f:
+        request = json.load(f)
     Gnm, GOffice, context = _gnumeric()
-    for book in request["books"]:
-        try:
-            line = _book(Gnm, GOffice, context, book, request["sheets"])
-        except Exception as e:  # one book Gnumeric fails on: said, and the next goes on
-            line = {"book": book, "error": f"{type(e).__name__}: {e}"[:500]}
-        sys.stdout.write(json.dumps(line) + "\n")
-        sys.stdout.flush()
+    with open(answers_file, "w", encoding="utf-8") as out:
+        for book in request["books"]:
+            try:
+                line = _book(Gnm, GOffice, context, book, request["sheets"])
+            except Exception as e:  # one book Gnumeric fails on: said, and the next goes on
+                line = {"book": book, "error": f"{type(e).__name__}: {e}"[:500]}
+            out.write(json.dumps(line) + "\n")
+            out.flush()
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1], sys.argv[2]))

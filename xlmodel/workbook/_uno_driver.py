@@ -1,14 +1,20 @@
-"""LibreOffice's values of workbooks, read in its memory through UNO (run by :mod:`.recalc`).
+"""LibreOffice's values of workbooks, read inside LibreOffice (run by :mod:`.in_memory`).
 
-    PYTHON _uno_driver.py SOFFICE PROFILE_DIR < {"books": [...], "sheets": [...]}
+This file is a Python macro of LibreOffice's own (its Python script provider: Debian's
+``libreoffice-script-provider-python``; bundled on Windows and macOS), copied into the private
+profile of one launch (:func:`xlmodel.workbook.recalc.profile`: every formula recalculated on load,
+links to other files never updated) as ``user/Scripts/python/xlmodel_uno_driver.py``, and started
+as that launch's only job:
 
-``PYTHON`` is an interpreter that imports ``uno`` (Debian's ``python3-uno``, or the Python that
-LibreOffice bundles), not xlmodel's: this file uses the standard library and ``uno`` only, and is
-never imported by xlmodel. It starts ``SOFFICE`` headless with the private profile ``PROFILE_DIR``
-(:func:`xlmodel.workbook.recalc.profile`: every formula recalculated on load, macros never run,
-links to other files never updated), listening on a pipe of its own; then for each book: load it
-hidden, recalculate every formula, read the used area of each wanted sheet, close it. It prints one
-JSON line a book, in the order given:
+    soffice -env:UserInstallation=PROFILE --headless ... \
+        'vnd.sun.star.script:xlmodel_uno_driver.py$read_books?language=Python&location=user'
+
+It runs in LibreOffice's process: every call below is a call into Calc, not a round trip over a
+pipe (which cost about 2 ms an object and a quarter of a second of CPU a workbook). It uses the
+standard library and ``uno`` only, and is never imported by xlmodel. It reads the request from the
+JSON file ``$XLMODEL_UNO_REQUEST``, ``{"books": [...], "sheets": [...]}``; then for each book: load
+it hidden with its macros never run, recalculate every formula, read the used area of each wanted
+sheet, close it; and writes one JSON line a book, in the order given, to ``$XLMODEL_UNO_ANSWERS``:
 
     {"book": PATH, "sheets": {NAME: {"rows": [[value, ...], ...], "errors": [[row, col, code], ...],
                                      "logical": [[row, col], ...]} | null}}
@@ -17,16 +23,12 @@ JSON line a book, in the order given:
 empty text as ``""``, an error as ``null``; ``errors`` give each error cell's LibreOffice code;
 ``logical`` lists the formula cells with a number whose format LibreOffice made a boolean one, the
 cells its .xlsx export writes as booleans. A sheet the book lacks is ``null``; a book LibreOffice
-cannot load is ``{"book": PATH, "error": TEXT}``. The caller bounds the time, and kills this
-process's group (soffice with it) when it is exceeded.
+cannot load is ``{"book": PATH, "error": TEXT}``. Then it ends LibreOffice. The caller bounds the
+time, and kills the launch's process group when it is exceeded.
 """
 
 import json
 import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 #: com.sun.star.sheet.FormulaResult and com.sun.star.util.NumberFormat
@@ -39,22 +41,6 @@ def _prop(name, value):
     p = PropertyValue()
     p.Name, p.Value = name, value
     return p
-
-
-def _connect(pipe, proc):
-    import uno
-
-    local = uno.getComponentContext()
-    resolver = local.ServiceManager.createInstanceWithContext("com.sun.star.bridge.UnoUrlResolver", local)
-    for _ in range(1200):  # up to two minutes for soffice to listen (a busy machine)
-        if proc.poll() is not None:
-            break
-        try:
-            ctx = resolver.resolve(f"uno:pipe,name={pipe};urp;StarOffice.ComponentContext")
-            return ctx, ctx.ServiceManager.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
-        except Exception:  # not listening yet
-            time.sleep(0.1)
-    raise RuntimeError(f"soffice did not answer on its pipe (exit code {proc.poll()})")
 
 
 def _cells(addresses):
@@ -130,34 +116,26 @@ def _book(ctx, desktop, book, sheets):
         doc.close(True)
 
 
-def main(soffice, profile):
-    request = json.load(sys.stdin)
-    pipe = f"xlmodel-uno-{os.getpid()}"
-    # soffice in this process's group: the caller's timeout kills the group
-    proc = subprocess.Popen([soffice, f"-env:UserInstallation={Path(profile).resolve().as_uri()}", "--headless",
-                             "--invisible", "--norestore", "--nologo", "--nodefault", "--nolockcheck",
-                             f"--accept=pipe,name={pipe};urp;"],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    done = False
+def read_books(*_args):
+    """The macro: every book of the request read (module docstring), then LibreOffice ended."""
+    import uno
+
+    ctx = uno.getComponentContext()
+    desktop = ctx.ServiceManager.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
     try:
-        ctx, desktop = _connect(pipe, proc)
-        for book in request["books"]:
-            try:
-                line = _book(ctx, desktop, book, request["sheets"])
-            except Exception as e:  # one book LibreOffice fails on: said, and the next goes on
-                line = {"book": book, "error": f"{type(e).__name__}: {e}"[:500]}
-            sys.stdout.write(json.dumps(line) + "\n")
-            sys.stdout.flush()
-        desktop.terminate()
-        proc.wait(timeout=60)
-        done = True
+        with open(os.environ["XLMODEL_UNO_REQUEST"], encoding="utf-8") as f:
+            request = json.load(f)
+        with open(os.environ["XLMODEL_UNO_ANSWERS"], "w", encoding="utf-8") as out:
+            for book in request["books"]:
+                try:
+                    line = _book(ctx, desktop, book, request["sheets"])
+                except Exception as e:  # one book LibreOffice fails on: said, and the next goes on
+                    line = {"book": book, "error": f"{type(e).__name__}: {e}"[:500]}
+                out.write(json.dumps(line) + "\n")
+                out.flush()
     finally:
-        if not done and proc.poll() is None:
-            if os.name == "posix" and os.getpgid(0) == os.getpid():
-                os.killpg(os.getpid(), signal.SIGKILL)  # soffice.bin is the wrapper's child: the whole group
-            proc.kill()
-    return 0
+        desktop.terminate()
 
 
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], sys.argv[2]))
+#: what LibreOffice's script provider offers of this file
+g_exportedScripts = (read_books,)

@@ -1,15 +1,16 @@
 """Both engines' values of workbooks, read in their memory: no recalculated copy written or parsed.
 
-Each engine is driven by a small program of its own, run under a Python that has the engine's
+Each engine is driven by a small program of its own, run by a Python that has the engine's
 bindings (not xlmodel's, which never imports them), for up to :data:`PER_READ` files a launch,
 inside :func:`xlmodel.workbook.recalc.run_bounded`: a hang kills the driver and the engine together.
 Each driver prints one JSON line a book; a launch that ends early is tried once more for the books
 it left unread; a book the engine cannot open stops the reading with an error that names it.
 
-* LibreOffice (:mod:`._uno_driver`, ``python3-uno``): the same private profile as
-  :func:`xlmodel.workbook.recalc.recalculate` (every formula recalculated on load, macros never
-  run, links never updated), one ``soffice`` driven through UNO: load each file hidden,
-  ``calculateAll``, read each sheet's used area.
+* LibreOffice (:mod:`._uno_driver`, a Python macro run inside ``soffice`` by its Python script
+  provider, Debian's ``libreoffice-script-provider-python``): the private profile of
+  :func:`xlmodel.workbook.recalc.recalculate` (every formula recalculated on load, document macros
+  never run, links never updated) with that one macro of its own; the macro loads each file hidden,
+  ``calculateAll``, reads each sheet's used area, and writes its answers to a file.
 * Gnumeric (:mod:`._gnm_driver`, ``python3-gi`` and ``gir1.2-gnumeric``): Gnumeric's own library
   in the driver's process: open each file with its .xlsx reader, recalculate every formula (what
   ``ssconvert --recalc`` does), read each sheet's cells.
@@ -40,10 +41,8 @@ from .recalc import launch_bound, profile, run_bounded, soffice
 #: in launches of 50, 0.69–0.76 s in launches of 25, 0.61–0.71 s in one launch; start-up included)
 PER_READ = 50
 
-#: where an interpreter with an engine's bindings is found, besides its environment variable and this
-#: interpreter: Debian's (python3-uno, python3-gi), then the Python LibreOffice bundles (Windows, macOS)
-UNO_PYTHONS = ("/usr/bin/python3", r"C:\Program Files\LibreOffice\program\python.exe",
-               "/Applications/LibreOffice.app/Contents/Resources/python")
+#: where an interpreter with Gnumeric's bindings is found, besides its environment variable and this
+#: interpreter: Debian's (python3-gi)
 GNUMERIC_PYTHONS = ("/usr/bin/python3",)
 
 #: LibreOffice's error codes (formula/errorcodes.hxx) as its .xlsx export names them
@@ -73,10 +72,19 @@ def _python_with(env: str, check: str, places: tuple[str, ...]) -> str | None:
     return None
 
 
+#: where LibreOffice's Python script provider lies, from the folder of the ``soffice`` it belongs to
+#: (Linux and Windows: program/; macOS: MacOS/ beside Resources/)
+SCRIPT_PROVIDER = ("pythonscript.py", "../Resources/pythonscript.py")
+
+
 @functools.lru_cache(maxsize=None)
-def uno_python() -> str | None:
-    """An interpreter that imports LibreOffice's ``uno`` (:mod:`._uno_driver` runs in it), or None."""
-    return _python_with("XLMODEL_UNO_PYTHON", "import uno", UNO_PYTHONS)
+def uno_in_office() -> bool:
+    """LibreOffice is installed with its Python script provider, which runs :mod:`._uno_driver`."""
+    exe = soffice()
+    if exe is None:
+        return False
+    program = Path(os.path.realpath(exe)).parent
+    return any((program / place).is_file() for place in SCRIPT_PROVIDER)
 
 
 @functools.lru_cache(maxsize=None)
@@ -88,17 +96,21 @@ def gnumeric_python() -> str | None:
 
 def read_libreoffice(paths: list[Path], sheets: tuple[str, ...], timeout: float | None = None) -> dict[Path, dict]:
     """Every workbook recalculated in LibreOffice and read in its memory (module docstring), typed as
-    its .xlsx export is read. Needs :func:`uno_python`; ``timeout`` bounds each launch
+    its .xlsx export is read. Needs :func:`uno_in_office`; ``timeout`` bounds each launch
     (:func:`xlmodel.workbook.recalc.launch_bound` by default)."""
-    exe, py = soffice(), uno_python()
+    exe = soffice()
     if exe is None:
         raise XlmodelError("LibreOffice (soffice) not found; install libreoffice-calc-nogui")
-    if py is None:
-        raise XlmodelError("找不到能导入 LibreOffice uno 的 Python，请安装 python3-uno — no Python that imports LibreOffice's uno; "
-                           "install python3-uno (or set XLMODEL_UNO_PYTHON)")
+    if not uno_in_office():
+        raise XlmodelError("LibreOffice 缺少 Python 脚本支持，请安装 libreoffice-script-provider-python — LibreOffice has no "
+                           "Python script provider; install libreoffice-script-provider-python")
+    macro = Path(__file__).with_name("_uno_driver.py")
 
-    def command(folder: str) -> tuple[list[str], dict | None]:
-        return [py, str(Path(__file__).with_name("_uno_driver.py")), exe, str(profile(folder))], None
+    def command(folder: str, request: Path, answers: Path) -> tuple[list[str], dict]:
+        home = profile(Path(folder) / "profile", macro)
+        return ([exe, f"-env:UserInstallation={home.resolve().as_uri()}", "--headless", "--invisible", "--norestore",
+                 "--nologo", "--nolockcheck", f"vnd.sun.star.script:{macro.name}$read_books?language=Python&location=user"],
+                {**os.environ, "XLMODEL_UNO_REQUEST": str(request), "XLMODEL_UNO_ANSWERS": str(answers)})
 
     return _read("LibreOffice", command, paths, sheets, timeout, _lo_typed)
 
@@ -112,8 +124,9 @@ def read_gnumeric(paths: list[Path], sheets: tuple[str, ...], timeout: float | N
         raise XlmodelError("找不到带 Gnumeric 绑定的 Python，请安装 python3-gi 与 gir1.2-gnumeric — no Python with "
                            "Gnumeric's bindings; install python3-gi and gir1.2-gnumeric (or set XLMODEL_GNUMERIC_PYTHON)")
 
-    def command(folder: str) -> tuple[list[str], dict | None]:  # Gnumeric keeps its settings under $HOME
-        return [py, str(Path(__file__).with_name("_gnm_driver.py"))], {**os.environ, "HOME": folder}
+    def command(folder: str, request: Path, answers: Path) -> tuple[list[str], dict]:  # Gnumeric keeps its settings under $HOME
+        return ([py, str(Path(__file__).with_name("_gnm_driver.py")), str(request), str(answers)],
+                {**os.environ, "HOME": folder})
 
     return _read("Gnumeric", command, paths, sheets, timeout, _gnm_typed)
 
@@ -128,7 +141,7 @@ def _read(engine: str, command: Callable[[str], tuple[list[str], dict | None]], 
 
 
 def _read_launch(engine: str, command, paths: list[Path], sheets: tuple[str, ...], timeout: float | None) -> dict:
-    """{book: its sheets as the driver printed them}, every book of ``paths`` answered."""
+    """{book: its sheets as the driver wrote them}, every book of ``paths`` answered."""
     timeout = launch_bound(len(paths)) if timeout is None else timeout
     got: dict[str, dict] = {}
     for _attempt in range(2):  # an engine's start-up can fail under load: one more try for what is missing
@@ -136,9 +149,12 @@ def _read_launch(engine: str, command, paths: list[Path], sheets: tuple[str, ...
         if not todo:
             break
         with tempfile.TemporaryDirectory(prefix="xlmodel-read-") as folder:
-            cmd, env = command(folder)
-            proc = run_bounded(cmd, timeout, engine, env=env, stdin_text=json.dumps({"books": todo, "sheets": sheets}))
-        for line in proc.stdout.splitlines():
+            request, answers = Path(folder) / "request.json", Path(folder) / "answers.jsonl"
+            request.write_text(json.dumps({"books": todo, "sheets": sheets}), encoding="utf-8")
+            cmd, env = command(folder, request, answers)
+            proc = run_bounded(cmd, timeout, engine, env=env)
+            lines = answers.read_text(encoding="utf-8").split("\n")[:-1] if answers.exists() else []
+        for line in lines:  # every line the driver ended (one it was writing when it stopped is left out)
             answer = json.loads(line)
             if "error" in answer:
                 raise XlmodelError(f"{engine} 运行失败 {engine} failed on {answer['book']}: {answer['error']}")

@@ -138,12 +138,29 @@ def launch_bound(n: int) -> float:
     return max(900.0, 120.0 + 10.0 * n)
 
 
-def profile(folder: str | Path) -> Path:
+#: the one setting a profile with a macro of its own leaves out (:func:`profile`)
+_NO_MACROS = ('<item oor:path="/org.openoffice.Office.Common/Security/Scripting"><prop oor:name="DisableMacrosExecution" '
+              'oor:op="fuse"><value>true</value></prop></item>\n')
+
+
+def profile(folder: str | Path, macro: Path | None = None) -> Path:
     """``folder`` made a private LibreOffice profile (:data:`_XCU`: every formula recalculated on load,
-    macros never run, links never updated); returned for ``-env:UserInstallation``."""
+    macros never run, links never updated); returned for ``-env:UserInstallation``.
+
+    With ``macro``, a Python file, that file is the profile's one macro of its own
+    (``user/Scripts/python/``), which the launch runs (:mod:`.in_memory`): macros are then not
+    disabled in the whole office, but the highest macro security still keeps a document's macros
+    from running, and that launch loads every file with its macros never run as well."""
     user = Path(folder) / "user"
-    user.mkdir(exist_ok=True)
-    (user / "registrymodifications.xcu").write_text(_XCU, encoding="utf-8")
+    user.mkdir(parents=True, exist_ok=True)
+    xcu = _XCU
+    if macro is not None:
+        assert _NO_MACROS in xcu
+        xcu = xcu.replace(_NO_MACROS, "")
+        scripts = user / "Scripts" / "python"
+        scripts.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(macro, scripts / macro.name)
+    (user / "registrymodifications.xcu").write_text(xcu, encoding="utf-8")
     return Path(folder)
 
 
