@@ -269,6 +269,8 @@ def test_libreoffice_in_memory_equals_its_xlsx_export(libreoffice, tmp_path):
                          for pid in POLICIES for i, c in enumerate(parity_cases(pid, N)[:2]))]
     exported = recalculate([*books, kinds], tmp_path / "xlsx")
     read = read_libreoffice([*books, kinds], FORMULA_SHEETS)
+    # recalculated as LibreOffice loads it (the profile), once: =ROUND(B1*0.3,2), cached as 0, is 5 × 0.3 = 1.5
+    assert read[kinds][("计算", "A23")] == 1.5
     kinds_seen = set()
     for book, export in zip([*books, kinds], exported):
         a, b = sheet_values(export, ("计算",) if book == kinds else FORMULA_SHEETS), read[book]

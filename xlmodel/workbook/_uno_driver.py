@@ -13,8 +13,9 @@ It runs in LibreOffice's process: every call below is a call into Calc, not a ro
 pipe (which cost about 2 ms an object and a quarter of a second of CPU a workbook). It uses the
 standard library and ``uno`` only, and is never imported by xlmodel. It reads the request from the
 JSON file ``$XLMODEL_UNO_REQUEST``, ``{"books": [...], "sheets": [...]}``; then for each book: load
-it hidden with its macros never run, recalculate every formula, read the used area of each wanted
-sheet, close it; and writes one JSON line a book, in the order given, to ``$XLMODEL_UNO_ANSWERS``:
+it hidden with its macros never run (every formula recalculated as it loads, by the profile: the one
+recalculation), read the used area of each wanted sheet, close it; and writes one JSON line a book,
+in the order given, to ``$XLMODEL_UNO_ANSWERS``:
 
     {"book": PATH, "sheets": {NAME: {"rows": [[value, ...], ...], "errors": [[row, col, code], ...],
                                      "logical": [[row, col], ...]} | null}}
@@ -108,7 +109,6 @@ def _book(ctx, desktop, book, sheets):
     try:
         if not doc.supportsService("com.sun.star.sheet.SpreadsheetDocument"):  # LibreOffice read it as a text
             return {"book": book, "error": "LibreOffice did not read it as a spreadsheet"}
-        doc.calculateAll()
         names, search = doc.Sheets, _search(doc, _boolean_words(ctx, doc))
         return {"book": book, "sheets": {n: _sheet(names.getByName(n), search) if names.hasByName(n) else None
                                          for n in sheets}}
