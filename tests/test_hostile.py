@@ -6,12 +6,15 @@ folder's listing before and after (dotfiles included) shows any output or tempor
 
 Every run: no traceback; not killed (by a signal, a limit or the timeout); the exit code the entry
 allows (2 for bad input); the error message names the file and the field / cell / row / name;
-nothing written that the entry does not allow. Runs go two at a time (the machine has two cores).
+nothing written that the entry does not allow. Runs go two at a time (the machine has two cores),
+each a process forked from one that has imported xlmodel (tests/cli_forks.py: no interpreter start-up
+and imports repeated), or exec'd where an entry sets its own limits or environment.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -20,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+import cli_forks
 import hostile_corpus as hc
 
 AS_LIMIT = 1536 * 2**20  # bytes of address space per run
@@ -69,8 +73,18 @@ def _dec(b: bytes) -> str:
     return b.decode("utf-8", "replace")
 
 
-def run_one(h: hc.Hostile) -> hc.Run:
+def forked(h: hc.Hostile) -> bool:
+    """Whether an entry's run is forked from the server (tests/cli_forks.py): all but those that set
+    their own environment or limits, or bound the time a run may take, which are exec'd as before."""
+    return not (h.env or h.as_limit or h.fsize_limit is not None or h.max_elapsed is not None)
+
+
+def run_one(h: hc.Hostile, forks: cli_forks.Forks | None = None) -> hc.Run:
     before = listing(h.dir)
+    if forks is not None and forked(h):
+        r = forks.run(h.argv, h.dir, as_limit=AS_LIMIT, cpu=CPU_LIMIT, timeout=h.timeout)
+        return hc.Run(r.rc, r.out, r.err, r.elapsed, before, listing(h.dir), r.timed_out,
+                      dir=str(h.dir), root=str(h.dir.parent))
     t0 = time.monotonic()
     p = _popen(h)
     timed_out = False
@@ -130,12 +144,16 @@ def corpus(tmp_path_factory) -> dict[str, hc.Hostile]:
 
 
 @pytest.fixture(scope="session")
-def results(corpus) -> dict[str, hc.Run]:
+def results(corpus, tmp_path_factory) -> dict[str, hc.Run]:
     """Every single-run entry, two at a time, the slow ones first."""
     todo = sorted((h for h in corpus.values() if h.mode == "run" and not h.skip), key=lambda h: -h.timeout)
-    with ThreadPoolExecutor(PARALLEL) as ex:
-        futures = {h.id: ex.submit(run_one, h) for h in todo}
-    return {k: f.result() for k, f in futures.items()}
+    forks = cli_forks.Forks(tmp_path_factory.mktemp("streams"), str(_SCRIPT), _ENV)
+    try:
+        with ThreadPoolExecutor(PARALLEL) as ex:
+            futures = {h.id: ex.submit(run_one, h, forks) for h in todo}
+        return {k: f.result() for k, f in futures.items()}
+    finally:
+        forks.close()
 
 
 _CLASSES = hc.entry_classes()
@@ -232,3 +250,25 @@ def _signal(h: hc.Hostile, tries: int = 3) -> None:
         assert after == before, f"left behind after signal {h.signum}: {sorted(after - before)}{shown}"
         return
     pytest.skip(f"could not catch the run mid-write in {tries} tries")
+
+
+def test_a_forked_run_is_a_process_of_its_own(tmp_path):
+    """The server's runs (tests/cli_forks.py) end as a fresh process would: an exception with its
+    traceback and exit 1, the exit code returned, its own folder, session and empty stdin, the
+    environment given, a CPU limit's signal, and a run past its time killed."""
+    (tmp_path / "streams").mkdir()
+    path = os.pathsep.join([str(Path(__file__).parent), *filter(None, [_ENV.get("PYTHONPATH")])])
+    env = {**_ENV, "PYTHONPATH": path, "PROBE_VAR": "given"}
+    forks = cli_forks.Forks(tmp_path / "streams", "probe", env, main="cli_forks:probe")
+    try:
+        r = forks.run(["raise"], tmp_path, as_limit=AS_LIMIT, cpu=CPU_LIMIT, timeout=20)
+        assert r.rc == 1 and "Traceback" in r.err and "ValueError: a probe's exception" in r.err, r.err
+        r = forks.run(["where", "3"], tmp_path, as_limit=AS_LIMIT, cpu=CPU_LIMIT, timeout=20)
+        assert (r.rc, r.out, r.err) == (3, f"{tmp_path} True given True\n", "to stderr\n"), r.err
+        r = forks.run(["spin"], tmp_path, as_limit=AS_LIMIT, cpu=1, timeout=20)
+        assert r.rc == -signal.SIGXCPU and not r.timed_out
+        r = forks.run(["sleep"], tmp_path, as_limit=AS_LIMIT, cpu=CPU_LIMIT, timeout=0.5)
+        assert r.rc == -signal.SIGKILL and r.timed_out and r.elapsed < 10
+    finally:
+        forks.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["streams"] and not any((tmp_path / "streams").iterdir())
