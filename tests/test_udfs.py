@@ -7,8 +7,8 @@ and from synthetic cases (xlmodel.synth), and compared with
 
 * ``xlmodel.evaluate`` on the same case;
 * the workbook's native formulas as headless LibreOffice computes them: ``build --udf``
-  workbooks are recalculated, and the UDFs are called on the very ranges their formulas
-  on the UDF sheet reference (read back from the recalculated input sheet).
+  workbooks are recalculated and read in LibreOffice's memory, and the UDFs are called on
+  the very ranges their formulas on the UDF sheet reference (LibreOffice's input sheet).
 
 Registration is what Linux allows: xlwings' own Windows decorators and its VBA wrapper
 generator (``xlwings/udfs.py``, loaded with stand-ins for pywin32) are run on the module,
@@ -30,6 +30,8 @@ from pathlib import Path
 import numpy as np
 import openpyxl
 import pytest
+from openpyxl.utils.cell import get_column_letter, range_boundaries
+from openpyxl.utils.datetime import from_excel
 
 import xlmodel
 from xlmodel import udfs
@@ -41,6 +43,7 @@ from xlmodel.expr import to_serial
 from xlmodel.fields import AUDIT_OPINIONS, COMPANY_FIELDS, ENUMS, FIELDS, Kind
 from xlmodel.synth import parity_cases
 from xlmodel.workbook.layout import CHECK_COL_INDEX, INPUT_SECTIONS, SHEETS, Layout, col_name
+from xlmodel.workbook.in_memory import read_libreoffice
 from xlmodel.workbook.recalc import recalculate
 from xlmodel.workbook.udf_sheet import CONF_SHEET, UDF_SHEET
 from xlmodel.workbook.writer import build_workbook
@@ -673,6 +676,10 @@ def test_xlmodel_check_accepts_a_udf_workbook(udf_book, capsys):
 
 @pytest.fixture(scope="module")
 def recalculated(libreoffice, tmp_path_factory):
+    """(case, built workbook, LibreOffice's values of it) for the samples and 8 parity cases and an
+    empty model of each plan: every workbook recalculated and read in LibreOffice's memory
+    (:func:`xlmodel.workbook.in_memory.read_libreoffice`, proven equal to its .xlsx export by
+    tests/test_parity_engines.py), in the shape of that export's reading (:class:`_EngineBook`)."""
     root = tmp_path_factory.mktemp("udf-lo")
     built = []
     for sample in SAMPLES:
@@ -682,8 +689,34 @@ def recalculated(libreoffice, tmp_path_factory):
         for i, case in enumerate(parity_cases(pid, 8, seed=11)):
             built.append((case, build_workbook(root / f"{pid}-{i}.xlsx", case=case, udf=True)))
         built.append((None, build_workbook(root / f"{pid}-empty.xlsx", policy=pid, udf=True)))
-    outs = recalculate([p for _, p in built], root / "lo")
-    return [(case, path, out) for (case, path), out in zip(built, outs)]
+    values = read_libreoffice([p for _, p in built], (*SHEETS.values(), UDF_SHEET))
+    return [(case, path, _EngineBook(values[path], _book(path)[1])) for case, path in built]
+
+
+class _EngineBook:
+    """An engine's values of a workbook, ``{(sheet, "C3"): value}``, read as its .xlsx export would be
+    read (:func:`_book`): ``book[sheet]["C3"].value``, ``book[sheet]["A1:B2"]`` as rows of cells, the
+    workbook's defined names; a number in a cell the workbook formats as a date is that date."""
+
+    def __init__(self, values: dict, ours):
+        self.values, self.ours, self.defined_names = values, ours, ours.defined_names
+
+    def __getitem__(self, sheet: str) -> "_EngineSheet":
+        return _EngineSheet(self, sheet)
+
+
+class _EngineSheet:
+    def __init__(self, book: _EngineBook, name: str):
+        self.book, self.name = book, name
+
+    def __getitem__(self, ref: str):
+        if ":" in ref:
+            c0, r0, c1, r1 = range_boundaries(ref)
+            return tuple(tuple(self[f"{get_column_letter(c)}{r}"] for c in range(c0, c1 + 1)) for r in range(r0, r1 + 1))
+        v = self.book.values.get((self.name, ref))
+        if isinstance(v, float) and isinstance(self.book.ours[self.name][ref].value, dt.datetime):
+            v = from_excel(v)
+        return types.SimpleNamespace(value=v)
 
 
 def _book(path: Path):
@@ -716,9 +749,8 @@ def _native_cell(v):
 @pytest.mark.libreoffice
 def test_udfs_equal_the_native_formulas_as_libreoffice_computes_them(recalculated):
     mismatches, compared = [], 0
-    for case, built, out in recalculated:
+    for case, built, lo in recalculated:
         wb_f = _book(built)[0]  # the formulas as xlmodel wrote them
-        lo = _book(out)[1]  # LibreOffice's values
         policy = lo[UDF_SHEET]["C3"].value
         model = model_for(policy)
         L = Layout(model, int(_named(lo, "in_evaluation_year")))
@@ -728,12 +760,12 @@ def test_udfs_equal_the_native_formulas_as_libreoffice_computes_them(recalculate
             if name in OUT_NAMES:
                 want = _yes_no(got, _native_cell(_named(lo, OUT_NAMES[name])))
                 if not _same(got, want):
-                    mismatches.append(f"{out.name} {name}: UDF {got!r} vs LibreOffice {want!r}")
+                    mismatches.append(f"{built.name} {name}: UDF {got!r} vs LibreOffice {want!r}")
             elif name == "XLM_RULE_STATUS":
                 rid = refs[0].strip('"')
                 want = _named(lo, f"chk_{rid}")
                 if got != want:
-                    mismatches.append(f"{out.name} {rid}: UDF {got!r} vs LibreOffice {want!r}")
+                    mismatches.append(f"{built.name} {rid}: UDF {got!r} vs LibreOffice {want!r}")
             else:  # XLM_EVALUATE against the 检查 sheet, row by row
                 checks = lo[SHEETS["checks"]]
                 for row in got[1:]:
@@ -743,20 +775,21 @@ def test_udfs_equal_the_native_formulas_as_libreoffice_computes_them(recalculate
                     ours = [row[3], row[4], row[5], row[2]]
                     for col, a, b in zip(cols, ours, native):
                         if not _same(a, _yes_no(a, b)):
-                            mismatches.append(f"{out.name} {row[0]} 检查!{col}{r}: UDF {a!r} vs LibreOffice {b!r}")
+                            mismatches.append(f"{built.name} {row[0]} 检查!{col}{r}: UDF {a!r} vs LibreOffice {b!r}")
         if case is not None:  # and the evaluator agrees with both
             rep = evaluate(case)
             if _named(lo, "out_overall_status") != STATUS_ZH[rep.overall_status]:
-                mismatches.append(f"{out.name}: LibreOffice overall status differs from evaluate()")
+                mismatches.append(f"{built.name}: LibreOffice overall status differs from evaluate()")
     print(f"\n{len(recalculated)} workbooks, {compared} UDF formulas compared, {len(mismatches)} mismatches")
     assert compared > 0 and not mismatches, "\n".join(mismatches[:30])
 
 
 @pytest.mark.libreoffice
-def test_libreoffice_keeps_the_udf_sheets_and_leaves_udf_cells_unevaluated(recalculated):
+def test_libreoffice_keeps_the_udf_sheets_and_leaves_udf_cells_unevaluated(recalculated, tmp_path):
     """Without xlwings (LibreOffice, or Excel before Import Functions) the UDF cells show an error
     while the native column keeps its values: the cached UDF values are for viewers only."""
-    _case, built, out = recalculated[0]
+    _case, built, _ = recalculated[0]
+    out, = recalculate([built], tmp_path)
     lo = openpyxl.load_workbook(out, data_only=True)
     assert CONF_SHEET in lo.sheetnames and lo[CONF_SHEET]["B1"].value == "xlmodel.udfs"
     ws = lo[UDF_SHEET]
