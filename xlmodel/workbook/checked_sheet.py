@@ -4,18 +4,17 @@ This module is where xlmodel relies on XlsxWriter's internals to write (the chec
 is also read from an unsaved XlsxWriter workbook, :func:`xlmodel.workbook.reader._as_read_back`): :class:`CheckedWorksheet`
 overrides the private ``Worksheet._write_string``, ``_write_formula``, ``_write_number``,
 ``_write_blank``, ``_write_boolean`` and ``_write_datetime`` (the public ``write_*`` methods call
-them, and return their return code), and ``_prepare_formula``, which XlsxWriter runs on every formula
-(29 regular-expression substitutions adding the ``_xlfn.`` prefix of Excel's dynamic-array functions):
-a formula naming none of them is returned as XlsxWriter would return it, without the 29 passes — a
-quarter of a workbook's build. Private methods may change in any release, so pyproject.toml
-pins XlsxWriter to the major version this is tested with, and tests/test_checked_sheet.py fails when
-the installed XlsxWriter is outside that range or no longer has these methods as overridden here.
+them, and return their return code). Private methods may change in any release, so the README's
+commands and CI install the XlsxWriter of ``constraints.txt`` (the version the whole suite passed
+with), pyproject.toml admits the range tested, and tests/test_checked_sheet.py fails when the installed
+XlsxWriter is outside that range or no longer has these methods as overridden here.
+
+Formulas are prepared by XlsxWriter's own ``_prepare_formula`` (the ``_xlfn.`` prefixes of Excel's
+future and dynamic-array functions): from 3.3.4 on it is one pass that skips string literals, so the
+override that spared the 29 substitutions of earlier releases is gone (issue 45).
 """
 
 from __future__ import annotations
-
-import functools
-import re
 
 from xlsxwriter.utility import xl_rowcol_to_cell
 from xlsxwriter.worksheet import Worksheet
@@ -28,15 +27,6 @@ MAX_FORMULA = 8_192  # characters of one formula in Excel
 #: the private methods of XlsxWriter's Worksheet that CheckedWorksheet overrides (called with their
 #: arguments in order: row, col, the value, the format[, the formula's value])
 OVERRIDDEN = ("_write_string", "_write_formula", "_write_number", "_write_blank", "_write_boolean", "_write_datetime")
-
-#: the dynamic-array functions XlsxWriter 3.x prefixes with ``_xlfn.`` in every formula, as plain substrings
-#: before "(" (a superset of its ``\bNAME\(`` patterns; ``INGLE`` for its ``\SINGLE\(``, which matches any
-#: character before INGLE): where none occurs, each of its substitutions leaves the formula as it is
-DYNAMIC_FUNCTIONS = ("ANCHORARRAY", "BYCOL", "BYROW", "CHOOSECOLS", "CHOOSEROWS", "DROP", "EXPAND", "FILTER", "HSTACK",
-                     "LAMBDA", "MAKEARRAY", "MAP", "RANDARRAY", "REDUCE", "SCAN", "INGLE", "SEQUENCE", "SORT", "SORTBY",
-                     "SWITCH", "TAKE", "TEXTSPLIT", "TOCOL", "TOROW", "UNIQUE", "VSTACK", "WRAPCOLS", "WRAPROWS", "XLOOKUP")
-_DYNAMIC = re.compile("(?:" + "|".join(DYNAMIC_FUNCTIONS) + r")\(")
-
 
 def text_units(s: str) -> int:
     """The length of ``s`` as Excel counts it (UTF-16 code units)."""
@@ -84,19 +74,6 @@ class CheckedWorksheet(Worksheet):
         rc = _WS_FORMULA(self, row, col, formula, cell_format, value)
         return self._checked(rc, row, col) if rc else rc
 
-    def _prepare_formula(self, formula, expand_future_functions=False):
-        """XlsxWriter's own, without its 29 substitutions where the formula names no function they prefix
-        (and no future function is to be expanded): the same text, for a quarter of the build's time."""
-        if self.use_future_functions or expand_future_functions or _DYNAMIC.search(formula):
-            return _prepared(formula, bool(expand_future_functions), bool(self.use_future_functions))
-        if formula.startswith("{"):
-            formula = formula[1:]
-        if formula.startswith("="):
-            formula = formula[1:]
-        if formula.endswith("}"):
-            formula = formula[:-1]
-        return formula
-
     def _write_number(self, row, col, number, cell_format=None):
         rc = _WS_NUMBER(self, row, col, number, cell_format)
         return self._checked(rc, row, col) if rc else rc
@@ -116,19 +93,3 @@ class CheckedWorksheet(Worksheet):
 
 _WS_STRING, _WS_FORMULA, _WS_NUMBER = Worksheet._write_string, Worksheet._write_formula, Worksheet._write_number
 _WS_BLANK, _WS_BOOLEAN, _WS_DATETIME = Worksheet._write_blank, Worksheet._write_boolean, Worksheet._write_datetime
-_WS_PREPARE = Worksheet._prepare_formula
-
-
-class _Flags:
-    """What XlsxWriter's ``_prepare_formula`` reads of its worksheet: ``use_future_functions`` alone."""
-
-    def __init__(self, use_future_functions: bool):
-        self.use_future_functions = use_future_functions
-
-
-@functools.lru_cache(maxsize=4096)
-def _prepared(formula: str, expand_future_functions: bool, use_future_functions: bool) -> str:
-    """XlsxWriter's ``_prepare_formula`` (a function of the text and these two flags only: its 29 and,
-    for conditional formats and validations, 150 more substitutions), once per distinct formula: a
-    conditional format's rule is the same text on every workbook of a plan."""
-    return _WS_PREPARE(_Flags(use_future_functions), formula, expand_future_functions)
