@@ -2,11 +2,15 @@
 
 The workbook came by email: it is read as every workbook is (:func:`.reader.read_workbook`: an
 xlmodel workbook, within the size limits, every input readable), and handed to an engine only if
-nothing in it can act outside the workbook (:func:`foreign_content`): no macros, no links to other
-files, no data connections or embedded objects, and no formula — in a cell, a conditional format,
-a data validation, a defined name or a chart — with a function xlmodel does not write itself (so no
-WEBSERVICE, HYPERLINK, RTD, DDE) or a reference to another workbook. The engine runs with macros
-disabled and link updates off, and is killed when it outlives its time (:mod:`.engines`).
+nothing in it can act outside the workbook (:func:`foreign_content`): every part and relationship
+allowed by its content type and relationship type, none external (:mod:`.package_gate`: no macros,
+no links to other files or URLs, no data connections or embedded objects, whatever the parts are
+called), and every formula — in a cell, a conditional format, a data validation, a defined name, a
+chart or a shape's text link — read by openpyxl's tokenizer and made only of functions xlmodel
+writes itself (so no WEBSERVICE, HYPERLINK, RTD), references to the workbook's own sheets and names,
+and constants (:mod:`.formula_gate`: no other workbook, no DDE). The engine runs with macros
+disabled, link updates off and its network sent nowhere, and is killed when it outlives its time
+(:mod:`.engines`) or when a signal stops the command (:func:`.recalc.stopped_by_signals`).
 
 What the engine saved is stamped with the engine that computed it (the custom property
 ``xlmodel_recalculated_by``: engine and version, xlmodel's version, the time), read back and
@@ -28,88 +32,82 @@ from xml.sax.saxutils import escape
 from .. import __version__
 from ..errors import Problem
 from ..io import atomic_write, check_output
+from .formula_gate import formula_problems, functions
 from .reader import MAX_ENTRIES, MAX_ENTRY, MAX_FILE, MAX_RATIO, MAX_UNPACKED, WorkbookError, read_workbook
 
 RECALCULATED_BY = "xlmodel_recalculated_by"
 DEFAULT_TIMEOUT = 120.0  # seconds per workbook (plus the engine's start-up allowance)
 
-#: parts that can act outside the workbook: never handed to an engine
-_FOREIGN_PARTS = (
-    ("xl/vbaProject.bin", "macros (VBA)"),
-    ("xl/externalLinks/", "links to other workbooks"),
-    ("xl/connections.xml", "data connections"),
-    ("xl/queryTables/", "web or database queries"),
-    ("xl/embeddings/", "embedded objects (OLE)"),
-    ("xl/activeX/", "ActiveX controls"),
-    ("xl/ctrlProps/", "form controls"),
-    ("customUI/", "a custom ribbon (macros)"),
-)
 _FORMULA_TAGS = frozenset({"f", "formula", "formula1", "formula2"})
-_STRING = re.compile(r'"(?:[^"]|"")*"')
-_QUOTED_SHEET = re.compile(r"'(?:[^']|'')*'")
-_FUNCTION = re.compile(r"(?<![A-Za-z0-9_.])((?:_xlfn\.|_xlws\.)?[A-Za-z_][A-Za-z0-9_.]*)\s*\(")
+_SHEET_CT = "application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"
+_CHART_CTS = ("application/vnd.openxmlformats-officedocument.drawingml.chart+xml",
+              "application/vnd.openxmlformats-officedocument.drawingml.chartshapes+xml")
+_DRAWING_CT = "application/vnd.openxmlformats-officedocument.drawing+xml"
 
 
 class NotHandedOn(WorkbookError):
-    title = "not handed to a spreadsheet engine (不交给电子表格引擎计算)"
+    title = "不交给电子表格引擎计算 not handed to a spreadsheet engine"
 
 
 def functions_of(formula: str) -> set[str]:
-    """The functions a formula calls (upper case, without Excel's _xlfn. prefixes)."""
-    text = _QUOTED_SHEET.sub("''", _STRING.sub('""', formula))
-    out = set()
-    for m in _FUNCTION.finditer(text):
-        name = m.group(1).upper()
-        for prefix in ("_XLFN.", "_XLWS."):
-            name = name.removeprefix(prefix)
-        out.add(name)
+    """The functions a formula calls (upper case, without Excel's _xlfn. prefixes), read by openpyxl's tokenizer."""
+    return functions(formula)
+
+
+def _sheet_formulas(z: zipfile.ZipFile, part: str, name: str) -> list[tuple[str, str]]:
+    from ..safexml import iterparse
+
+    out, cell = [], None
+    for event, el in iterparse(z.read(part), events=("start", "end")):
+        local = el.tag.rsplit("}", 1)[-1]
+        if event == "start":
+            if local == "c":
+                cell = el.get("r")
+            continue
+        if local in _FORMULA_TAGS and el.text:
+            where = f"{name}!{cell}" if local == "f" and cell else f"{name} (conditional format or validation)"
+            out.append((where, el.text))
+        elif local == "c":
+            cell = None
+            el.clear()
     return out
-
-
-def _outside(formula: str) -> str | None:
-    """What in a formula reaches outside the workbook: another workbook ([1]Sheet!A1), DDE (|)."""
-    text = _QUOTED_SHEET.sub("''", _STRING.sub('""', formula))
-    if "[" in text:
-        return "a reference to another workbook"
-    if "|" in text:
-        return "a DDE link"
-    return None
 
 
 def formula_texts(data: bytes) -> list[tuple[str, str]]:
     """(where, formula) for every formula of an .xlsx: cells (sheet!cell), conditional formats and
-    data validations (sheet), charts, defined names."""
-    from defusedxml.ElementTree import fromstring, iterparse
-
+    data validations (sheet), charts, shapes' text links, defined names. Parts are found by their
+    content type, wherever they are stored."""
+    from ..safexml import fromstring
+    from .package_gate import part_types
     from .parity import _sheet_parts
 
     out = []
     with zipfile.ZipFile(io.BytesIO(data)) as z:
-        for name, part in _sheet_parts(z).items():
-            if part not in z.namelist():
-                continue
-            cell = None
-            for event, el in iterparse(z.open(part), events=("start", "end")):
-                local = el.tag.rsplit("}", 1)[-1]
-                if event == "start":
-                    if local == "c":
-                        cell = el.get("r")
-                    continue
-                if local in _FORMULA_TAGS and el.text:
-                    where = f"{name}!{cell}" if local == "f" and cell else f"{name} (conditional format or validation)"
-                    out.append((where, el.text))
-                elif local == "c":
-                    cell = None
-                    el.clear()
-        for part in z.namelist():
-            if part.startswith("xl/charts/") and part.endswith(".xml"):
-                for el in fromstring(z.read(part)).iter():
-                    if el.tag.rsplit("}", 1)[-1] == "f" and el.text:
-                        out.append((f"chart {part.rsplit('/', 1)[-1]}", el.text))
+        sheet_of = {part.lower(): name for name, part in _sheet_parts(z).items()}
+        for low, (part, ctype) in sorted(part_types(z).items()):
+            if ctype == _SHEET_CT:
+                out += _sheet_formulas(z, part, sheet_of.get(low, part))
+            elif ctype in _CHART_CTS:
+                out += [(f"chart {part.rsplit('/', 1)[-1]}", el.text) for el in fromstring(z.read(part)).iter()
+                        if el.tag.rsplit("}", 1)[-1] == "f" and el.text]
+            elif ctype == _DRAWING_CT:
+                out += [(f"drawing {part.rsplit('/', 1)[-1]}", el.get("textlink")) for el in fromstring(z.read(part)).iter()
+                        if el.get("textlink")]
         for el in fromstring(z.read("xl/workbook.xml")).iter():
             if el.tag.rsplit("}", 1)[-1] == "definedName" and el.text:
                 out.append((f"defined name {el.get('name')}", el.text))
     return out
+
+
+def _sheets_and_names(z: zipfile.ZipFile) -> tuple[frozenset[str], frozenset[str]]:
+    """The workbook's sheet names, and its defined names in upper case."""
+    from ..safexml import fromstring
+
+    root = fromstring(z.read("xl/workbook.xml"))
+    sheets = {el.get("name") for el in root.iter() if el.tag.rsplit("}", 1)[-1] == "sheet" and el.get("name")}
+    names = {el.get("name").upper() for el in root.iter()
+             if el.tag.rsplit("}", 1)[-1] == "definedName" and el.get("name")}
+    return frozenset(sheets), frozenset(names)
 
 
 _FUNCTIONS: dict[tuple, frozenset[str]] = {}
@@ -129,27 +127,28 @@ def xlmodel_functions(policy, year: int) -> frozenset[str]:
             ref = Path(d) / "reference.xlsx"
             WorkbookBuilder(policy, Case(policy.id, year), udf=True).write(ref)
             data = ref.read_bytes()
-        _FUNCTIONS[key] = ENGINE_FUNCTIONS | {f for _where, text in formula_texts(data) for f in functions_of(text)}
+        texts = {text for _where, text in formula_texts(data)}
+        _FUNCTIONS[key] = ENGINE_FUNCTIONS | {f for text in texts for f in functions(text)}
     return _FUNCTIONS[key]
 
 
 def foreign_content(data: bytes, allowed: frozenset[str] | set[str]) -> list[Problem]:
-    """What in a workbook could act outside it, one problem each (empty: it may be handed to an engine)."""
-    problems = []
+    """What in a workbook could act outside it, one problem each (empty: it may be handed to an engine):
+    its parts and relationships (:func:`.package_gate.package_problems`), then every formula
+    (:func:`.formula_gate.formula_problems`)."""
+    from .package_gate import package_problems
+
     with zipfile.ZipFile(io.BytesIO(data)) as z:
-        names = z.namelist()
-    for prefix, what in _FOREIGN_PARTS:
-        found = [n for n in names if n == prefix or (prefix.endswith("/") and n.startswith(prefix))]
-        if found:
-            problems.append(Problem(found[0], f"the workbook contains {what} (工作簿含有宏、外部链接或嵌入对象)"))
+        problems = package_problems(z)
+        if problems:  # formulas of parts that may not go anyway are not read
+            return problems
+        sheets, names = _sheets_and_names(z)
+    allowed = frozenset(allowed)
+    seen: dict[str, list[str]] = {}
     for where, text in formula_texts(data):
-        unknown = sorted(functions_of(text) - allowed)
-        outside = _outside(text)
-        if unknown:
-            problems.append(Problem(where, f"a function xlmodel does not write: {', '.join(unknown)[:120]} "
-                                           "(xlmodel 不写的函数)"))
-        elif outside:
-            problems.append(Problem(where, f"{outside} (指向工作簿之外)"))
+        if text not in seen:
+            seen[text] = formula_problems(text, allowed, sheets, names)
+        problems += [Problem(where, why) for why in seen[text]]
     return problems
 
 
@@ -206,8 +205,9 @@ def recalc_workbook(book, out, engine=None, *, force: bool = False, timeout: flo
                            max_parts=MAX_ENTRIES, max_ratio=MAX_RATIO)
     problems = foreign_content(data, xlmodel_functions(read.policy, read.case.evaluation_year))
     if problems:
-        problems.append(Problem("(what to do)", "rebuild it from its inputs with `xlmodel refresh BOOK -o NEW.xlsx` "
-                                                "(xlmodel's own formulas), then recalc that"))
+        problems.append(Problem("(怎么办 what to do)", "请用 `xlmodel refresh BOOK -o NEW.xlsx` 按其输入重建（xlmodel 自己的公式）"
+                                                      "再重算 rebuild it from its inputs with `xlmodel refresh BOOK -o NEW.xlsx` "
+                                                      "(xlmodel's own formulas), then recalc that"))
         raise NotHandedOn(str(book), problems)
     if engine is None or isinstance(engine, str):
         from .engines import engine as find

@@ -2,7 +2,10 @@
 
 LibreOffice: a private profile forces recalculation of every formula on load
 (OOXMLRecalcMode = 0, "always"), never runs a document's macros (the highest macro
-security, macros disabled) and never updates links to other files, then each file is
+security, macros disabled), never updates links to other files (Calc's link update mode 1,
+"never"), blocks linked pictures of untrusted documents and sends every network request to a
+proxy where nothing listens (127.0.0.1, port 9; the engines' environment says the same,
+:data:`NO_NETWORK`), then each file is
 converted xlsx -> xlsx, so the output's cached values are LibreOffice's own. Many files
 go through one ``soffice`` process (:data:`PER_LAUNCH` at a time).
 
@@ -34,8 +37,23 @@ _XCU = """<?xml version="1.0" encoding="UTF-8"?>
 <item oor:path="/org.openoffice.Office.Common/Security/Scripting"><prop oor:name="MacroSecurityLevel" oor:op="fuse"><value>3</value></prop></item>
 <item oor:path="/org.openoffice.Office.Common/Security/Scripting"><prop oor:name="DisableMacrosExecution" oor:op="fuse"><value>true</value></prop></item>
 <item oor:path="/org.openoffice.Office.Calc/Content/Update"><prop oor:name="Link" oor:op="fuse"><value>1</value></prop></item>
-</oor:items>
-"""
+<item oor:path="/org.openoffice.Office.Common/Security/Scripting"><prop oor:name="BlockUntrustedRefererLinks" oor:op="fuse"><value>true</value></prop></item>
+""" + "".join(f'<item oor:path="/org.openoffice.Inet/Settings"><prop oor:name="{k}" oor:op="fuse"><value>{v}</value></prop></item>\n'
+              for k, v in (("ooInetProxyType", 1), ("ooInetNoProxy", ""), ("ooInetHTTPProxyName", "127.0.0.1"),
+                           ("ooInetHTTPProxyPort", 9), ("ooInetHTTPSProxyName", "127.0.0.1"), ("ooInetHTTPSProxyPort", 9),
+                           ("ooInetFTPProxyName", "127.0.0.1"), ("ooInetFTPProxyPort", 9))) + "</oor:items>\n"
+
+#: the proxy every engine is given: the discard port of this machine, where nothing listens, so that
+#: nothing a workbook names is fetched (LibreOffice's own settings above say the same; curl, GIO and
+#: libsoup read these variables)
+NO_NETWORK = {**{k: "http://127.0.0.1:9" for k in ("http_proxy", "https_proxy", "ftp_proxy", "all_proxy",
+                                                   "HTTP_PROXY", "HTTPS_PROXY", "FTP_PROXY", "ALL_PROXY")},
+              "no_proxy": "", "NO_PROXY": ""}
+
+
+def engine_env(**extra: str) -> dict:
+    """The environment an engine runs in: this one, with :data:`NO_NETWORK` and ``extra``."""
+    return {**os.environ, **NO_NETWORK, **extra}
 
 
 #: where LibreOffice installs itself when it is not on PATH (Linux, macOS, Windows)
@@ -81,7 +99,7 @@ def recalculate_gnumeric(paths: list[Path], outdir: Path, timeout: float = 120, 
     for p in paths:
         o = outdir / Path(p).with_suffix(suffix).name
         o.unlink(missing_ok=True)
-        proc = run_bounded([exe, "--recalc", str(p), str(o)], timeout, "Gnumeric", env={**os.environ, "HOME": str(outdir)})
+        proc = run_bounded([exe, "--recalc", str(p), str(o)], timeout, "Gnumeric", env=engine_env(HOME=str(outdir)))
         if not o.exists():
             raise XlmodelError(f"Gnumeric 运行失败 Gnumeric failed on {p} ({proc.returncode}): {proc.stderr.strip()[:500]}")
         out.append(o)
@@ -169,7 +187,7 @@ def _run(exe: str, paths: list[Path], outdir: Path, timeout: float,
     with tempfile.TemporaryDirectory(prefix="xlmodel-lo-") as prof:
         cmd = [exe, f"-env:UserInstallation={profile(prof).resolve().as_uri()}", "--headless", "--norestore",
                "--nologo", "--convert-to", target, "--outdir", str(outdir), *map(str, paths)]
-        return run_bounded(cmd, timeout, "LibreOffice")
+        return run_bounded(cmd, timeout, "LibreOffice", env=engine_env())
 
 
 class EngineTimeout(XlmodelError):
