@@ -207,8 +207,10 @@ def cmd_selftest(args) -> int:
     from pathlib import Path
 
     from .. import selftest
+    from .drive import check_timeout
     from .engines import engine
 
+    timeout = check_timeout(args.timeout)
     if not 1 <= args.cases <= 1000:
         raise XlmodelError(f"--cases: 每个规划的案例数须为 1–1000 expected a number of cases per plan from 1 to 1000, got {args.cases}")
     keep = Path(args.keep) if args.keep else None
@@ -222,7 +224,7 @@ def cmd_selftest(args) -> int:
 
     with tempfile.TemporaryDirectory(prefix="xlmodel-selftest-") as tmp:
         folder = keep or Path(tmp)
-        result = selftest.run(adapter, policies, args.cases, seed=args.seed, folder=folder, timeout=args.timeout,
+        result = selftest.run(adapter, policies, args.cases, seed=args.seed, folder=folder, timeout=timeout,
                               say=say)
     result.skipped, result.folder = skipped, keep
     print(selftest.summary(result))
@@ -269,7 +271,7 @@ def add_commands(sub) -> None:
     sc2.add_argument("-o", "--output", required=True, help="重算后的 .xlsx the recalculated .xlsx")
     sc2.add_argument("--engine", choices=engines,
                      help="电子表格引擎（默认：本机第一个可用的）the engine (default: the first present: Excel on Windows/macOS, LibreOffice, Gnumeric)")
-    sc2.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
+    sc2.add_argument("--timeout", default=120.0, metavar="SECONDS",  # checked by check_timeout: no NaN, no infinity
                      help="引擎处理该工作簿的时限（秒） time the engine has for the workbook, after a minute to start (default 120)")
     sc2.add_argument("--force", action="store_true", help="覆盖已有文件 overwrite an existing file")
     sc2.set_defaults(func=cmd_recalc)
@@ -280,7 +282,7 @@ def add_commands(sub) -> None:
     st.add_argument("--cases", type=int, default=20, metavar="N", help="每个规划的案例数 cases per plan (default 20; a third on boundaries)")
     st.add_argument("--policy", action="append", metavar="ID", help="只测试此规划 test this plan only (repeatable; default: every plan)")
     st.add_argument("--seed", type=int, default=20261201, help="案例的随机种子 the cases' seed (default: the parity tests')")
-    st.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+    st.add_argument("--timeout", default=60.0, metavar="SECONDS",  # checked by check_timeout: no NaN, no infinity
                     help="引擎处理每个工作簿的时限（秒） time the engine has for each workbook, after a minute to start (default 60)")
     st.add_argument("--keep", metavar="DIR", help="把工作簿（我们的和引擎的）保存在这个新文件夹 keep the workbooks (ours and the engine's) in this new folder")
     st.set_defaults(func=cmd_selftest)

@@ -37,6 +37,24 @@ from .reader import MAX_ENTRIES, MAX_ENTRY, MAX_FILE, MAX_RATIO, MAX_UNPACKED, W
 
 RECALCULATED_BY = "xlmodel_recalculated_by"
 DEFAULT_TIMEOUT = 120.0  # seconds per workbook (plus the engine's start-up allowance)
+MAX_TIMEOUT = 86400.0  #: the longest --timeout: a day a workbook
+
+
+def check_timeout(seconds) -> float:
+    """``--timeout`` as a number of seconds above 0 and at most :data:`MAX_TIMEOUT`, else an
+    :class:`~xlmodel.errors.XlmodelError` (exit 2): NaN, infinity, 1e400, 0 and negative numbers are refused."""
+    import math
+
+    from ..errors import XlmodelError
+
+    try:
+        value = float(seconds)
+    except (TypeError, ValueError, OverflowError):
+        value = math.nan
+    if not (math.isfinite(value) and 0 < value <= MAX_TIMEOUT):
+        raise XlmodelError(f"--timeout: 时限须为大于 0、不超过 {MAX_TIMEOUT:g} 的秒数 expected a number of seconds above 0 "
+                           f"and at most {MAX_TIMEOUT:g} (a day), got {str(seconds)[:40]!r}")
+    return value
 
 _FORMULA_TAGS = frozenset({"f", "formula", "formula1", "formula2"})
 _SHEET_CT = "application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"
@@ -199,6 +217,7 @@ def recalc_workbook(book, out, engine=None, *, force: bool = False, timeout: flo
     from .integrity import integrity
     from .reader import cached_differences
 
+    timeout = check_timeout(timeout)
     out = check_output(out, force=force, suffixes=(".xlsx",))  # before any work
     read = read_workbook(book)  # an xlmodel workbook, every input readable (errors name sheet!cell)
     data, _ = inspect_xlsx(book, max_bytes=MAX_FILE, max_unpacked=MAX_UNPACKED, max_part=MAX_ENTRY,
