@@ -182,8 +182,10 @@ def cmd_recalc(args) -> int:
     from ..outputs import OUTPUT
     from .drive import recalc_workbook
     from .integrity import verdict_lines
+    from .recalc import stopped_by_signals
 
-    res = recalc_workbook(args.workbook, args.output, args.engine, force=args.force, timeout=args.timeout)
+    with stopped_by_signals():  # a signal kills the engine and removes the hidden copy of the workbook
+        res = recalc_workbook(args.workbook, args.output, args.engine, force=args.force, timeout=args.timeout)
     for note in res.notes:
         print(f"注意 Note: {plain_text(note)}", file=sys.stderr)
     print(f"计算引擎 Engine: {res.engine}（工作簿属性 xlmodel_recalculated_by）")
@@ -209,6 +211,7 @@ def cmd_selftest(args) -> int:
     from .. import selftest
     from .drive import check_timeout
     from .engines import engine
+    from .recalc import stopped_by_signals
 
     timeout = check_timeout(args.timeout)
     if not 1 <= args.cases <= 1000:
@@ -222,7 +225,7 @@ def cmd_selftest(args) -> int:
     def say(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
-    with tempfile.TemporaryDirectory(prefix="xlmodel-selftest-") as tmp:
+    with stopped_by_signals(), tempfile.TemporaryDirectory(prefix="xlmodel-selftest-") as tmp:
         folder = keep or Path(tmp)
         result = selftest.run(adapter, policies, args.cases, seed=args.seed, folder=folder, timeout=timeout,
                               say=say)

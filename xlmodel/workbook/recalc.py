@@ -22,10 +22,13 @@ hang costs a clear message, never a stuck command.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
 
 from ..errors import XlmodelError
@@ -194,16 +197,33 @@ class EngineTimeout(XlmodelError):
     """A spreadsheet engine did not finish in its time and was stopped."""
 
 
+#: the engine processes running now (each the head of its process group), and whether they are being stopped
+_LIVE: set[subprocess.Popen] = set()
+_LIVE_LOCK = threading.Lock()
+_STOPPING = threading.Event()
+
+
+class EngineStopped(XlmodelError):
+    """An engine was not started: the run is being stopped by a signal."""
+
+
 def run_bounded(cmd: list[str], timeout: float, engine: str, env: dict | None = None,
                 stdin_text: str | None = None) -> subprocess.CompletedProcess:
     """Run an engine's command in a process group of its own; after ``timeout`` seconds kill the
     group (the engine and whatever it started: soffice starts soffice.bin) and raise
-    :class:`EngineTimeout`. Input is ``stdin_text`` (else closed), output captured."""
+    :class:`EngineTimeout`. Input is ``stdin_text`` (else closed), output captured. While a signal
+    stops the run (:func:`stopped_by_signals`) no engine starts."""
     kw: dict = {"start_new_session": True} if os.name == "posix" else {
         "creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL if stdin_text is None else subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace", env=env, **kw)
+    with _LIVE_LOCK:
+        if _STOPPING.is_set():
+            raise EngineStopped(f"{engine} 未启动：运行已被信号中止 {engine} was not started: the run is being stopped")
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL if stdin_text is None else subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace", env=env, **kw)
+        _LIVE.add(proc)
     try:
+        if _STOPPING.is_set():  # a signal between the start and the line above: stop_engines did not see it
+            raise EngineStopped(f"{engine} 已终止：运行已被信号中止 {engine} was stopped: the run is being stopped")
         out, err = proc.communicate(stdin_text, timeout=timeout)
     except subprocess.TimeoutExpired:
         _kill_group(proc)
@@ -213,19 +233,63 @@ def run_bounded(cmd: list[str], timeout: float, engine: str, env: dict | None = 
     except BaseException:  # Ctrl-C, SIGTERM: the engine goes too
         _kill_group(proc)
         raise
+    finally:
+        with _LIVE_LOCK:
+            _LIVE.discard(proc)
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
-    import signal
+def stop_engines() -> None:
+    """Kill every engine running now, with what it started, and start no other until
+    :func:`stopped_by_signals` ends. Safe in a signal handler (no lock is taken: a set is copied)."""
+    _STOPPING.set()
+    for proc in list(_LIVE):
+        _signal_group(proc)
 
+
+@contextlib.contextmanager
+def stopped_by_signals():
+    """While engines run for a command: SIGINT, SIGTERM or SIGHUP kills every engine (the threads
+    waiting on them go on at once) and raises :class:`xlmodel.io.Interrupted` in the main thread, so
+    that the command's temporary folders (the hidden copy of the workbook beside the output) are
+    removed as it unwinds; a second signal while that happens waits for it. Elsewhere than in the
+    main thread, nothing is installed."""
+    from ..io import SIGNALS, Interrupted
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    fired: list[int] = []
+
+    def handler(signum, frame):
+        stop_engines()
+        if not fired:
+            fired.append(signum)
+            raise Interrupted(signum)
+
+    old = {sig: signal.signal(sig, handler) for sig in SIGNALS}
+    _STOPPING.clear()
+    try:
+        yield
+    finally:
+        for sig, h in old.items():
+            signal.signal(sig, h)
+        _STOPPING.clear()
+
+
+def _signal_group(proc: subprocess.Popen) -> None:
     try:
         if os.name == "posix":
             os.killpg(proc.pid, signal.SIGKILL)
         else:  # pragma: no cover - Windows: the process tree
             subprocess.run(["taskkill", "/F", "/T", "/PID", str(proc.pid)], capture_output=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
-        proc.kill()
+        with contextlib.suppress(OSError):
+            proc.kill()
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    _signal_group(proc)
     try:
         proc.communicate(timeout=10)
     except (subprocess.TimeoutExpired, ValueError, OSError):  # pragma: no cover - a pipe held by a stuck process
