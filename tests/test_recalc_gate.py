@@ -282,6 +282,49 @@ def test_a_picture_inside_the_workbook_passes(gcl_book):
     assert foreign_content(out.getvalue(), xlmodel_functions(policy_by_id(GCL), 2023)) == []
 
 
+def _excel_parts(book: hc.Book) -> None:
+    """What Excel keeps beside a workbook it saves: a calculation chain, printer settings, its custom XML
+    data store, the people of threaded comments and a sensitivity label."""
+    sheet_rels = hc._sheet_rels(book)
+    sheet = sheet_rels.replace("_rels/", "").removesuffix(".rels")
+    for part, ctype, rels, rtype, target in (
+            ("xl/calcChain.xml", "spreadsheetml.calcChain+xml", "xl/_rels/workbook.xml.rels", "calcChain", "calcChain.xml"),
+            ("xl/printerSettings/printerSettings1.bin", "spreadsheetml.printerSettings", sheet_rels, "printerSettings",
+             "../printerSettings/printerSettings1.bin"),
+            ("customXml/itemProps1.xml", "customXmlProperties+xml", "customXml/_rels/item1.xml.rels", "customXmlProps",
+             "itemProps1.xml"),
+            ("xl/persons/person.xml", "application/vnd.ms-excel.person+xml", "xl/_rels/workbook.xml.rels",
+             "http://schemas.microsoft.com/office/2017/10/relationships/person", "persons/person.xml"),
+            ("docMetadata/LabelInfo.xml", "application/vnd.ms-office.classificationlabels+xml", "_rels/.rels",
+             "http://schemas.microsoft.com/office/2020/02/relationships/classificationlabels", "docMetadata/LabelInfo.xml")):
+        book.set_text(part, "<x/>")
+        hc.add_content_type(book, part, ctype if "/" in ctype else "application/vnd.openxmlformats-officedocument." + ctype)
+        hc.add_relationship(book, rels, "rIdE" + str(len(book.order)), rtype if ":" in rtype else OD + rtype, target)
+    book.set_text("customXml/item1.xml", "<b:Sources xmlns:b='urn:x'/>")  # application/xml, the default of .xml
+    hc.add_relationship(book, "xl/_rels/workbook.xml.rels", "rIdC", OD + "customXml", "../customXml/item1.xml")
+    assert sheet in book.parts
+
+
+def test_the_parts_excel_adds_on_saving_pass(gcl_book):
+    import io
+
+    book = hc.Book(gcl_book)
+    _excel_parts(book)
+    out = io.BytesIO()
+    book.save(out)
+    assert foreign_content(out.getvalue(), xlmodel_functions(policy_by_id(GCL), 2023)) == []
+
+
+def test_two_parts_of_one_name_but_for_case_are_refused(gcl_book, tmp_path, capsys, monkeypatch):
+    """Which of the two an engine reads is its own affair: the gate would have checked only one."""
+    _no_engine(monkeypatch)
+    book = hc.Book(gcl_book)
+    book.set_text("XL/_rels/workbook.xml.rels", book.text("xl/_rels/workbook.xml.rels"))
+    assert _refused(capsys, tmp_path, book) == [
+        "  - XL/_rels/workbook.xml.rels: 部件名重复（不计大小写）two parts of the same name (letter case aside): "
+        "XL/_rels/workbook.xml.rels, xl/_rels/workbook.xml.rels"]
+
+
 # ---- 4. --timeout ----------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("text", ["nan", "inf", "-inf", "1e400", "-5", "0", "86400.5", "abc", ""])

@@ -13,8 +13,10 @@ does with a part follows from the relationship that reaches it and the content t
 
 Everything else — macros (VBA), ActiveX, OLE objects, external links, data connections and queries,
 pivot caches, custom ribbons, comments' VML, parts with no content type — is refused, each with the
-part that holds it. The allow-list is what xlmodel, LibreOffice and Gnumeric write, and what Excel adds
-on saving (calculation chain, printer settings, sheet metadata, a thumbnail).
+part that holds it, as is a package with two parts of one name (letter case aside). The allow-list is
+what xlmodel, LibreOffice and Gnumeric write, and what Excel adds on saving (calculation chain,
+printer settings, sheet metadata, a thumbnail, its custom XML data store, the people of threaded
+comments, sensitivity labels).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import posixpath
 import re
 import zipfile
+from collections import Counter
 from urllib.parse import unquote
 
 from .. import safexml
@@ -56,6 +59,12 @@ RELATIONSHIPS: dict[str, tuple[str, ...]] = {
     "http://schemas.microsoft.com/office/2011/relationships/chartStyle": ("application/vnd.ms-office.chartstyle+xml",),
     "http://schemas.microsoft.com/office/2011/relationships/chartColorStyle": ("application/vnd.ms-office.chartcolorstyle+xml",),
     _OD + "image": _IMAGES,
+    # what Excel keeps beside a workbook, inert XML: its data store, people of threaded comments, labels
+    _OD + "customXml": ("application/xml",),
+    _OD + "customXmlProps": (_OFF + "customXmlProperties+xml",),
+    "http://schemas.microsoft.com/office/2017/10/relationships/person": ("application/vnd.ms-excel.person+xml",),
+    "http://schemas.microsoft.com/office/2020/02/relationships/classificationlabels":
+        ("application/vnd.ms-office.classificationlabels+xml",),
 }
 
 #: what a refused relationship or content type is, in words (the refusal does not depend on these)
@@ -168,6 +177,12 @@ def package_problems(z: zipfile.ZipFile) -> list[Problem]:
         return types[part][1] if part in types else None
 
     problems: list[Problem] = []
+    files = [n for n in z.namelist() if not n.endswith("/")]
+    if len(files) != len(names):  # OPC: names compare without case; an engine might read the one not checked
+        count = Counter(n.lower() for n in files)
+        twice = sorted(n for n in files if count[n.lower()] > 1)
+        return [Problem(twice[0], "部件名重复（不计大小写）two parts of the same name (letter case aside): "
+                                  f"{', '.join(_shown(n) for n in twice[:4])}")]
     reached: set[str] = set()
     for low, name in sorted(names.items()):
         source = _source_of(low)
