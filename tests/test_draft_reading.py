@@ -442,6 +442,9 @@ def test_suggested_rules_pasted_in_pass_policies_check(tmp_path):
     out.write_text("\n".join(pasted) + "\n", encoding="utf-8")
     data = yaml.safe_load(out.read_text(encoding="utf-8"))
     assert sum(r["id"].startswith("todo_") for r in data["rules"]) == 6
+    code, err = run_cli("policies", "check", out)  # the review items are still open: an unreviewed draft
+    assert code == 2 and err.count("未复核的草稿项") == len({w for w, _ in clause_items}), err
+    out.write_text(out.read_text(encoding="utf-8").replace("待复核", "已复核"), encoding="utf-8")  # settled
     code, err = run_cli("policies", "check", out)
     assert code == 0, err
     p = load_policy_file(out)

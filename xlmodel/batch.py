@@ -717,7 +717,7 @@ def prepare_batch(df: pd.DataFrame, policy: str | Policy | None = None, source: 
         _boards(encoded, key_vals, heads.get("board"), rows, labels, problems, notes)
     _attested_elsewhere(encoded, attest_cols, models, pol_col, rows, problems)
     problems += _part_problems(encoded, n, rows)
-    warnings = _unit_warnings(encoded, n, rows, labels)
+    warnings = _draft_warnings(models) + _unit_warnings(encoded, n, rows, labels)
     if problems:
         raise BatchError(source, problems[:MAX_LISTED] + ([Problem("…", f"另有 {len(problems) - MAX_LISTED} 处 "
                                                                        f"{len(problems) - MAX_LISTED} more")]
@@ -733,6 +733,22 @@ def prepare_batch(df: pd.DataFrame, policy: str | Policy | None = None, source: 
                  encoded=encoded, forecast=forecast, models=models, pol=pol_col, notes=notes, warnings=warnings,
                  left_out=left_out, row_key=row_key, key_order=key_order, sorted_key=row_key[key_order], columns=columns,
                  numeric_columns=numeric)
+
+
+def _draft_warnings(models: dict) -> list[str]:
+    """One warning per plan with open review items (:func:`xlmodel.policy.open_reviews`): an unreviewed draft,
+    under which no row's verdict is a pass (:func:`unreviewed_plans`; ``evaluate --batch`` exits 1)."""
+    return [f"规划 {pid} 为未复核的草稿（{n} 项待复核）：按其评估的行不构成合规结论 the plan {pid} is an unreviewed draft "
+            f"({n} open review item{'s' if n != 1 else ''}): no row evaluated under it is a verdict of compliance"
+            for pid, n in unreviewed_plans(models).items()]
+
+
+def unreviewed_plans(models: dict) -> dict[str, int]:
+    """The plans of ``models`` (by id) that are unreviewed drafts, with their number of open review items."""
+    from .policy import open_reviews
+
+    counts = {pid: len(open_reviews(m.policy)) for pid, m in models.items()}
+    return {pid: n for pid, n in counts.items() if n}
 
 
 def _key_column(heads: dict, n: int, problems: list[Problem]) -> str | None:

@@ -56,8 +56,9 @@ EXIT_HELP = {
     "evaluate": _codes(
         "  0    每个案例（--batch 的每一行）合规：每条规则通过或仅警告\n"
         "       every case (every --batch row) is compliant: each rule passes or only warns",
-        "  1    某案例或某行有规则不通过或缺少规则所需的输入\n"
-        "       in some case or row a rule fails or an input a rule needs is missing",
+        "  1    某案例或某行有规则不通过或缺少规则所需的输入，或其规划是未复核的草稿（待复核）\n"
+        "       in some case or row a rule fails or an input a rule needs is missing, or its\n"
+        "       plan is an unreviewed draft (open 待复核 items: no verdict of compliance)",
         "  2    输入或用法有误（消息指明文件或行、字段和年度）\n"
         "       bad input or usage (the message names the file or row, field and year)" + _EXISTS
         + "\n       或 --batch 的 -o 即其输入文件（即使给了 --force 也拒绝）\n"
@@ -343,7 +344,10 @@ def cmd_evaluate(args) -> int:
         print(f"{OUTPUT['st_risk_warning'].short_zh} at risk of the ST warning: {len(risk)} company-years"
               + (f" ({', '.join(keys[:20])}{' …' if len(keys) > 20 else ''})" if len(risk) else ""),
               file=sys.stderr)
-        return EXIT_FAIL if counts.get("fail") or counts.get("missing_input") else EXIT_OK
+        from .batch import unreviewed_plans
+
+        drafts = unreviewed_plans(batch.models)  # an unreviewed draft's rows are no pass (said above, as a warning)
+        return EXIT_FAIL if counts.get("fail") or counts.get("missing_input") or drafts else EXIT_OK
     if not args.cases:
         raise XlmodelError("evaluate 需要案例文件（或 --batch 批量文件）evaluate needs a CASE file (or --batch FILE)")
     worst = EXIT_OK

@@ -85,6 +85,8 @@ def check_policy_file(path, *, install: bool = False) -> Checked:
             problems.append(Problem("(compile)", str(e)))
         except Exception as e:  # noqa: BLE001 - a kind's parameters the catalogue cannot build: said, never a traceback
             problems.append(Problem("(compile)", f"does not compile: {type(e).__name__}: {e}"))
+    if policy is not None:
+        problems += review_problems(policy)
     if isinstance(pid, str) and POLICY_ID.fullmatch(pid):
         others = [f for f in plan_files().get(pid, []) if entry is None or f.path != entry.path]
         for f in others:
@@ -101,6 +103,21 @@ def check_policy_file(path, *, install: bool = False) -> Checked:
     if problems:
         raise PolicyError(source, problems)
     return Checked(policy, path, model, notes)
+
+
+def review_problems(policy) -> list[Problem]:
+    """One problem per open review item (:func:`xlmodel.policy.open_reviews`): a draft nobody has reviewed is
+    not a plan yet. Each says how to settle it: in the file itself, where the item is."""
+    from .policy import open_reviews
+
+    return [Problem(where, f"未复核的草稿项：{_short(what)} — 核对原文后改写规则或条款，删去“待复核”标记（或改为"
+                           "“已复核”以明示不采纳）open review item of a draft: check it against the text, settle the "
+                           "rule or clause, then remove the 待复核 mark (or write 已复核 over it to dismiss it)")
+            for where, what in open_reviews(policy)]
+
+
+def _short(text: str, n: int = 160) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
 
 
 def installed_text_ref(pid: str) -> str:

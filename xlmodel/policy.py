@@ -632,6 +632,9 @@ class Policy(_Base):
     major_outlay: MajorOutlay | None = None
     clauses: dict[str, ClauseEntry]
     rules: list[RuleSpec] = Field(min_length=1)
+    #: a draft's review items that belong to no clause or rule (the plan years, the clause numbering):
+    #: open while an item carries the mark :data:`REVIEW_MARK` (:func:`open_reviews`)
+    review: list[str] = []
     #: where the plan was read from, with its source text and plan text (:func:`policy_source`)
     _source: "PolicySource | None" = PrivateAttr(default=None)
 
@@ -653,6 +656,21 @@ class Policy(_Base):
     @property
     def requirements(self):
         return [r for r in self.rules if role_of(r) != "condition"]
+
+
+#: the mark of an open review item in a drafted plan (a rule's or clause's note, an entry of ``review:``):
+#: the item is settled when the reader removes the mark (or writes 已复核 over it), having checked the text
+REVIEW_MARK = "待复核"
+
+
+def open_reviews(policy) -> list[tuple[str, str]]:
+    """The plan's open review items, (where, what) in file order: every rule note, clause note and entry of
+    ``review:`` that still carries :data:`REVIEW_MARK`. A plan with any is an unreviewed draft: ``policies
+    check`` lists them as errors, ``install`` refuses it, and no evaluation under it is a bare pass."""
+    out = [(f"review[{i}]", item) for i, item in enumerate(getattr(policy, "review", ()) or ()) if REVIEW_MARK in item]
+    out += [(f"rules[{r.id}].note", r.note) for r in policy.rules if r.note and REVIEW_MARK in r.note]
+    out += [(f"clauses[{cid}].note", c.note) for cid, c in policy.clauses.items() if c.note and REVIEW_MARK in c.note]
+    return out
 
 
 class LowPayout(_Base):

@@ -13,6 +13,10 @@ from .outputs import HEADLINE as _OUTPUTS, JSON_HEADLINE, OUTPUT as _O, PART as 
 from .fields import FIELDS, HALF_YEAR_OPINIONS
 from .sanitize import md_text, plain_text
 from .expr import py
+from .policy import open_reviews
+
+#: beside the overall verdict of a case under a plan with open review items: never a bare 通过
+UNREVIEWED = "（未复核草稿，不构成合规结论 unreviewed draft: no verdict of compliance）"
 
 if TYPE_CHECKING:
     from .env import ArrayEnv
@@ -107,6 +111,22 @@ class Report:
     min_cash_note_zh: str = ""
     min_cash_note_en: str = ""
     plan_years: tuple[int, int] | None = None  # the plan's period; a year outside it is evaluated, and said so
+    #: the plan's open review items ("where: what"): a draft nobody has reviewed; the figures are computed
+    #: all the same, but no verdict under it is a pass (exit 1, and every face says so)
+    open_reviews: tuple[str, ...] = ()
+
+    @property
+    def plan_reviewed(self) -> bool:
+        return not self.open_reviews
+
+    def draft_note(self) -> tuple[str, str] | None:
+        """(zh, en): the plan is an unreviewed draft and the verdict no verdict of compliance; None when reviewed."""
+        if self.plan_reviewed:
+            return None
+        n = len(self.open_reviews)
+        return (f"⚠ 规划为未复核的草稿（{n} 项待复核）— 以下结果不构成合规结论",
+                f"the plan is an unreviewed draft ({n} open review item{'s' if n != 1 else ''}) — the results below "
+                "are no verdict of compliance")
 
     @property
     def in_plan_period(self) -> bool:
@@ -124,6 +144,8 @@ class Report:
         d["company"] = dict(self.company)
         d["plan_years"] = list(self.plan_years) if self.plan_years is not None else None
         d["rules"] = [r.to_dict() for r in self.rules]
+        d["open_reviews"] = list(self.open_reviews)
+        d["plan_reviewed"] = self.plan_reviewed
         aliased = [p for p in RULE_PARTS if p.json_alias]  # the bound: "bound", and "required" kept as its alias
         for r in d["rules"]:
             for p in aliased:
@@ -160,7 +182,7 @@ class Report:
 
     @property
     def exit_code(self) -> int:
-        return 0 if self.overall_status in ("pass", "warn") else 1
+        return 0 if self.overall_status in ("pass", "warn") and self.plan_reviewed else 1
 
     def rule(self, rule_id: str) -> RuleResult:
         return next(r for r in self.rules if r.id == rule_id)
@@ -466,7 +488,8 @@ def _report(model: cat.Model, case, val, results: list[RuleResult], head: tuple)
         overall_status=overall, cash_conditions_met=cond, min_cash_dividend=min_cash, max_distribution=max_dist,
         fail_count=int(fails), warn_count=int(warns), missing_input_count=int(missing),
         st_risk_warning=st, cash_needed_to_avoid_st=st_cash, rules=results,
-        min_cash_note_zh=note_zh, min_cash_note_en=note_en, plan_years=tuple(p.plan_years))
+        min_cash_note_zh=note_zh, min_cash_note_en=note_en, plan_years=tuple(p.plan_years),
+        open_reviews=tuple(f"{where}: {what}" for where, what in open_reviews(p)))
 
 
 # ---- one case's results, assembled by a program written per model ----------------------------------
@@ -572,9 +595,10 @@ def _header_segments(rep: Report) -> list[list[tuple[str, str]]]:
         [("", f"政策 Policy: {plain_text(rep.policy)} (v{plain_text(rep.policy_version)})"),
          ("    ", f"会计年度 Fiscal year: {rep.evaluation_year}")]
         + ([(" ", plain_text(rep.period_note()))] if rep.period_note() else []),
-        [("", f"{_O['overall_status'].short}: {st[rep.overall_status]} {rep.overall_status}"),
-         ("    ", f"{_O['fail_count'].short}: {rep.fail_count}  {_O['warn_count'].short}: {rep.warn_count}  "
-                  f"{_O['missing_input_count'].short}: {rep.missing_input_count}")],
+        [("", f"{_O['overall_status'].short}: {st[rep.overall_status]} {rep.overall_status}")]
+        + ([(" ", UNREVIEWED)] if not rep.plan_reviewed else [])
+        + [("    ", f"{_O['fail_count'].short}: {rep.fail_count}  {_O['warn_count'].short}: {rep.warn_count}  "
+                      f"{_O['missing_input_count'].short}: {rep.missing_input_count}")],
         [("", f"{_O['cash_conditions_met'].short}: {'—' if cond is None else ('是 yes' if cond else '否 no')}")],
         [("", _amount_line("min_cash_dividend", rep.min_cash_dividend))]
         + ([("  ", f"（{plain_text(rep.min_cash_note_zh)}）")] if rep.min_cash_note_zh else []),
@@ -610,6 +634,7 @@ def render_table(rep: Report, *, width: int | None = None, wide: bool = False, c
     status words. ``preface``: (zh, en) lines of our own wording shown first (``xlmodel check``
     puts the workbook's integrity there); text from a file in them is made plain."""
     color = color_enabled() if color is None else color
+    preface = _with_draft_note(rep, preface)
     if wide:
         return _render_wide(rep, color, preface)
     w = max(MIN_WIDTH, width or terminal_width())
@@ -621,6 +646,12 @@ def render_table(rep: Report, *, width: int | None = None, wide: bool = False, c
         lines += _fit(segments, w)
     lines.append("")
     return "\n".join(_paint_overall(lines, rep, color) + _compact_rules(rep, w, color))
+
+
+def _with_draft_note(rep: Report, preface: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The preface lines with, first, the note that the plan is an unreviewed draft (when it is one)."""
+    note = rep.draft_note()
+    return ([note] if note else []) + list(preface)
 
 
 def _compact_rules(rep: Report, w: int, color: bool) -> list[str]:
@@ -841,14 +872,15 @@ def render_markdown(rep: Report, *, preface: Sequence[tuple[str, str]] = ()) -> 
     st = cat.STATUS_ZH
     cond = rep.cash_conditions_met
     name = f"{md_text(rep.company.get('company_name', ''))} {md_text(rep.company.get('stock_code', ''))}".strip()
-    quoted = "\n>\n".join(f"> {md_text(zh)} / {md_text(en)}" for zh, en in preface)
+    quoted = "\n>\n".join(f"> {md_text(zh)} / {md_text(en)}" for zh, en in _with_draft_note(rep, preface))
     lines = [
         f"### {name} — {rep.evaluation_year} 年度股东分红回报规划合规检查" if name else f"### {rep.evaluation_year} 年度股东分红回报规划合规检查",
         "",
         *([quoted, ""] if quoted else []),
         f"- 规划 Policy: `{rep.policy}` v{md_text(rep.policy_version)}"  # (an id: [a-z0-9-] only)
         + (f" {md_text(rep.period_note())}" if rep.period_note() else ""),
-        f"- {_O['overall_status'].short}: **{st[rep.overall_status]}** ({rep.overall_status}); "
+        f"- {_O['overall_status'].short}: **{st[rep.overall_status]}** ({rep.overall_status})"
+        + (md_text(UNREVIEWED) if not rep.plan_reviewed else "") + "; "
         f"{_O['fail_count'].short_zh} {rep.fail_count}, {_O['warn_count'].short_zh} {rep.warn_count}, "
         f"{_O['missing_input_count'].short_zh} {rep.missing_input_count}",
         f"- {_O['cash_conditions_met'].short}: {'—' if cond is None else ('是' if cond else '否')}",
@@ -882,7 +914,8 @@ def render_by_year(reports: Sequence[Report], evaluation_year: int, forecast_yea
     for rep in reports:
         mark = " ◀" if rep.evaluation_year == evaluation_year else ("" if lo <= rep.evaluation_year <= hi else " *")
         mark += " 预测" if rep.evaluation_year in forecast_years else ""
-        rows.append((f"{rep.evaluation_year}{mark}", f"{cat.STATUS_ZH[rep.overall_status]} {rep.overall_status}",
+        verdict = f"{cat.STATUS_ZH[rep.overall_status]} {rep.overall_status}" + ("（未复核草稿 draft）" if not rep.plan_reviewed else "")
+        rows.append((f"{rep.evaluation_year}{mark}", verdict,
                      _fmt(rep.min_cash_dividend, "元"), _fmt(rep.max_distribution, "元"),
                      f"{rep.fail_count} / {rep.warn_count} / {rep.missing_input_count}"))
     widths = [max(_width(r[i]) for r in rows + [heads]) for i in range(len(heads))]

@@ -42,7 +42,8 @@ from .evaluator import attestation_ids as model_attestations, evaluate_one, mode
 from .expr import from_serial
 from .fields import ENUMS, FIELDS, Kind
 from .outputs import OUTPUT, PART
-from .policy import Policy, find_policy, list_policies, policy_by_id
+from .policy import Policy, find_policy, list_policies, open_reviews, policy_by_id
+from .report import UNREVIEWED
 
 __all__ = [
     "XLM_POLICIES", "XLM_RULES", "XLM_EVALUATE", "XLM_MIN_CASH", "XLM_MAX_DISTRIBUTION", "XLM_CONDITIONS_MET",
@@ -495,6 +496,8 @@ def _scalar(name: str, *args):
     out = res._outputs
     if name not in out:
         out[name] = res.cell(name)
+        if name == "overall_status" and open_reviews(res.model.policy):  # never a bare 通过 under a draft
+            out[name] = f"{out[name]}{UNREVIEWED}"
     return out[name]
 
 

@@ -91,6 +91,9 @@ def draft_text(text: str, *, source: str = "plan.txt", policy_id: str | None = N
     suggested = suggestions(d, {r["id"] for r in policy["rules"]})  # names each in its review item
     policy["clauses"] = clause_entries(d)
     reviews = review_items(d)
+    loose = [f"{REVIEW} {where}: {reason}" for where, reason in reviews if where not in d.clauses]
+    if loose:  # review items of no clause: in the data too, so that the plan stays an unreviewed draft
+        policy["review"] = loose
     yaml_text = render(policy, _header(d, source, reviews, notes, suggested), _rule_comments(d), _clause_comments(d),
                        suggested)
     _check_size(d, yaml_text, policy)

@@ -64,7 +64,7 @@ def render(policy: dict, header: list[str], rule_comments: dict[str, str], claus
                 for line in clause_comments.get(cid, []):
                     out.append("  " + comment(line))
                 out.append("  " + _flow_line(cid, entry))
-        elif key in ("settings", "major_outlay", "company"):
+        elif key in ("settings", "major_outlay", "company", "review"):
             out.extend(_dump({key: value}).splitlines())
         else:
             out.append(_flow_line(key, value) if isinstance(value, (dict, list)) else _dump({key: value}).strip())

@@ -29,10 +29,12 @@ def integrity(read, diffs: list[str]) -> dict:
       your plan folders); false when it is the copy the workbook carries — a plan nobody here has
       reviewed, so neither its formulas nor its verdict prove anything (``plan.source`` is then
       ``carried`` and ``plan.installed_version`` null);
-    * ``trusted``: the workbook's own results can be relied on: the plan verified, formulas checked
+    * ``plan_reviewed``: false when the plan is a draft with open review items (待复核): the report then says
+      so first, and the exit code is 1;
+    * ``trusted``: the workbook's own results can be relied on: the plan verified and reviewed, formulas checked
       and unchanged, cached results current, parameters as the plan sets them.
     """
-    from ..policy import policy_source
+    from ..policy import open_reviews, policy_source
 
     built = read.built_with
     plan_built = built.get("xlmodel_policy_version") or None
@@ -42,9 +44,11 @@ def integrity(read, diffs: list[str]) -> dict:
     params = list(getattr(read, "params_changed", []))
     src = policy_source(read.policy)
     verified = src is None or src.workbook is None  # the workbook's own copy is evidence, never authority
+    reviewed = not open_reviews(read.policy)  # a draft with open review items (待复核) proves nothing either
     return {
-        "trusted": verified and checked and not changed and not stale and not params,
+        "trusted": verified and reviewed and checked and not changed and not stale and not params,
         "plan_verified": verified,
+        "plan_reviewed": reviewed,
         "formulas_checked": checked,
         "formulas_changed": changed,
         "cached_results_stale": stale,
@@ -106,6 +110,8 @@ def short_label(integ: dict | None) -> str:
     parts = []
     if not integ.get("plan_verified", True):
         parts.append("规划未核实")
+    if not integ.get("plan_reviewed", True):
+        parts.append("规划未复核")
     if integ["formulas_changed"]:
         parts.append(f"公式被改 {len(integ['formulas_changed'])}")
     if not integ["formulas_checked"]:

@@ -1,0 +1,171 @@
+"""A drafted plan with open review items (待复核) is an unreviewed draft, never a plan that passes (issue 46, part 1).
+
+``policies check`` lists each open item as an error, ``policies install`` refuses the plan, and a case
+evaluated under it is never a bare 通过: every face (the report, its JSON, the batch, the workbook's cover,
+``check``, the worksheet functions) says the plan is an unreviewed draft and the exit code is 1, while the
+figures are those of the same plan reviewed. The plan here is the GCL template under another id with one
+clause note marked 待复核, so its figures are the GCL sample's (tests/test_custom_plans.py).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import openpyxl
+import pytest
+import yaml
+
+from conftest import cli
+from test_custom_plans import GCL, GCL_MIN_CASH, _udf_args, clean, write_case, write_plan
+from xlmodel import udfs
+from xlmodel.case import load_case
+from xlmodel.draft import draft_text
+from xlmodel.policy import load_policy_file, open_reviews
+
+DRAFT = "acme-draft-2022-2024"
+CLAUSE = "三、(二)、1、(1)"  # the GCL plan's cash conditions (its first rule's clause)
+ITEM = "待复核 REVIEW: 条件未识别 condition not recognised: “现金流充裕”"
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path, monkeypatch):
+    monkeypatch.setenv("XLMODEL_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.delenv("XLMODEL_PLANS", raising=False)
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    udfs.clear_caches()
+    yield
+    udfs.clear_caches()
+
+
+def _mark(data):
+    assert CLAUSE in data["clauses"]
+    data["clauses"][CLAUSE]["note"] = ITEM
+
+
+def draft_plan(folder):
+    return write_plan(folder, DRAFT, mutate=_mark)
+
+
+def settle(path, word="已复核"):
+    """The reader settles the item in the file: the 待复核 mark replaced (the note kept as a record)."""
+    path.write_text(path.read_text(encoding="utf-8").replace("待复核", word), encoding="utf-8")
+
+
+def test_open_review_items_are_found_in_notes_and_in_review(tmp_path):
+    p = load_policy_file(draft_plan(tmp_path / "plans"))
+    assert open_reviews(p) == [(f"clauses[{CLAUSE}].note", ITEM)]
+    settle(tmp_path / "plans" / f"{DRAFT}.yaml")
+    assert open_reviews(load_policy_file(tmp_path / "plans" / f"{DRAFT}.yaml")) == []
+
+
+def test_policies_check_lists_open_items_and_install_refuses_them_until_settled(tmp_path, capsys):
+    src = draft_plan(tmp_path / "src")
+    code, out, err = cli(capsys, "policies", "check", src)
+    assert code == 2 and f"clauses[{CLAUSE}].note" in err and "未复核" in err and "条件未识别" in err, err
+    clean(err)
+    code, out, err = cli(capsys, "policies", "install", src)
+    assert code == 2 and f"clauses[{CLAUSE}].note" in err, err
+    assert not (tmp_path / "config" / "plans" / f"{DRAFT}.yaml").exists()
+    settle(src)  # 已复核: explicitly settled in the file
+    assert cli(capsys, "policies", "check", src)[0] == 0
+    assert cli(capsys, "policies", "install", src)[0] == 0
+
+
+def test_a_rule_note_marked_for_review_is_an_open_item_too(tmp_path, capsys):
+    def mark_rule(data):
+        data["rules"][0]["note"] = "待复核 REVIEW: “或”：按孰低起草"
+    src = write_plan(tmp_path / "src", DRAFT, mutate=mark_rule)
+    code, _, err = cli(capsys, "policies", "check", src)
+    assert code == 2 and "rules[" in err and "].note" in err, err
+
+
+def test_a_case_under_an_unreviewed_draft_is_never_a_bare_pass(tmp_path, capsys):
+    plans = tmp_path / "plans"
+    draft_plan(plans)
+    case = write_case(tmp_path, DRAFT)
+    code, out, err = cli(capsys, "--plans", plans, "evaluate", case)
+    assert code == 1, err  # all rules pass (the GCL sample), yet not compliant: the plan is a draft
+    lines = out.splitlines()
+    assert lines[0].startswith("⚠ 规划为未复核的草稿（1 项待复核）")
+    overall = next(ln for ln in lines if ln.startswith("总体结论 Overall:"))
+    assert "通过 pass" in overall and "未复核草稿" in out[out.index(overall):out.index(overall) + 200]
+    code, out, err = cli(capsys, "--plans", plans, "evaluate", case, "--json")
+    assert code == 1
+    [rep] = json.loads(out)
+    assert rep["plan_reviewed"] is False and rep["open_reviews"] == [f"clauses[{CLAUSE}].note: {ITEM}"]
+    assert rep["overall_status"] == "pass" and rep["min_cash_dividend"] == GCL_MIN_CASH  # the figures still shown
+    settle(plans / f"{DRAFT}.yaml")
+    code, out, err = cli(capsys, "--plans", plans, "evaluate", case, "--json")
+    assert code == 0 and json.loads(out)[0]["plan_reviewed"] is True
+
+
+def test_a_batch_under_an_unreviewed_draft_warns_and_exits_1(tmp_path, capsys):
+    plans = tmp_path / "plans"
+    draft_plan(plans)
+    rows = list(csv.reader((_samples() / "company_years.csv").open(encoding="utf-8")))
+    keep = [i for i, c in enumerate(rows[0]) if not c.startswith("attest_")]
+    batch = tmp_path / "batch.csv"
+    with batch.open("w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f)
+        w.writerow([rows[0][i] for i in keep])
+        for r in rows[1:]:
+            if r[0] == GCL:
+                w.writerow([DRAFT] + [r[i] for i in keep[1:]])
+    for out in (tmp_path / "out.csv", tmp_path / "out.xlsx"):
+        code, _, err = cli(capsys, "--plans", plans, "evaluate", "--batch", batch, "-o", out)
+        assert code == 1 and f"规划 {DRAFT} 为未复核的草稿（1 项待复核）" in err, err
+    summary = [c.value for ws in openpyxl.load_workbook(tmp_path / "out.xlsx").worksheets for row in ws.iter_rows()
+               for c in row if isinstance(c.value, str)]
+    assert any("未复核的草稿" in v for v in summary)
+
+
+def _samples():
+    from test_custom_plans import ROOT
+
+    return ROOT / "samples"
+
+
+def test_the_workbook_cover_check_and_worksheet_functions_say_so(tmp_path, capsys, monkeypatch):
+    plans = tmp_path / "plans"
+    draft_plan(plans)
+    case = write_case(tmp_path, DRAFT)
+    book = tmp_path / "draft.xlsx"
+    code, _, err = cli(capsys, "--plans", plans, "build", case, "-o", book)
+    assert code == 0, err
+    cover = openpyxl.load_workbook(book).worksheets[0]
+    labels = {row[1].value: row[2].value for row in cover.iter_rows(min_row=1, max_row=20) if len(row) > 2}
+    assert labels["规划复核 Plan review"].startswith("⚠ 未复核的草稿（1 项待复核）")
+    code, out, err = cli(capsys, "--plans", plans, "check", book, "--json")
+    assert code == 1
+    [obj] = json.loads(out)
+    assert obj["integrity"]["plan_reviewed"] is False and obj["integrity"]["trusted"] is False
+    assert obj["min_cash_dividend"] == GCL_MIN_CASH
+    code, out, _ = cli(capsys, "--plans", plans, "check", book)
+    assert code == 1 and out.startswith("⚠ 规划为未复核的草稿")
+    monkeypatch.setenv("XLMODEL_PLANS", str(plans))  # Excel has no --plans
+    udfs.clear_caches()
+    c = load_case(case)
+    status = udfs.XLM_OVERALL_STATUS(*_udf_args(c))
+    assert status.startswith("通过") and "未复核草稿" in status
+    assert udfs.XLM_MIN_CASH(*_udf_args(c)) == pytest.approx(GCL_MIN_CASH, abs=0.001)
+
+
+def test_a_reviewed_plan_shows_no_draft_note(tmp_path, capsys):
+    code, out, err = cli(capsys, "evaluate", _samples() / f"{GCL}.yaml")
+    assert code == 0 and "未复核" not in out and not out.startswith("⚠")
+
+
+def test_a_drafts_review_items_of_no_clause_are_kept_in_its_data(tmp_path, capsys):
+    text = ("一、利润分配原则\n公司实行持续、稳定的利润分配政策。\n二、现金分红\n"
+            "公司每年以现金方式分配的利润不少于当年实现的可分配利润的10%。\n")
+    d = draft_text(text)  # no plan years in the text: drafted from this year, a review item of no clause
+    assert [w for w, _ in d.reviews] == ["plan_years"]
+    assert len(d.policy["review"]) == 1 and d.policy["review"][0].startswith("待复核 REVIEW plan_years:")
+    src = tmp_path / "plan.txt"
+    src.write_text(text, encoding="utf-8")
+    out = tmp_path / "demo.yaml"
+    assert cli(capsys, "draft", src, "-o", out)[0] == 0
+    assert yaml.safe_load(out.read_text(encoding="utf-8"))["review"] == d.policy["review"]
+    code, _, err = cli(capsys, "policies", "check", out)
+    assert code == 2 and "review[0]" in err and "plan_years" in err, err
