@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..errors import XlmodelError
-from . import conditions, lexicon, minimums, procedure, stage
+from . import conditions, ledger, lexicon, minimums, procedure, stage
 from .assemble import clause_entries, finish, review_items, suggestions
 from .emit import check_round_trip, render
 from .model import REVIEW, Draft, Rule
@@ -35,6 +35,8 @@ class Drafted:
     draft: Draft = field(repr=False)
     #: (where, reason, rule): the review items that suggest a rule, the rule with its id (``todo_1`` …)
     suggestions: list[tuple[str, str, dict]] = field(default_factory=list)
+    #: every sentence that carries a term, with its one end: ruled, informational or review (:mod:`.ledger`)
+    sentences: list = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
@@ -81,6 +83,7 @@ def draft_text(text: str, *, source: str = "plan.txt", policy_id: str | None = N
     procedure.find_procedures(d)
     lexicon.settle(d)
     finish(d)
+    sentences = ledger.account(d)  # after every reader: what none reached becomes a review item
     if not d.rules:
         _placeholder(d)
     head = _head(d, text, policy_id, company_name, stock_code, board, years, text_ref)
@@ -94,10 +97,10 @@ def draft_text(text: str, *, source: str = "plan.txt", policy_id: str | None = N
     loose = [f"{REVIEW} {where}: {reason}" for where, reason in reviews if where not in d.clauses]
     if loose:  # review items of no clause: in the data too, so that the plan stays an unreviewed draft
         policy["review"] = loose
-    yaml_text = render(policy, _header(d, source, reviews, notes, suggested), _rule_comments(d), _clause_comments(d),
-                       suggested)
+    yaml_text = render(policy, _header(d, source, reviews, notes, suggested, sentences), _rule_comments(d),
+                       _clause_comments(d), suggested)
     _check_size(d, yaml_text, policy)
-    return Drafted(policy, yaml_text, reviews, d, suggested)
+    return Drafted(policy, yaml_text, reviews, d, suggested, sentences)
 
 
 def _check_size(d: Draft, yaml_text: str, policy: dict) -> None:
@@ -249,13 +252,14 @@ def _rule_data(r: Rule) -> dict:
 
 # ---- comments ------------------------------------------------------------------------------------
 
-def _header(d: Draft, source: str, reviews, notes=(), suggested=()) -> list[str]:
+def _header(d: Draft, source: str, reviews, notes=(), suggested=(), sentences=()) -> list[str]:
     n, k = len(d.rules), len(reviews)
     m = len({w for w, _ in reviews if w in d.clauses})
     lines = [f"草稿 DRAFT — drafted by `xlmodel draft` from {source}; check every rule against the text before use.",
              *notes,
              f"识别 {n} 条规则，{k} 项待复核（{m} 个条款）。Recognised {n} rules; {k} item{'s' if k != 1 else ''} need review, "
              f"in {m} clause{'s' if m != 1 else ''} (待复核 REVIEW below and in the clauses' notes).",
+             _sentence_line(sentences),
              "Every clause of the text is listed under `clauses`; every rule quotes the clause it implements."]
     if not d.facts.get("company_written"):
         lines.append("company: not written (give --company, --stock-code and --board); the text names "
@@ -268,6 +272,14 @@ def _header(d: Draft, source: str, reviews, notes=(), suggested=()) -> list[str]
     for note in d.setting_notes:
         lines.append(f"  setting {note}")
     return lines
+
+
+def _sentence_line(sentences) -> str:
+    """The header's count of the sentences that carry a term, by their end (:mod:`.ledger`): they add up."""
+    c = ledger.counts(sentences)
+    total = len(sentences)
+    return (f"句子 sentences: {total} 句含数值、条件、义务或报表措辞 — 规则 ruled {c['ruled']} / 说明 informational "
+            f"{c['informational']} / 待复核 review {c['review']} ({total} sentences carry a term; each ends as one)")
 
 
 def _rule_comments(d: Draft) -> dict[str, str]:

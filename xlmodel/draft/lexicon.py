@@ -80,7 +80,8 @@ def _numbers(d: Draft, c: ClauseText) -> None:
             continue
         a, b = c.piece_at(*m.span())
         d.review(c.id, f"数值未识别 a number nothing read: “{excerpt(c, a, b)}”",
-                 number_snippet(c.id, c.quote(a, b), c.text[max(c.sentence_at(a)[0], a - 40): b]) if d.room(c.id) else None)
+                 number_snippet(c.id, c.quote(a, b), c.text[max(c.sentence_at(a)[0], a - 40): b]) if d.room(c.id) else None,
+                 span=(a, b))
         d.cover(c.id, a, b)
 
 
@@ -108,17 +109,18 @@ def _sentences(d: Draft, c: ClauseText) -> None:
         plain = re.sub(r"\([^()]*\)", "", s)
         if _looks_like_condition(d, c, a, b):
             d.review(c.id, f"像现金分红条件，但不在条件清单中 reads like a cash-dividend condition outside a conditions list: "
-                           f"“{excerpt(c, a, b)}”", rule_snippet(c.id, c.quote(a, b), "condition") if d.room(c.id) else None)
+                           f"“{excerpt(c, a, b)}”", rule_snippet(c.id, c.quote(a, b), "condition") if d.room(c.id) else None,
+                     span=(a, b))
             d.cover(c.id, a, b)
         elif hit:
             d.info(c.id, hit, (a, b))
         elif _OBLIGATION.search(plain):
             d.review(c.id, f"未识别 not recognised: “{excerpt(c, a, b)}”",
-                     rule_snippet(c.id, c.quote(a, b), "duty") if d.room(c.id) else None)
+                     rule_snippet(c.id, c.quote(a, b), "duty") if d.room(c.id) else None, span=(a, b))
             d.cover(c.id, a, b)
         elif _TERM_WORDS.search(plain):
             d.review(c.id, f"含数值、比较或条件措辞而未起草 a number, a comparison or a condition nothing read: “{excerpt(c, a, b)}”",
-                     number_snippet(c.id, c.quote(a, b), s) if d.room(c.id) else None)
+                     number_snippet(c.id, c.quote(a, b), s) if d.room(c.id) else None, span=(a, b))
             d.cover(c.id, a, b)
         else:
             neutral = True

@@ -54,6 +54,7 @@ class Draft:
     facts: dict = field(default_factory=dict)  # plan-wide facts: interim allowed, conditions found, …
     extra: dict[str, list[Rule]] = field(default_factory=dict)  # clause -> rules cited elsewhere that implement it
     snippets: dict[tuple[str, str], dict] = field(default_factory=dict)  # (where, reason) -> the rule to write
+    review_spans: dict[str, list] = field(default_factory=dict)  # clause -> [((start, end), reason)]: what an item is on
     _seen: dict[str, set] = field(default_factory=dict, repr=False)
     _more: dict[str, int] = field(default_factory=dict, repr=False)
 
@@ -86,9 +87,12 @@ class Draft:
         """Whether another review item for ``where`` is listed one by one (else only counted)."""
         return len(self.reviews.get(where, ())) < MAX_REVIEWS
 
-    def review(self, where: str, reason: str, snippet: dict | None = None) -> None:
+    def review(self, where: str, reason: str, snippet: dict | None = None, span: tuple[int, int] | None = None) -> None:
         """A review item for a clause (or a top-level field), with the YAML of what to write where one can be
-        suggested (:mod:`.suggest`). At most :data:`MAX_REVIEWS` a clause: the rest are counted in one more."""
+        suggested (:mod:`.suggest`) and the span of the clause it stands on, where known (:mod:`.ledger`). At
+        most :data:`MAX_REVIEWS` a clause: the rest are counted in one more."""
+        if span is not None and len(self.review_spans.setdefault(where, [])) < MAX_RULES:
+            self.review_spans[where].append((span, reason))
         items = self.reviews.setdefault(where, [])
         if reason in self._seen.setdefault(where, set()):
             return
