@@ -213,11 +213,12 @@ def test_an_announcement_of_something_else_is_refused(tmp_path):
     _refused(tmp_path, src, "不像分红回报规划", "Not a plan text")
 
 
-def test_a_text_without_numbered_clauses_is_refused(tmp_path):
-    src = tmp_path / "articles.txt"
-    src.write_text("公司章程（节选）\n第一百五十五条 公司利润分配政策为：公司每年以现金方式分配的利润不少于当年实现的可分配利润的10%。\n"
-                   "第一百五十六条 公司股东大会对利润分配方案作出决议后，须在两个月内完成股利派发。\n", encoding="utf-8")
-    _refused(tmp_path, src, "第一百五十五条", "一、 （一） 1、 （1）", "No clause numbered")
+def test_a_text_numbered_in_a_style_clause_ids_cannot_cite_is_refused(tmp_path):
+    # (章程 articles, 第一百五十五条, and plain paragraphs are drafted: tests/test_draft_six_classes.py)
+    src = tmp_path / "dotted.txt"
+    src.write_text("利润分配政策（节选）\n1. 公司每年以现金方式分配的利润不少于当年实现的可分配利润的10%。\n"
+                   "2. 公司股东大会对利润分配方案作出决议后，须在两个月内完成股利派发。\n", encoding="utf-8")
+    _refused(tmp_path, src, "1.", "一、 （一） 1、 （1）", "No clause numbered")
 
 
 def test_a_plan_text_with_no_rule_recognised_is_refused(tmp_path):

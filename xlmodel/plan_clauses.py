@@ -1,9 +1,11 @@
 """plan_clauses: a published plan text split into its numbered clauses (what a policy's clauses and quotes cite).
 
 The plans number their clauses in four styles, nested in this order:
-``一、`` > ``（一）`` > ``1、`` > ``（1）``. A clause id joins the markers of
-its ancestors with ``、`` and uses ASCII brackets, e.g. ``三、(二)、1、(4)``
-(DOMAIN.md §2). Text before the first heading is the preamble (``序言``).
+``一、`` > ``（一）`` > ``1、`` > ``（1）``; a 章程's articles (``第一百五十五条``) stand above them. A clause
+id joins the markers of its ancestors with ``、`` and uses ASCII brackets, e.g. ``三、(二)、1、(4)`` or
+``第一百五十五条、(二)`` (DOMAIN.md §2). Text before the first heading is the preamble (``序言``). A text with
+no numbered clause at all (an investor page, a Q&A answer quoting the policy) is read paragraph by paragraph:
+``第1段``, ``第2段`` …, a title line above them the preamble.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 PREAMBLE = "序言"
 _CN = "一二三四五六七八九十"
 _PATTERNS = (
+    (0, re.compile(r"^(第[零〇一二三四五六七八九十百千\d]{1,8}条)")),  # a 章程's article: 第一百五十五条
     (1, re.compile(rf"^([{_CN}]+)、")),
     (2, re.compile(rf"^[（(]([{_CN}]+)[）)]")),
     (3, re.compile(r"^(\d{1,2})、")),
@@ -58,6 +61,22 @@ def parse(text: str) -> dict[str, Clause]:
                 break
         c = clauses[current]
         c.text = f"{c.text}\n{line}" if c.text else line
+    if len(clauses) == 1:  # no numbered clause at all (an investor page, a Q&A answer): each paragraph is one
+        return _paragraphs(clauses[PREAMBLE].text)
+    return clauses
+
+
+#: a paragraph of a text with no numbered clause: ``第1段``, ``第2段`` … (a title line above them stays the preamble)
+PARAGRAPH = "第{}段"
+
+
+def _paragraphs(text: str) -> dict[str, Clause]:
+    lines = [ln for ln in text.split("\n") if ln]
+    title = lines[0] if lines and len(lines) > 1 and not re.search(r"[。，,；;！？]", lines[0]) else ""
+    clauses = {PREAMBLE: Clause(PREAMBLE, title, title)}
+    for i, line in enumerate(lines[1:] if title else lines, 1):
+        cid = PARAGRAPH.format(i)
+        clauses[cid] = Clause(cid, line, line)
     return clauses
 
 

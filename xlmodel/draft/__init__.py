@@ -22,7 +22,7 @@ from .model import REVIEW, Draft, Rule
 from .numbers import cn_int, fold
 from .text import load_clauses
 
-__all__ = ["Drafted", "draft_text", "REVIEW"]
+__all__ = ["Drafted", "draft_text", "NO_TITLE", "REVIEW"]
 
 VERSION = "0.1.0"
 
@@ -153,19 +153,34 @@ _DATE = re.compile(r"((?:19|20)\d\d|[二〇○零一二三四五六七八九]{4}
 _COMPANY = re.compile(r"^(.{2,40}?(?:股份有限公司|有限责任公司|有限公司))")
 
 
+#: the title of a text that has none (its first line is a clause, a sentence or an article): never a body line
+NO_TITLE = "股东分红回报规划（草稿：原文无标题）"
+
+
 def _title(d: Draft, text: str) -> str:
     lines = []
     for raw in text.splitlines():
         line = re.sub(r"\s+", "", raw)
         if not line:
             continue
+        if not lines and _body_line(line):
+            return NO_TITLE
         if lines and (line.startswith(("为", "根据", "公司")) or "，" in line or "," in line):
             break
         lines.append(line)
         if len("".join(lines)) > 60 or "规划" in line:
             break
     title = "".join(lines)[:100]
+    if not title:
+        return NO_TITLE
     return title if "规划" in title or "计划" in title else (title + "股东分红回报规划（草稿）")[:100]
+
+
+def _body_line(line: str) -> bool:
+    """A first line that is no title: a numbered clause or article, or a sentence (its punctuation says so)."""
+    from .. import plan_clauses
+
+    return any(pat.match(line) for _, pat in plan_clauses._PATTERNS) or bool(re.search(r"[。，,；;！？]", line))
 
 
 def _plan_years(d: Draft, text: str, years: tuple[int, int] | None) -> tuple[int, int]:

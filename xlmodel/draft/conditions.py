@@ -15,7 +15,7 @@ from . import numbers as nb
 from .model import Draft, Rule
 from .suggest import rule_snippet
 from .text import ClauseText, ancestors, descendants
-from .words import DIST, NPA, OP_WORDS, PAREN, POSITIVE, RATIO
+from .words import DIST, NPA, OP_WORDS, PAREN, POSITIVE, RATIO, SIGN
 
 HEADER = re.compile(
     r"(?:现金分红|分配现金股利|现金方式分配(?:股利|利润)?)[^。:]{0,16}?(?:满足|具备|符合)(?:下列|以下|如下|下述)?(?:的)?"
@@ -26,6 +26,8 @@ HEADER = re.compile(
 #: (not ``……条件和比例``: that heads more than the list)
 HEADING = re.compile(r"(?:实施|进行)?现金分红(?:应当|应|须|需)?(?:同时)?(?:满足|具备|符合)?(?:的)?(?:具体|基本)?(?:前提)?条件[:]?$"
                      r"|(?:实施|进行)?现金分红(?:的)?前提[:]?$")
+#: ``实施现金分红时应当满足“公司当年实现盈利且……为正值”的条件``: the conditions quoted (an answer citing the 章程)
+QUOTED = re.compile(r"(?:满足|具备|符合)[“\"]([^”\"]{4,300})[”\"](?:的|等)?(?:条件|前提)")
 #: ``现金分红需该年度可分配利润为正且审计报告为标准无保留意见``: conditions stated after 现金分红需 (two at least)
 INLINE_NEEDS = re.compile(r"现金分红(?:需|须|应当|应)(?:同时)?(?:满足)?")
 #: what the company does when the conditions before it hold (a cash dividend, a cash distribution)
@@ -38,11 +40,14 @@ IF_OPEN = re.compile(r"(?:如|若|如果|倘若|假如)")
 IF_FRAME = re.compile(rf",(?:则)?(?:公司)?(?P<gap>[^。;,]{{0,12}}?)(?:进行|实施|采取|采用|以)?{CASH_ACT}")
 _DUTY = re.compile(r"应当|应|须|必须")
 
-_RETAINED = re.compile(rf"(?:(?:在)?弥补(?:以前年度)?亏损[^。;]{{0,24}}?后[,]?)?(?P<pre>累计|期末)(?P<mid>(?:(?!为正|余额|大于)[^。;,]){{0,24}}?)(?:{DIST}|未分配利润){PAREN}(?P<post>[^。;,]{{0,6}}?){POSITIVE}")
+_RETAINED = re.compile(rf"(?:(?:在)?弥补(?:以前年度)?亏损[^。;]{{0,24}}?后[,]?)?(?P<pre>累计|期末|当年末|年末)(?P<mid>(?:(?!为正|余额|大于|不为|非负|不低于|不小于)[^。;,]){{0,24}}?)(?:{DIST}|未分配利润){PAREN}(?P<post>[^。;,]{{0,6}}?){SIGN}")
 _DIST_POS = re.compile(rf"(?P<period>该年度或半年度|年度或半年度|该年度、半年度|当年度|该年度|本年度|当年|当期|年度|每年)?"
-                       rf"(?:实现的?|的)?{DIST}{PAREN}(?:均)?{POSITIVE}")
-_NPA_POS = re.compile(rf"(?:当期|当年|该年度|年度)?{NPA}{POSITIVE}")
-_NET_POS = re.compile(rf"(?:当期|当年|该年度|年度)?(?:税后)?净利润{POSITIVE}")
+                       rf"(?:实现的?|的)?{DIST}{PAREN}(?:均)?{SIGN}")
+_NPA_POS = re.compile(rf"(?:当期|当年|该年度|年度)?{NPA}{SIGN}")
+_NET_POS = re.compile(rf"(?:当期|当年|该年度|年度)?(?:税后)?净利润{SIGN}")
+#: the parent company's own statements (母公司报表), not 归属于母公司股东 (the consolidated figure's owners)
+_PARENT_STATEMENT = re.compile(r"母公司(?:报表|财务报表|口径|单体|单户|个别)|母公司(?:当年|该年度|年度)?(?:实现的?)?(?:净利润|累计|期末|未分配|可供分配)")
+_CONSOLIDATED = re.compile(r"合并(?:报表|财务报表|口径)")
 _PROFITABLE = re.compile(r"(?:当年|年度|当期|每年|该年度)?(?:实现)?盈利(?!能力|水平|情况|状况|规模|的稳定性|但|且未|而)")
 _CASH_FLOW = re.compile(r"现金流(?:量)?(?:状况)?(?:充裕|充足|良好)|现金流(?:量)?(?:可以|能够)?满足[^。;]{0,30}?(?:需求|需要|经营|发展)")
 _OCF = re.compile(rf"经营(?:活动产生的|活动|性)?现金流(?:量)?净额(?P<alt>或(?:者)?(?:公司)?(?:期末)?现金及(?:现金)?等价物(?:的)?(?:余额)?)?"
@@ -104,7 +109,15 @@ def find_condition_lists(d: Draft) -> None:
                 x = d.clauses[child]
                 read_conditions(d, x, x.body, len(x.text))
             continue
+        if _headed_list(d, c):
+            continue
         for a, b in c.sentences():
+            q = QUOTED.search(c.text, a, b)
+            if q and not d.is_covered(c.id, *q.span()) and _atoms(d, c, q.start(1), q.end(1), dry=True):
+                d.facts.setdefault("condition_headers", []).append(c.id)  # an answer quoting the 章程's conditions
+                read_conditions(d, c, q.start(1), q.end(1))
+                d.cover(c.id, q.start(), q.end())
+                continue
             m = HEADER.search(c.text, a, b)
             if not m or d.is_covered(c.id, *m.span()):
                 continue
@@ -121,6 +134,23 @@ def find_condition_lists(d: Draft) -> None:
     exemptions.find_exemption_sentences(d)  # before the frames: ``……的，可以不进行现金分红`` is a case, not a condition
     _inline(d)
     _bare_items(d)
+
+
+def _headed_list(d: Draft, c: ClauseText) -> bool:
+    """``一、现金分红的条件`` on a line of its own above the conditions, in the clause's own text (no sub-clauses):
+    every condition of that text, each joined by 且 / 并且 / 同时 / 以及 or a comma its own."""
+    if c.children or not (c.body < c.head_end < len(c.text)) or not HEADING.search(c.text[c.body:c.head_end]):
+        return False
+    pieces = [(a, b) for a, b in c.pieces(c.head_end, len(c.text), "、")
+              if len(re.findall(r"[\u4e00-\u9fff]", re.sub(r"\([^()]*\)", "", c.text[a:b]))) >= 4]
+    if not pieces or not all(_atoms(d, c, a, b, dry=True) for a, b in pieces):
+        return False  # a frame (……的前提下，应当……), a case that waives it: the other readers
+    d.facts.setdefault("condition_headers", []).append(c.id)
+    d.cover(c.id, c.body, c.head_end)
+    for a, b in c.sentences():
+        if a >= c.head_end and _atoms(d, c, a, b, dry=True):
+            read_conditions(d, c, a, b)
+    return True
 
 
 def _conditions_after(d: Draft, c: ClauseText, start: int) -> None:
@@ -152,7 +182,12 @@ def _inline(d: Draft) -> None:
             m = next((f for f in frames if not re.search(r"不|未|无", f.group("gap")) and _atoms(d, c, a, f.start(), dry=True)),
                      None)
             n = INLINE_NEEDS.search(c.text, a, b)
-            if m:
+            far = None if m else _far_frame(d, c, a, b)
+            if far is not None:  # 在……的情况下，若……，如……，公司应采取现金方式分配股利: every piece before it a condition
+                d.facts.setdefault("inline_conditions", []).append(c.id)
+                read_conditions(d, c, far[0], far[1].start())
+                d.cover(c.id, far[0], far[1].start())
+            elif m:
                 d.facts.setdefault("inline_conditions", []).append(c.id)
                 _atoms(d, c, a, m.start())
                 d.cover(c.id, a, m.end())
@@ -161,6 +196,22 @@ def _inline(d: Draft) -> None:
                 d.facts.setdefault("inline_conditions", []).append(c.id)
                 read_conditions(d, c, n.end(), b)
                 d.cover(c.id, a, n.end())
+
+
+#: the duty after a list of conditions that runs over several pieces: ……的情况下，若……，如……，公司应采取现金方式分配股利
+FAR_DUTY = re.compile(rf"(?:公司)?(?:应当|应|须|必须)(?:采取|采用|以|进行|实施)?{CASH_ACT}")
+
+
+def _far_frame(d: Draft, c: ClauseText, a: int, b: int):
+    """A sentence that opens with 在……的情况下 (or 前提下), states conditions over several pieces and then the duty to
+    pay cash (``FAR_DUTY``): the duty's match, when every condition word before it is a condition; else None."""
+    opened = re.compile(r"在[^。;,]{2,60}?(?:的情况下|的前提下|情况下|前提下)").search(c.text, a, b)
+    if not opened:
+        return None
+    duty = FAR_DUTY.search(c.text, opened.end(), b)
+    if duty is None or _atoms(d, c, opened.start(), duty.start(), dry=True) < 2:
+        return None
+    return opened.start(), duty
 
 
 def _cash_duty(d: Draft, c: ClauseText, m, end: int) -> None:
@@ -258,34 +309,65 @@ def _quote(c: ClauseText, m) -> str:
 
 @_cond(_RETAINED)
 def _retained(d: Draft, c: ClauseText, m) -> None:
-    words = m.group("mid") + m.group("post")
+    words = _before(c, m) + m.group("mid") + m.group("post")  # 母公司报表累计未分配利润为正: the qualifier before it too
     cons, parent = "合并" in words, "母公司" in words
     if cons or parent:  # else the plan does not say which statement: lower of the two (DOMAIN.md §4)
         basis = "lower" if cons and parent else "parent" if parent else "consolidated"
         d.settings["retained_earnings_basis"] = basis
         d.setting_notes.append(f"retained_earnings_basis: {basis} — {c.id} “{_quote(c, m)}”")
-    rule = d.add(Rule("cond_retained_positive", "positive", c.id, _quote(c, m), {"measure": "retained"}))
+    rule = d.add(_signed(Rule("cond_retained_positive", "positive", c.id, _quote(c, m), {"measure": "retained"}), m))
     if m.group("pre") == "期末":
         rule.params["_period_end"] = True  # read by the interim pass (assemble)
+
+
+def _before(c: ClauseText, m) -> str:
+    """The words of the condition's item before the match (a statement qualifier: 母公司报表, 合并报表)."""
+    return c.text[_item(c, m)[0]: m.start()]
+
+
+def _signed(rule: Rule, m) -> Rule:
+    """A ``positive`` condition as worded: 不为负 / 非负 / 不低于零 is ≥ 0, a ``compare`` (never > 0)."""
+    if m.group("nonneg"):
+        rule.duty = rule.duty.replace("_positive", "") + "_not_negative"
+        rule.kind = "compare"
+        rule.params = {**rule.params, "op": ">=", "amount": 0}
+        rule.note = f"“{m.group('nonneg')}”：不为负（≥ 0），不是为正（> 0）。"
+    return rule
+
+
+def _parent_profit(d: Draft, c: ClauseText, m) -> bool:
+    """母公司报表净利润为正: the parent's own net profit, which no field holds: a review item with a condition to
+    confirm (never read as the consolidated figure). True when it was one."""
+    if not _PARENT_STATEMENT.search(_before(c, m) + m.group(0)):
+        return False
+    d.review(c.id, f"母公司报表净利润：无对应字段，未按合并口径起草 the parent's own net profit has no field (not drafted "
+                   f"as the consolidated figure): “{_quote(c, m)}”", rule_snippet(c.id, _quote(c, m), "condition"),
+             span=_item(c, m))
+    return True
 
 
 @_cond(_DIST_POS)
 def _distributable(d: Draft, c: ClauseText, m) -> None:
     period = m.group("period") or ""
-    rule = d.add(Rule("cond_distributable_positive", "positive", c.id, _quote(c, m), {"measure": "distributable_profit"}))
+    rule = d.add(_signed(Rule("cond_distributable_positive", "positive", c.id, _quote(c, m),
+                              {"measure": "distributable_profit"}), m))
     if "半年度" in period:
         rule.params["_half_year"] = True
 
 
 @_cond(_NPA_POS)
 def _npa(d: Draft, c: ClauseText, m) -> None:
-    d.add(Rule("cond_profitable", "positive", c.id, _quote(c, m), {"measure": "net_profit_attributable"}))
+    d.add(_signed(Rule("cond_profitable", "positive", c.id, _quote(c, m), {"measure": "net_profit_attributable"}), m))
 
 
 @_cond(_NET_POS)
 def _net(d: Draft, c: ClauseText, m) -> None:
-    d.add(Rule("cond_profitable", "positive", c.id, _quote(c, m), {"measure": "net_profit_attributable"},
-               review="“净利润” 未说明口径：按归属于上市公司股东的净利润起草 net profit unspecified: drafted as attributable"))
+    if _parent_profit(d, c, m):
+        return
+    review = None if _CONSOLIDATED.search(_before(c, m)) else \
+        "“净利润” 未说明口径：按归属于上市公司股东的净利润起草 net profit unspecified: drafted as attributable"
+    d.add(_signed(Rule("cond_profitable", "positive", c.id, _quote(c, m), {"measure": "net_profit_attributable"},
+                       review=review), m))
 
 
 @_cond(_PROFITABLE)

@@ -29,6 +29,16 @@ _NOT_MINIMUM = re.compile(r"表决权|成熟期|成长期|不易区分|发展阶
                           r"|营收|审计|研发")
 
 
+#: a share that counts votes or people, never an amount: 全体董事过半数, 三分之二以上独立董事同意, 所持表决权的2/3
+_VOTE_LEFT = re.compile(r"(?:董事|监事|委员|表决权|股东所持|出席会议)(?:人数|总数)?(?:的)?$")
+_VOTE_RIGHT = re.compile(r"^(?:以上)?(?:的)?(?:独立)?(?:董事|股东|监事|委员|表决|同意|通过|投票)")
+
+
+def is_vote(sh: "Share") -> bool:
+    """The share is a vote threshold (a majority, two-thirds): a procedure's, never a cash ratio."""
+    return bool(_VOTE_LEFT.search(sh.left) or _VOTE_RIGHT.match(sh.right) or sh.m.group(0) == "半数")
+
+
 @dataclass
 class Share:
     """One share in the text and what stands before it."""
@@ -117,7 +127,7 @@ def _sentence(d: Draft, c: ClauseText, a: int, b: int) -> None:
         # the cash word stands with the share, or opens the sentence part of a later 三年累计 term (…10%或三年累计不少于年均30%)
         cash = _CASH.search(sh.left) or _CASH.search(sh.right) or ("累计" in sh.left
                                                                    and _CASH.search(c.text, max(a, sh.m.start() - 120), sh.m.start()))
-        if _NOT_MINIMUM.search(tail) or not cash:
+        if _NOT_MINIMUM.search(tail) or not cash or is_vote(sh):
             continue
         basis = _last(_BASIS, sh.left[-48:])
         piece = c.text[max(c.piece_at(*sh.m.span())[0], sh.m.start() - 56): sh.m.start()]  # the comparison stands with it

@@ -34,6 +34,11 @@ _YEARLY = re.compile(r"(?P<pr>原则上)?(?:应当|应)?[^。;,]{0,6}?每(?:个)
                      r"|(?P<pr2>原则上)(?:应当|应)?每年(?:度)?(?:都)?(?:进行|实施)现金分红")
 _CASH_FIRST = re.compile(r"(?:具备|满足|符合)(?:现金分红|上述|前述)?(?:的)?(?:具体)?条件(?:时|的|下)?[,]?(?:公司)?(?:应当|应|须|必须)"
                          r"(?:首先)?(?:采用|采取)现金(?:分红|方式)")
+#: duties to pay in cash worded without a share: 公司应当采取现金方式分配股利 (when the conditions hold),
+#: 利润分配方式中必须含有现金分配方式 (any distribution), 应当每年度进行利润分配 (a distribution every year)
+_CASH_WAY = re.compile(r"(?:应当|应|须|必须)(?:采取|采用|以)现金(?:方式|形式)?(?:分配(?:股利|利润)|进行利润分配|分红)")
+_CASH_INCLUDED = re.compile(r"(?:利润分配|分配方式|分红方式)[^。;]{0,12}?(?:必须|应当|应|须)(?:含有|包含|包括|含)现金(?:分配|分红)?")
+_EVERY_YEAR = re.compile(r"(?:应当|应|须|必须)(?:每(?:个)?(?:会计)?年(?:度)?)(?:都|均)?(?:进行|实施)(?:一次)?(?:利润分配|分红)")
 _CAP = re.compile(r"(?:利润分配|分配的利润|分配利润|现金分红|分红|现金红利|现金股利)[^。;]{0,30}?(?:不得|不应|不能|不可|不|未|勿)"
                   r"(?:超过|超出|高于|大于)[^。;,]{0,10}?(?:累计可(?:供)?(?:股东)?分配(?:的)?利润|累计未分配利润|期末未分配利润)"
                   r"(?:的)?(?:范围)?"
@@ -72,8 +77,8 @@ def _sentence(d: Draft, c: ClauseText, a: int, b: int, policy_clause: bool) -> N
     if g:
         _gated(d, c, a, b, g)
         return
-    for fn in (_votes, _payout, _id_opinion, _online, _funds, _minority, _records, _stock, _yearly, _cash_first, _cap,
-               _going, _interim, _buyback):
+    for fn in (_votes, _payout, _id_opinion, _online, _funds, _minority, _records, _stock, _yearly, _cash_first,
+               _cash_duties, _cap, _going, _interim, _buyback):
         fn(d, c, a, b)
 
 
@@ -218,6 +223,31 @@ def _cash_first(d: Draft, c: ClauseText, a: int, b: int) -> None:
     if m:
         d.add(Rule("cash_when_distributing", "cash_paid", c.id, c.quote(*c.piece_at(*m.span())),
                    when=["conditions_met", "distribution_made"]), m.span())
+
+
+def _cash_duties(d: Draft, c: ClauseText, a: int, b: int) -> None:
+    """A duty to pay in cash, or to distribute every year, worded without a share (read where nothing else did)."""
+    for pat, make in ((_CASH_INCLUDED, _cash_included), (_CASH_WAY, _cash_way), (_EVERY_YEAR, _every_year)):
+        m = pat.search(c.text, a, b)
+        if m and not d.is_covered(c.id, *m.span()) and not re.search(r"原则上|可以|可", c.text[c.piece_at(*m.span())[0]: m.start()]):
+            x, y = c.piece_at(*m.span())
+            d.add(make(c, c.quote(x, y)), (x, y))
+
+
+def _cash_included(c: ClauseText, q: str) -> Rule:
+    return Rule("cash_in_every_distribution", "cash_paid", c.id, q, when=["distribution_made"],
+                titles=("利润分配须含现金分红", "Every distribution includes cash"),
+                note="“利润分配方式中必须含有现金分配方式”：进行利润分配的，须有现金分红。")
+
+
+def _cash_way(c: ClauseText, q: str) -> Rule:
+    return Rule("cash_when_conditions", "cash_paid", c.id, q, when=["conditions_met"],
+                note="“应当采取现金方式分配股利”：满足现金分红条件时须有现金分红（金额由最低比例规则检查）。")
+
+
+def _every_year(c: ClauseText, q: str) -> Rule:
+    return Rule("distributions_a_year", "min_distributions", c.id, q, {"count": 1}, when=["conditions_met"],
+                note="“应当每年度进行利润分配”：满足条件的年度至少一次利润分配（输入 distribution_count）。")
 
 
 def _cap(d: Draft, c: ClauseText, a: int, b: int) -> None:

@@ -332,8 +332,10 @@ def check_plan_text(text: str, source: str) -> None:
         raise InputFileError(source, f"这不像分红回报规划：{han} 个汉字中没有“分红”“利润分配”“股利”等词语。{_TODO_ZH}。"
                                      f"Not a plan text: {han} Chinese characters and none of the words of a dividend "
                                      f"plan (分红, 利润分配, 股利): {_TODO_EN}")
-    # the four styles a clause id is made of (xlmodel.plan_clauses): a plan text has at least one
-    if not any(pat.match(line.strip()) for line in text.splitlines() for _, pat in plan_clauses._PATTERNS):
+    # the styles a clause id is made of (xlmodel.plan_clauses); a text with none is read paragraph by paragraph,
+    # unless its clauses are numbered in a way the clause ids cannot cite (第一节 …)
+    if not any(pat.match(line.strip()) for line in text.splitlines() for _, pat in plan_clauses._PATTERNS) and \
+            any(CLAUSE_START.match(line.strip()) for line in text.splitlines()):
         other = list(dict.fromkeys(m.group() for line in text.splitlines() if (m := CLAUSE_START.match(line.strip()))))[:3]
         zh = f"（条款编号为 {' '.join(other)} 等）" if other else ""
         en = f" (its clauses are numbered {' '.join(other)} …)" if other else ""

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from .. import plan_clauses
 from .numbers import Folded, fold
 
-_MARKER = re.compile(r"^(?:[一二三四五六七八九十]+、|\([一二三四五六七八九十]+\)|\d{1,2}、|\(\d{1,2}\))")
+_MARKER = re.compile(r"^(?:第[零〇一二三四五六七八九十百千\d]{1,8}条|[一二三四五六七八九十]+、|\([一二三四五六七八九十]+\)|\d{1,2}、|\(\d{1,2}\))")
 _SENTENCE_END = "。!?"
 #: a sentence is read in parts of at most this many characters (a real one has a few hundred): bounded work
 MAX_SENTENCE = 2000
