@@ -18,12 +18,14 @@ after that work, to see how it carries over to wording it was not written agains
 Clauses listed as ``loose`` have their rules left out of the comparison.
 
     python benchmarks/draft_accuracy.py --corpus   # the real published texts of benchmarks/draft_corpus, per clause
+    python benchmarks/draft_accuracy.py --corpus --pdf  # the same, each text printed as a PDF and read back
 
 With ``--corpus`` each clause of each text (every clause the reading or the draft gives a rule, or that must be
 reviewed) is one of: **right** (its rules equal the reading's, and it is marked for review where the reading says
 it must be), **flagged** (not right, but marked for review: a reader is sent to it), **silently wrong** (a rule
 the reading does not have, or a review the reading requires missing, and no mark) or **silently missed** (rules
-missing and nothing else, no mark). A text is **safe** when none of its clauses is silent.
+missing and nothing else, no mark); a text the drafter refuses (an error, exit 2) has its clauses **refused**. A text
+is **safe** when none of its clauses is silent.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 HERE = Path(__file__).resolve().parent / "draft_heldout"
 CORPUS = Path(__file__).resolve().parent / "draft_corpus"
-CLASSES = ("right", "flagged", "silently wrong", "silently missed")
+CLASSES = ("right", "flagged", "silently wrong", "silently missed", "refused")
 SETS = (("h01–h16 (written before the work)", lambda n: n <= 16), ("h17–h24 (written after it)", lambda n: n > 16))
 draft_text = None  # imported in main(), from this checkout or --src
 
@@ -148,9 +150,24 @@ def _compared(rules: list[dict], years: list[int]) -> Counter:
     return Counter(canon(r, years) for r in rules if not (r["kind"] == "attestation" and r.get("field") is None))
 
 
-def clause_classes(name: str, want: dict) -> dict[str, str]:
-    """Each clause of a corpus text (that the reading or the draft gives a rule, or that must be reviewed): its class."""
+def corpus_text(name: str, pdf: Path | None = None) -> str:
+    """A corpus text as published, or (``pdf``: a folder) as read back from a PDF of it printed by the tests' PDF
+    maker (tests/plan_documents.py: an announcement's header line, CID font, each line a justified paragraph)."""
     text = (CORPUS / f"{name}.txt").read_text(encoding="utf-8")
+    if pdf is None:
+        return text
+    sys.path.insert(0, str(ROOT / "tests"))
+    import plan_documents
+    from xlmodel.draft.source import read_plan_source
+
+    path = pdf / f"{name}.pdf"
+    plan_documents.plan_pdf(path, text, header="证券代码：600000    证券简称：示例股份    公告编号：2025-001", layout="reflow")
+    return read_plan_source(path).text
+
+
+def clause_classes(name: str, want: dict, pdf: Path | None = None) -> dict[str, str]:
+    """Each clause of a corpus text (that the reading or the draft gives a rule, or that must be reviewed): its class."""
+    text = corpus_text(name, pdf)
     years = want.get("years")
     d = draft_text(text, policy_id=f"corpus-{name}", years=tuple(years) if years else None)
     span = list(range(d.policy["plan_years"][0], d.policy["plan_years"][1] + 1))
@@ -174,14 +191,14 @@ def clause_classes(name: str, want: dict) -> dict[str, str]:
     return out
 
 
-def corpus(verbose: bool) -> None:
+def corpus(verbose: bool, pdf: Path | None = None) -> None:
     readings = yaml.safe_load((CORPUS / "readings.yaml").read_text(encoding="utf-8"))
     total, safe = Counter(), 0
     for name, want in readings.items():
         try:
-            classes = clause_classes(name, want)
-        except Exception as e:  # an older drafter may refuse a text: every clause of the reading is then missed
-            classes = {r["clause"]: "silently missed" for r in want.get("rules") or []} or {"(text)": "silently missed"}
+            classes = clause_classes(name, want, pdf)
+        except Exception as e:  # a drafter may refuse a text (loudly): every clause of the reading is refused
+            classes = {r["clause"]: "refused" for r in want.get("rules") or []} or {"(text)": "refused"}
             print(f"{name}: refused ({type(e).__name__}: {str(e)[:100]})")
         counts = Counter(classes.values())
         total += counts
@@ -192,7 +209,7 @@ def corpus(verbose: bool) -> None:
                 if cls != "right":
                     print(f"    {cid}: {cls}")
     n = sum(total.values())
-    print(f"\ncorpus ({len(readings)} texts, {n} clauses): " + ", ".join(f"{k} {total[k]} ({total[k] / n:.0%})" for k in CLASSES)
+    print(f"\ncorpus{' from PDF' if pdf else ''} ({len(readings)} texts, {n} clauses): " + ", ".join(f"{k} {total[k]} ({total[k] / n:.0%})" for k in CLASSES)
           + f"; safe texts {safe}/{len(readings)}")
 
 
@@ -202,13 +219,21 @@ def main(argv=None) -> int:
     ap.add_argument("--verbose", action="store_true", help="say what differs, text by text")
     ap.add_argument("--src", type=Path, default=ROOT, help="the checkout whose xlmodel drafts (default: this one)")
     ap.add_argument("--corpus", action="store_true", help="score the real texts of benchmarks/draft_corpus per clause")
+    ap.add_argument("--pdf", action="store_true", help="with --corpus: each text printed as a PDF and read back first "
+                                                        "(reportlab and fonts-wqy-zenhei, as the tests use)")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(args.src.resolve()))
     from xlmodel.draft import draft_text as fn
 
     draft_text = fn
     if args.corpus:
-        corpus(args.verbose)
+        if args.pdf:
+            import tempfile
+
+            with tempfile.TemporaryDirectory() as tmp:
+                corpus(args.verbose, Path(tmp))
+        else:
+            corpus(args.verbose)
         return 0
     expected = yaml.safe_load((HERE / "expected.yaml").read_text(encoding="utf-8"))
     verdicts = {}
