@@ -626,13 +626,14 @@ class Batch:
         """The result rows in the input's order, ``chunk_rows`` (:data:`CHUNK_ROWS`) at a time, every
         chunk with the same columns (:attr:`columns`)."""
         chunk_rows = chunk_rows or CHUNK_ROWS
+        todo = self.shown
         bar = progress_bar(self.n, "评估 evaluating", progress)
         try:
             for a in range(0, self.n, chunk_rows):
-                b = min(self.n, a + chunk_rows)
+                rows = todo[a:a + chunk_rows]
                 parts = []
                 for pid, model in self.models.items():
-                    sel = a + np.flatnonzero(self.pol[a:b] == pid) if len(self.models) > 1 else np.arange(a, b)
+                    sel = rows[self.pol[rows] == pid] if len(self.models) > 1 else rows
                     if not len(sel):
                         continue
                     getter = self._getter(sel)
@@ -641,7 +642,9 @@ class Batch:
                     if self.names is not None:
                         company["company_name"] = self.names[sel]
                     marks = None if self.forecast is None else self._forecast_marks(sel, getter)
-                    parts.append(pd.DataFrame(_results(model, env, pid, company, self.years[sel], marks), index=sel))
+                    res = _results(model, env, pid, company, self.years[sel], marks)
+                    res[MISSING_COLUMN] = _missing_inputs(model, env, getter, self.years[sel])
+                    parts.append(pd.DataFrame(res, index=sel))
                     bar.update(len(sel))
                 out = pd.concat(parts).sort_index() if len(parts) > 1 else parts[0]
                 if list(out.columns) != self.columns:
@@ -679,9 +682,11 @@ def _headers(df: pd.DataFrame, problems: list[Problem], notes: list[str]) -> dic
     return heads
 
 
-def prepare_batch(df: pd.DataFrame, policy: str | Policy | None = None, source: str = "<batch>") -> Batch:
+def prepare_batch(df: pd.DataFrame, policy: str | Policy | None = None, source: str = "<batch>",
+                  year: int | None = None) -> Batch:
     """Read and check every row and column of ``df`` (see the module doc): a :class:`Batch`, or a
-    :class:`BatchError` with every problem, each naming the row and the column."""
+    :class:`BatchError` with every problem, each naming the row and the column. ``year``: the result has
+    the rows of that fiscal year only (every row is read, the other years as the history its rules read)."""
     problems: list[Problem] = []
     notes: list[str] = list(df.attrs.get("notes") or [])  # how the file was read (a title row, a footer)
     origin = df.attrs.get("xlmodel_origin", "table")
@@ -729,7 +734,14 @@ def prepare_batch(df: pd.DataFrame, policy: str | Policy | None = None, source: 
         notes.append(f"{int(forecast.sum())} 行为预测数（非已披露数），其结果及读取预测年度的结果在 forecast 列标为“是” "
                      f"{int(forecast.sum())} rows hold forecast figures, not reported ones: their results, and those "
                      "whose years read a forecast year, are marked True in the forecast column")
-    return Batch(source=source, n=n, rows=rows, key_col=key_col, keys=key_vals, years=years, names=names,
+    shown = np.arange(n) if year is None else np.flatnonzero(years == year)
+    if year is not None:
+        if not len(shown):
+            raise BatchError(source, [Problem("fiscal_year", f"无 {year} 会计年度的行 no row of fiscal year {year}")])
+        notes.append(f"仅输出 {year} 会计年度的 {len(shown)} 行，其他年度的行作为其窗口的历史数据读取 "
+                     f"only the {len(shown)} rows of fiscal year {year} are evaluated; the other years' rows are read "
+                     "as the history their rules read")
+    return Batch(source=source, n=len(shown), shown=shown, rows=rows, key_col=key_col, keys=key_vals, years=years, names=names,
                  encoded=encoded, forecast=forecast, models=models, pol=pol_col, notes=notes, warnings=warnings,
                  left_out=left_out, row_key=row_key, key_order=key_order, sorted_key=row_key[key_order], columns=columns,
                  numeric_columns=numeric)
@@ -939,7 +951,9 @@ def _result_layout(models: dict[str, cat.Model], company_cols: tuple[str, ...], 
     """The result's columns (every plan's, each once, in order) and those that hold numbers."""
     columns: list[str] = []
     for m in models.values():
-        columns += [c for c in result_columns(m, company_cols, screen=screen, forecast=forecast) if c not in columns]
+        columns += [c for c in result_columns(m, company_cols, screen=screen, forecast=forecast)
+                    if c not in columns and c != MISSING_COLUMN]
+    columns.append(MISSING_COLUMN)
     labels = column_labels(columns, list(models.values()))
     numeric = [c for c in columns if c not in COUNT_COLUMNS + ("fiscal_year",)
                and (units := labels[c].get("units")) and all(u in ("元", "%", "项", "年") for u in units)]
@@ -1030,7 +1044,7 @@ def _per_share(encoded: dict, head: Header, rows: np.ndarray, labels, problems: 
 
 
 def evaluate_batch(df: pd.DataFrame, policy: str | Policy | None = None, source: str = "<batch>",
-                   progress: bool | None = False) -> pd.DataFrame:
+                   progress: bool | None = False, year: int | None = None) -> pd.DataFrame:
     """Evaluate every row (company-year) of ``df``; see the module doc.
 
     ``policy``: a plan id (or a loaded :class:`~xlmodel.policy.Policy`) for every row, else the
@@ -1043,7 +1057,7 @@ def evaluate_batch(df: pd.DataFrame, policy: str | Policy | None = None, source:
     read how: scaled units, codes, boards, the screen), ``columns`` (each column's labels and unit, for
     :mod:`xlmodel.batch_output`), ``policies`` (each plan's title and plan years).
     ``progress``: a bar on stderr (``None``: when stderr is a terminal and the run is long)."""
-    batch = prepare_batch(df, policy, source)
+    batch = prepare_batch(df, policy, source, year=year)
     frames = list(batch.frames(progress=progress))
     out = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0].reset_index(drop=True)
     out.attrs.update(batch.meta())
@@ -1067,6 +1081,8 @@ COMPANY_COLUMNS = ("company_name", "stock_code")
 LEAD_COLUMNS = ("policy", "fiscal_year", "in_plan_period")
 #: the result's mark of the rows on forecast figures (only when the input has a forecast column)
 FORECAST_COLUMN = FORECAST.id
+#: the inputs a row lacks for the rules it could not decide (缺少输入), each with its year; blank when none
+MISSING_COLUMN = "missing_inputs"
 #: the named outputs of every row, after the lead columns and before the rules (:data:`xlmodel.outputs.HEADLINE`)
 OUTPUT_COLUMNS = tuple(o.column for o in _outputs.HEADLINE)
 #: the outputs that count rules: whole numbers
@@ -1081,6 +1097,7 @@ _LEAD_LABELS = {
     "fiscal_year": ("会计年度", "Fiscal year", "年"),
     "in_plan_period": ("在规划期内", "Fiscal year within the plan's years", "是/否"),
     FORECAST_COLUMN: (FORECAST.zh, FORECAST.en, FORECAST.unit_zh),
+    MISSING_COLUMN: ("未能判定的规则缺少的输入", "Inputs missing for the rules it could not decide", "文本"),
 }
 _OUTPUT_UNITS = {o.column: o.unit for o in _outputs.HEADLINE}
 _ROLE_TAG = {"condition": "[条件] ", "regulatory": "[监管] "}
@@ -1115,7 +1132,7 @@ def result_columns(model: cat.Model, company: tuple[str, ...] = ("stock_code",),
         cols = [c for c in cols if c not in SCREEN_OMITS]
     for rd in model.rules:
         cols += [f"{rd.id}.{p}" for p in rule_parts(rd)]
-    return cols
+    return cols + [MISSING_COLUMN]
 
 
 def _unit_values(a: np.ndarray, unit: str) -> np.ndarray:
@@ -1157,6 +1174,29 @@ def _results(model: cat.Model, env, pid: str, company: dict, years: np.ndarray,
                 vals = np.where(np.isin(status, _SHORT), vals.astype(float), np.nan)
             res[f"{rid}.{part}"] = vals
     return res
+
+
+def _missing_inputs(model: cat.Model, env, getter, years: np.ndarray) -> np.ndarray:
+    """Per row, the inputs its undecided rules (缺少输入) lack: ``字段 field_id (year)``, joined by ``；``, each
+    once; None where every rule is decided. A rule decided without some inputs (``<rule>.decided``) names
+    none here: its outcome is the same whatever they are."""
+    n = len(years)
+    lacking: dict[tuple[str, int], np.ndarray] = {}
+    for rd in model.rules:
+        undecided = np.asarray(env.calc(f"{rd.id}.status", None)) == "missing_input"
+        if not undecided.any():
+            continue
+        for cell in dict.fromkeys(rd.app_fields + rd.check_fields):
+            miss = np.asarray(getter(*cell)[1], dtype=bool) & undecided
+            if miss.any():
+                lacking[cell] = lacking.get(cell, np.zeros(n, bool)) | miss
+    out = np.full(n, None, dtype=object)
+    if not lacking:
+        return out
+    for i in np.flatnonzero(np.logical_or.reduce(list(lacking.values()))):
+        out[i] = "；".join(f"{FIELDS[f].zh if f in FIELDS else '声明确认'} {f} ({int(years[i]) + o})"
+                          for (f, o), m in lacking.items() if m[i])
+    return out
 
 
 def _dates(a: np.ndarray) -> np.ndarray:

@@ -153,6 +153,8 @@ class Tally:
         self.plans: dict[str, list[int]] = {}  # plan id -> [rows, rows outside the plan years]
         self.forecast = 0  # rows whose results rest on forecast figures (the forecast column 是)
         self._risk: list[pd.DataFrame] = []
+        #: rows whose risk of the exchange warning could not be decided (its rule 缺少输入)
+        self.risk_undecided = 0
 
     def add(self, df: pd.DataFrame) -> None:
         self.n += len(df)
@@ -177,6 +179,7 @@ class Tally:
         risk = at_risk(df)
         if len(risk):
             self._risk.append(risk)
+        self.risk_undecided += int(risk_undecided(df).sum())
 
     @property
     def outside(self) -> int:
@@ -496,6 +499,27 @@ def _sort_risk(df: pd.DataFrame) -> pd.DataFrame:
     return df.sort_values(keys, ascending=asc, na_position="last", kind="stable") if keys else df
 
 
+def risk_undecided(df: pd.DataFrame) -> np.ndarray:
+    """The rows whose risk of the exchange warning could not be decided: ``st_risk_warning`` blank where the
+    rule lacks an input (its cash needed is blank too; a company out of the rule's scope has 0 there)."""
+    if "st_risk_warning" not in df.columns or "cash_needed_to_avoid_st" not in df.columns:
+        return np.zeros(len(df), bool)
+    blank = np.array([not isinstance(v, (bool, np.bool_)) for v in df["st_risk_warning"].tolist()], dtype=bool)
+    return blank & df["cash_needed_to_avoid_st"].isna().to_numpy()
+
+
+def risk_headline(at_risk_rows: int, companies: int | None, undecided: int) -> tuple[str, str]:
+    """The count of company-years at risk of the exchange warning, never without those it could not decide:
+    (Chinese, English)."""
+    who = f"{companies:,} 家公司 companies，" if companies is not None else ""
+    zh = f"{who}{at_risk_rows:,} 个公司年度"
+    en = f"{at_risk_rows:,} company-years"
+    if undecided:
+        zh += f"；另有 {undecided:,} 个公司年度因缺少输入未能判定（见 missing_inputs 列）"
+        en += f"; {undecided:,} more could not be decided for missing inputs (see the missing_inputs column)"
+    return zh, en
+
+
 def at_risk(df: pd.DataFrame) -> pd.DataFrame:
     """The company-years with ``st_risk_warning`` true, by the cash each still needs to avoid the
     warning (``cash_needed_to_avoid_st``, most first), then company and year."""
@@ -567,8 +591,8 @@ def _risk_section(ws, st: _Styles, tally: Tally, path: Path, r: int) -> int:
         return r
     risk = tally.at_risk()
     companies = risk[tally.key].nunique() if tally.key in risk else len(risk)
-    ws.write_string(r, 0, f"1. 交易所低分红风险警示 At risk of the exchange low-dividend warning：{companies:,} 家公司 "
-                          f"companies，{len(risk):,} 个公司年度 company-years", st.section)
+    zh, en = risk_headline(len(risk), companies, tally.risk_undecided)
+    ws.write_string(r, 0, f"1. 交易所低分红风险警示 At risk of the exchange low-dividend warning：{zh} ({en})", st.section)
     r += 1
     ws.write_string(r, 0, "st_risk_warning 为“是”的公司年度，按避免警示本年尚需宣告的现金分红（cash_needed_to_avoid_st）从高到低排列。"
                           "Sorted by the cash still needed this year to avoid the warning, most first.", st.note)
@@ -581,7 +605,8 @@ def _risk_section(ws, st: _Styles, tally: Tally, path: Path, r: int) -> int:
         ws.write_string(r, j, labels[c], st.th)
     r += 1
     if not len(risk):
-        ws.write_string(r, 0, "无 None", st.plain)
+        ws.write_string(r, 0, "无 None" if not tally.risk_undecided else
+                        f"已判定的公司年度中无 none among those decided（{tally.risk_undecided:,} 个未能判定 undecided）", st.plain)
         r += 1
     for row in risk.itertuples(index=False, name=None):
         for j, (c, raw) in enumerate(zip(cols, row)):

@@ -183,6 +183,8 @@ class RuleDef:
     check_fields: list[tuple[str, int]]
     app_fields: list[tuple[str, int]] = field(default_factory=list)
     group: str | None = None  # the any_of rule this one is an alternative of (it counts only through it)
+    #: three-valued logic may decide it with inputs missing (``<rule>.decided``): it names those it did without
+    decides: bool = False
 
     @property
     def id(self) -> str:
@@ -533,12 +535,15 @@ class _Builder:
         status: Node = If(C(f"{rid}.test"), *self.outcomes(rd))
         missing = None if ck.known else ck.missing if ck.missing is not None else \
             self._missing(rd.check_fields, ck.relevant) if rd.check_fields else None
-        if missing is not None:
-            sc[f"{rid}.missing"] = missing
-            status = If(C(f"{rid}.missing"), Lbl("missing_input"), status)
         unknown = self._any([u for _, u, _, _ in parts if u is not None])
+        decided = self._decided(rd, missing, unknown)
+        if missing is not None:
+            sc[f"{rid}.missing"] = missing if decided is None else And(missing, Not(C(f"{rid}.decided")))
+            status = If(C(f"{rid}.missing"), Lbl("missing_input"), status)
         if unknown is not None:
-            sc[f"{rid}.unknown"] = unknown
+            # a test that holds whatever the missing inputs: the rule passes whether it applies or not
+            sc[f"{rid}.unknown"] = unknown if decided is None else \
+                And(unknown, Not(And(C(f"{rid}.decided"), C(f"{rid}.test"))))
             status = If(C(f"{rid}.unknown"), Lbl("missing_input"), status)
         if parts:
             for k, (n, u, _, _) in enumerate(parts, 1):  # part k known to be false
@@ -549,7 +554,8 @@ class _Builder:
             for k, (_, _, _, code) in reversed(list(enumerate(parts, 1))):
                 reason = If(C(f"{rid}.na{k}"), Lbl(code), reason)
             sc[f"{rid}.reason"] = reason
-        blank = (lambda n: n) if ck.known else (lambda n: If(ck.missing, Blank(), n)) if ck.missing is not None else \
+        blank = (lambda n: n) if ck.known else (lambda n: If(C(f"{rid}.missing"), Blank(), n)) if decided is not None \
+            and missing is not None else (lambda n: If(ck.missing, Blank(), n)) if ck.missing is not None else \
             (lambda n: self._blank_if_missing(n, ck.relevant))
         sc[f"{rid}.actual"] = blank(ck.actual)
         if ck.required is not None:
@@ -569,6 +575,36 @@ class _Builder:
             when_only = self._all([n for n, _, _, _ in when_parts])
             contrib = ck.min_cash if when_only is None else If(when_only, ck.min_cash, Num(0))
             sc[f"{rid}.min_cash"] = If(C(f"{rid}.status").eq(Lbl("missing_input")), Blank(), contrib)
+
+    def _decided(self, rd: RuleDef, missing: Node | None, unknown: Node | None) -> Node | None:
+        """Where the rule's test is known whatever its missing inputs (``<rule>.decided``), or None for a test
+        that is one comparison (known only when all its inputs are there, as ``<rule>.missing`` says).
+
+        Three-valued (Kleene) logic over the test's AND / OR / NOT: ``x OR y`` is known true where one part is
+        known true, ``x AND y`` known false where one part is known false, and known where every part is. A
+        comparison is known where none of the input cells it reads is blank; one that reads a calculation
+        whose inputs are not traced (a window, a rule's own sums) is known only where nothing the rule reads
+        is missing. Written as a tree, so the workbook, the Python and the numpy programs decide alike."""
+        ck = rd.check
+        if ck.known or not isinstance(ck.passes, (And, Or)) or (missing is None and unknown is None):
+            return None
+        self.m.scalars[f"{rd.id}.incomplete"] = self._any([n for n in (missing, unknown) if n is not None])
+        anything = C(f"{rd.id}.incomplete")
+
+        def known(n: Node) -> Node:
+            if isinstance(n, Not):
+                return known(n.args[0])
+            if isinstance(n, (And, Or)):
+                ks = [known(a) for a in n.args]
+                decisive = [And(k, Not(a) if isinstance(n, And) else a) for k, a in zip(ks, n.args)]
+                return Or(*decisive, And(*ks))
+            cells = self.expand(n)
+            opaque = any(nm not in self.m.series and nm not in self.transparent for nm, _ in n.calcs())
+            parts = ([Not(Missing(tuple(cells)))] if cells else []) + ([Not(anything)] if opaque else [])
+            return self._all(parts) or (Num(1) > Num(0))
+        self.m.scalars[f"{rd.id}.decided"] = known(ck.passes)
+        rd.decides = True
+        return C(f"{rd.id}.decided")
 
     def outcomes(self, rd: RuleDef) -> tuple[Node, Node]:
         """(status when the test holds, status when it does not) for the rule's role and severity."""
@@ -997,8 +1033,11 @@ def k_st_low_dividend(b: _Builder, s: pol.StLowDividend) -> Check:
     offs = list(range(-(s.window - 1), 1))
     b.m.history = min(b.m.history, offs[0])
     sc, rid = b.m.scalars, s.id
-    # a company listed for fewer full fiscal years counts the full years since listing
-    sc[f"{rid}.first_full_year"] = If(Missing((("listing_date", 0),)), Blank(), YearOf(In("listing_date") - Num(1)) + Num(1))
+    # a company listed for fewer full fiscal years counts the full years since listing; without a listing
+    # date the window is this year alone, the least cash any listing date counts (the window always ends
+    # with this year and no year's cash is negative): what decides the rule without it (docs/domain.md §6.1)
+    unlisted = Missing((("listing_date", 0),))
+    sc[f"{rid}.first_full_year"] = If(unlisted, FY(0), YearOf(In("listing_date") - Num(1)) + Num(1))
     inc = {o: FY(o) >= C(f"{rid}.first_full_year") for o in offs}
     sc[f"{rid}.years"] = Sum(*[If(inc[o], Num(1), Num(0)) for o in offs])
     n = C(f"{rid}.years")
@@ -1012,11 +1051,14 @@ def k_st_low_dividend(b: _Builder, s: pol.StLowDividend) -> Check:
     sc[f"{rid}.prior_cash"] = Round2(Sum(*[If(inc[o], C("cash_st", o), Num(0)) for o in offs[:-1]]))
     sc[f"{rid}.profit_required"] = If(n > Num(0), Round2(Max(Num(0), ratio * window(lambda o: In("net_profit_attributable", o)) / n)), Num(0))
     sc[f"{rid}.floor"] = If(is_main, f_main, f_growth)
+    b.transparent.add(f"{rid}.floor")  # its input (the board) is what a test on it reads
+    # the bound: the lower of the two; without a listing date only the floor holds for every window
+    sc[f"{rid}.bound"] = If(unlisted, C(f"{rid}.floor"), Min(C(f"{rid}.profit_required"), C(f"{rid}.floor")))
     sc[f"{rid}.in_scope"] = And(FY(0) >= first, Or(is_main, is_growth), n > Num(0))
     # the cash dividend still to declare: the threshold less the window's cash already counted, i.e. the
     # earlier years' cash and cancelled buybacks AND this year's cancelled buybacks (DOMAIN.md §5)
     sc[f"{rid}.counted_cash"] = Round2(C(f"{rid}.prior_cash") + If(inc[0], Round2(In("buyback_cancelled")), Num(0)))
-    sc[f"{rid}.needed"] = Max(Num(0), Round2(Min(C(f"{rid}.profit_required"), C(f"{rid}.floor")) - C(f"{rid}.counted_cash")))
+    sc[f"{rid}.needed"] = Max(Num(0), Round2(C(f"{rid}.bound") - C(f"{rid}.counted_cash")))
     sc[f"{rid}.rd"] = window(lambda o: In("rd_expense", o))
     sc[f"{rid}.revenue"] = window(lambda o: In("revenue", o))
     sc[f"{rid}.growth_board"] = is_growth
@@ -1043,9 +1085,13 @@ def k_st_low_dividend(b: _Builder, s: pol.StLowDividend) -> Check:
         consolidated = (Or(sse, cons_ok), And(Not(sse), cons_blank), consolidated[2], consolidated[3])
         sc[f"{rid}.parent_only_reading"] = And(sse, Not(blank("retained_earnings_consolidated")), Not(cons_ok))
     act = C(f"{rid}.cash")
+    # the third part never changes the test where every input is there (the window's cash is at least this
+    # year's); it is the part three-valued logic can know without a listing date or the earlier years
+    this_year = Round2(C("cash_st", 0)) >= C(f"{rid}.floor")
     return Check(
-        actual=act, required=Min(C(f"{rid}.profit_required"), C(f"{rid}.floor")),
-        passes=Or(act >= C(f"{rid}.profit_required"), act >= C(f"{rid}.floor")), op=">=", shortfall=_amount_short,
+        actual=act, required=C(f"{rid}.bound"),
+        passes=Or(act >= C(f"{rid}.profit_required"), act >= C(f"{rid}.floor"), this_year), op=">=",
+        shortfall=_amount_short,
         applies=[(FY(0) >= first, None, [], "na_before_first_year"),
                  (Or(is_main, is_growth), blank("board"), [("board", 0)], "na_board_not_covered"),
                  (n > Num(0), blank("listing_date"), [("listing_date", 0)], "na_no_full_year"),

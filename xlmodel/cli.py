@@ -312,19 +312,21 @@ def cmd_evaluate(args) -> int:
     from .evaluator import evaluate, evaluate_years
     from .report import render_by_year, render_table
 
+    if args.year is not None and not args.batch:
+        raise XlmodelError("--year 仅用于 --batch --year is for --batch only")
     if args.batch:
         from .batch import prepare_batch, read_table
 
         if not args.output:
             raise XlmodelError("--batch 需要输出文件（-o 结果.csv 或 结果.xlsx）--batch needs -o OUT.csv|OUT.xlsx")
-        from .batch_output import Tally, write_batch_csv, write_batch_xlsx
+        from .batch_output import Tally, risk_headline, write_batch_csv, write_batch_xlsx
         from .outputs import OUTPUT
         from .io import check_output
         from .sanitize import plain_text
 
         out = check_output(args.output, force=args.force, suffixes=(".csv", ".xlsx"), inputs=[args.batch])  # before any work
         table = read_table(args.batch)
-        batch = prepare_batch(table, policy=args.policy, source=args.batch)
+        batch = prepare_batch(table, policy=args.policy, source=args.batch, year=args.year)
         del table  # the raw cells: every column is read into the batch's arrays
         for note in batch.notes:
             print(f"注意 Note: {plain_text(args.batch)}: {plain_text(note)}", file=sys.stderr)
@@ -341,7 +343,8 @@ def cmd_evaluate(args) -> int:
         keys = sorted(set(map(plain_text, risk[tally.key]))) if tally.key in risk else []
         print(f"已评估 {tally.n} 个公司年度 {tally.n} company-years evaluated -> {out}  "
               f"({', '.join(f'{k}: {v}' for k, v in sorted(counts.items()))})", file=sys.stderr)
-        print(f"{OUTPUT['st_risk_warning'].short_zh} at risk of the ST warning: {len(risk)} company-years"
+        zh, en = risk_headline(len(risk), None, tally.risk_undecided)
+        print(f"{OUTPUT['st_risk_warning'].short_zh}：{zh} — at risk of the ST warning: {en}"
               + (f" ({', '.join(keys[:20])}{' …' if len(keys) > 20 else ''})" if len(risk) else ""),
               file=sys.stderr)
         from .batch import unreviewed_plans
@@ -503,6 +506,9 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     se.add_argument("--policy", help="批量文件各行所用的规划；未给且无 policy 列时仅按监管底线筛查 policy id for every row of "
                                      "--batch (else a 'policy' column; neither: the regulatory baseline alone)")
     se.add_argument("-o", "--output", help="--batch 的输出文件（.csv 或 .xlsx）output of --batch (.csv or .xlsx)")
+    se.add_argument("--year", type=int, metavar="YEAR", help="--batch 只输出该会计年度的行，其他年度的行作为历史数据读取 "
+                                                             "--batch: evaluate the rows of this fiscal year only; the "
+                                                             "other years' rows are read as their history")
     se.add_argument("--force", action="store_true", help="覆盖输出文件 overwrite the output file")
     se.set_defaults(func=cmd_evaluate)
 

@@ -214,6 +214,11 @@ def _explain(rd: cat.RuleDef, status: str, a, r, sf, missing: list[str], reason:
     if status == "missing_input":
         names = ", ".join(missing) or "现金分红条件 / cash dividend conditions"
         return f"缺少输入：{names}", f"missing input: {names}"
+    if missing:  # decided all the same: no value of these inputs could change the outcome
+        zh, en = _explain(rd, status, a, r, sf, [], reason, ctx)
+        names = ", ".join(missing)
+        return (f"{zh}（无论缺少的输入为何值，结论不变：{names}）",
+                f"{en} (whatever the missing inputs, the outcome is the same: {names})")
     if status == "not_applicable":
         zh, en = cat.REASONS.get(reason or "", ("不适用", "not applicable"))
         return f"不适用：{zh}", f"not applicable: {en}"
@@ -272,6 +277,12 @@ def _explain(rd: cat.RuleDef, status: str, a, r, sf, missing: list[str], reason:
         return (f"拟支出 {fa} {'未达到' if ok else '达到'}重大支出标准 {fr}",
                 f"planned outlay {fa} {'below' if ok else 'meets'} the major-outlay threshold {fr}")
     return (f"{'已确认' if ok else '未确认'}：{s.title_zh}", f"{'confirmed' if ok else 'not confirmed'}: {s.title_en}")
+
+
+def decides_without(rd: cat.RuleDef) -> bool:
+    """A rule three-valued logic may decide with inputs missing (``<rule>.decided``): its result names them
+    whatever its status (``missing_inputs``), the inputs it did without."""
+    return rd.decides
 
 
 def _missing(rd: cat.RuleDef, env: ArrayEnv, i: int, year: int) -> list[str]:
@@ -472,7 +483,7 @@ def _rule_result(rd, static, u, names, bound, val, later, missing) -> RuleResult
         return None if name is None else val(name, unit)
     status, a, r = get(st_name), get(a_name, u), get(r_name, u)
     reason = get(reason_name) if status == "not_applicable" else None
-    miss = missing(rd) if status == "missing_input" else []
+    miss = missing(rd) if status == "missing_input" or decides_without(rd) else []
     return RuleResult(*static, status, a, r, bound if r is not None else None, get(m_name), get(sf_name), u,
                       reason, miss, later)
 
@@ -544,7 +555,8 @@ def _write_assembler(model: cat.Model, index: dict, types: list[str]):
             ("bound_kind", f"(B{j} if r is not None else None)" if kr >= 0 else "None"),
             ("margin", read(km)), ("shortfall", read(ksf)), ("unit", f"U{j}"),
             ("reason", f"({read(kreason)} if s == 'not_applicable' else None)" if kreason >= 0 else "None"),
-            ("missing_inputs", f"(missing(R{j}) if s == 'missing_input' else [])"), ("explain", "later")]
+            ("missing_inputs", "missing(R{0})".format(j) if decides_without(rd) else
+             f"(missing(R{j}) if s == 'missing_input' else [])"), ("explain", "later")]
         if sorted(n for n, _ in slots) != sorted(RuleResult.__slots__):
             raise AssertionError("the report assembler does not fill every slot of RuleResult once")
         body += [codegen.comment(rd.id, "rule ").lstrip(), "o = new(RR)", *(f"o.{n} = {x}" for n, x in slots),
