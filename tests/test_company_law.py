@@ -206,3 +206,78 @@ def test_every_new_rule_cites_its_article():
     for rid, article in ((CAP, "第二百一十条"), (SIX, "第二百一十二条"), (ORDINARY, "第一百一十六条"),
                          (SPECIAL, "第一百一十六条"), (INTERIM, "监管指引第3号")):
         assert article in rep.rule(rid).clause, rid
+
+
+# ---- the 2024 Company Law in force: the audit committee in place of the supervisory board (issue 47.4) ----
+#
+# Company Law (2023 revision, in force 2024-07-01) arts. 69 and 121: the board's audit committee may exercise
+# the supervisory board's powers; CSRC 《关于新〈公司法〉配套制度规则实施相关过渡期安排》 (2024-12-27): listed
+# companies make the change before 2026-01-01. Houpu's plan (四、(二)) and GCL's (三、(十二)) ask for the 监事会's
+# statement when a profitable year has no proposal: for fiscal 2025, stated in 2026, no listed company has one.
+
+HOUPU_STATEMENT = "no_distribution_supervisory_statement"
+
+
+def _houpu(year: int) -> dict:
+    """Houpu's sample moved to ``year``: profitable (net profit 50,000,000) with no distribution, so the
+    statement applies; the statement confirmed."""
+    data = yaml.safe_load(open("samples/houpu-2024-2026.yaml", encoding="utf-8"))
+    last = copy.deepcopy(next(r for r in data["years"] if r["fiscal_year"] == 2024))
+    last.update(fiscal_year=year, net_profit_attributable=50_000_000, distributable_profit=50_000_000)
+    data["years"] = [r for r in data["years"] if r["fiscal_year"] < min(year, 2024)] + [last]
+    data["evaluation_year"] = year
+    return data
+
+
+def test_fiscal_2025_asks_the_audit_committee_for_the_statement():
+    rep = evaluate(parse_case(_houpu(2025), "houpu"))
+    r = rep.rule(HOUPU_STATEMENT)
+    assert r.status == "pass"
+    assert r.title_zh.startswith("年度盈利未提出分配预案时，董事会审计委员会发表专项说明和意见")
+    assert "监事会发表" not in r.title_zh
+    assert "《关于新〈公司法〉配套制度规则实施相关过渡期安排》（2024-12-27）" in r.title_zh
+    assert "《上市公司章程指引（2025年修订）》" in r.title_zh
+    assert r.title_en.startswith("The board's audit committee statement when profitable without a distribution proposal")
+    assert r.explanation_zh.startswith("已确认：年度盈利未提出分配预案时，董事会审计委员会")
+    out = rep.to_output()
+    row = next(x for x in out["rules"] if x["id"] == HOUPU_STATEMENT)
+    assert "董事会审计委员会" in row["title_zh"] and "audit committee" in row["title_en"]
+
+
+def test_fiscal_2024_still_asks_the_supervisory_board():
+    r = evaluate(parse_case(_houpu(2024), "houpu")).rule(HOUPU_STATEMENT)
+    assert r.title_zh == "年度盈利未提出分配预案时，监事会发表专项说明和意见"
+    assert r.title_en == "Supervisory board statement when profitable without a distribution proposal"
+
+
+def test_a_title_without_the_supervisory_board_is_worded_as_the_plan_words_it():
+    from xlmodel.policy import worded_for_year
+
+    assert worded_for_year("利润分配政策调整经2/3以上通过", "Any change passed with 2/3", 2026) == \
+        ("利润分配政策调整经2/3以上通过", "Any change passed with 2/3")
+    zh, en = worded_for_year("盈利未提现金分红预案：监事会发表专项说明和意见",
+                             "Profitable without a cash proposal — supervisory board statement", 2025)
+    assert zh.startswith("盈利未提现金分红预案：董事会审计委员会发表专项说明和意见（2025会计年度起")
+    assert en.startswith("Profitable without a cash proposal — the board's audit committee statement (from fiscal 2025")
+    assert worded_for_year(zh, en, None) == (zh, en)
+
+
+def test_the_workbook_and_the_udfs_word_it_for_the_year(tmp_path):
+    import openpyxl
+
+    from xlmodel import udfs
+    from xlmodel.workbook.writer import build_workbook
+
+    for year, body in ((2025, "董事会审计委员会发表专项说明和意见"), (2024, "监事会发表专项说明和意见")):
+        path = build_workbook(tmp_path / f"houpu{year}.xlsx", case=parse_case(_houpu(year), "houpu"))
+        wb = openpyxl.load_workbook(path)
+        checks = [c for row in wb["检查"].iter_rows(values_only=True) for c in row if isinstance(c, str)]
+        assert any(c.startswith(f"年度盈利未提出分配预案时，{body}") for c in checks), year
+        ws = wb["输入"]
+        prompts = [dv.prompt for dv in ws.data_validations.dataValidation if dv.prompt and "专项说明" in dv.prompt]
+        assert prompts and all(body in p for p in prompts), year
+        rules = udfs.XLM_RULES("houpu-2024-2026", year)
+        row = next(r for r in rules if r[0] == HOUPU_STATEMENT)
+        assert row[4].startswith(f"年度盈利未提出分配预案时，{body}"), year
+    plain = next(r for r in udfs.XLM_RULES("houpu-2024-2026") if r[0] == HOUPU_STATEMENT)
+    assert plain[4] == "年度盈利未提出分配预案时，监事会发表专项说明和意见"  # no year: the plan's words

@@ -108,6 +108,32 @@ class _Base(BaseModel):
 Board = Literal[tuple(BOARDS)]  # type: ignore[valid-type]
 
 
+#: the fiscal year from which the board's audit committee, not a supervisory board, gives the statements a plan
+#: asks of the 监事会: the Company Law (2023 revision, in force 2024-07-01, arts. 69 and 121) lets the audit
+#: committee exercise the supervisory board's powers; CSRC's transition arrangements for the new Company Law
+#: (2024-12-27) have listed companies make the change before 2026-01-01, and the Guidelines for Articles of
+#: Association (2025 revision) leave no supervisory board: a statement on fiscal 2025, given in 2026, is the
+#: audit committee's (docs/domain.md §5.3)
+AUDIT_COMMITTEE_FROM = 2025
+AUDIT_COMMITTEE_SOURCE = ("证监会《关于新〈公司法〉配套制度规则实施相关过渡期安排》（2024-12-27）、《上市公司章程指引（2025年修订）》",
+                          "CSRC transition arrangements for the rules under the new Company Law (2024-12-27); "
+                          "Guidelines for the Articles of Association of Listed Companies (2025 revision)")
+_SUPERVISORY_EN = re.compile(r"\b([Ss])upervisory board\b")
+
+
+def worded_for_year(title_zh: str, title_en: str, year: int | None) -> tuple[str, str]:
+    """A rule's titles worded for the body that exists in fiscal ``year``: the plan's 监事会 before
+    :data:`AUDIT_COMMITTEE_FROM`, the board's audit committee (审计委员会) from it on, with the source; other
+    titles (and ``year`` None: the plan's own words) as they are."""
+    if year is None or year < AUDIT_COMMITTEE_FROM or ("监事会" not in title_zh and not _SUPERVISORY_EN.search(title_en)):
+        return title_zh, title_en
+    zh = title_zh.replace("监事会", "董事会审计委员会")
+    en = _SUPERVISORY_EN.sub(lambda m: ("T" if m.group(1) == "S" else "t") + "he board's audit committee", title_en)
+    return (f"{zh}（{AUDIT_COMMITTEE_FROM}会计年度起由审计委员会行使监事会职权：{AUDIT_COMMITTEE_SOURCE[0]}）",
+            f"{en} (from fiscal {AUDIT_COMMITTEE_FROM} the audit committee exercises the supervisory board's "
+            f"powers: {AUDIT_COMMITTEE_SOURCE[1]})")
+
+
 class RuleBase(_Base):
     id: str = Field(pattern=r"^[a-z][a-z0-9_]*$", max_length=60)
     clause: str

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Callable
 
 from . import catalogue as cat, codegen
+from . import policy as pol
 from .outputs import HEADLINE as _OUTPUTS, JSON_HEADLINE, OUTPUT as _O, PART as _P, RULE_PARTS
 from .fields import FIELDS, HALF_YEAR_OPINIONS
 from .sanitize import md_text, plain_text
@@ -276,7 +277,8 @@ def _explain(rd: cat.RuleDef, status: str, a, r, sf, missing: list[str], reason:
                     f"board determination: {'no ' if ok else ''}major outlay planned")
         return (f"拟支出 {fa} {'未达到' if ok else '达到'}重大支出标准 {fr}",
                 f"planned outlay {fa} {'below' if ok else 'meets'} the major-outlay threshold {fr}")
-    return (f"{'已确认' if ok else '未确认'}：{s.title_zh}", f"{'confirmed' if ok else 'not confirmed'}: {s.title_en}")
+    zh, en = ctx.get("title", (s.title_zh, s.title_en))  # as worded for the year
+    return (f"{'已确认' if ok else '未确认'}：{zh}", f"{'confirmed' if ok else 'not confirmed'}: {en}")
 
 
 def decides_without(rd: cat.RuleDef) -> bool:
@@ -411,7 +413,7 @@ class _Later:
     def __call__(self, res: RuleResult) -> tuple[str, str]:
         rd = _per_model("rule by id", self.model, lambda m: {r.id: r for r in m.rules})[res.id]
         return _explain(rd, res.status, res.actual, res.required, res.shortfall, res.missing_inputs, res.reason,
-                        _context(self.model, self.val, rd))
+                        {**(_context(self.model, self.val, rd) or {}), "title": (res.title_zh, res.title_en)})
 
 
 _HEADLINE_CALCS = tuple(o.id for o in _OUTPUTS)  # the headline outputs (xlmodel.outputs), in the Report's order
@@ -493,6 +495,9 @@ def _report(model: cat.Model, case, val, results: list[RuleResult], head: tuple)
     p = model.policy
     overall, cond, min_cash, max_dist, fails, warns, missing, st, st_cash = head
     note_zh, note_en = _min_cash_note(model, val)
+    if case.evaluation_year >= pol.AUDIT_COMMITTEE_FROM:  # the body that exists in the year (docs/domain.md §5.3)
+        for r in results:
+            r.title_zh, r.title_en = pol.worded_for_year(r.title_zh, r.title_en, case.evaluation_year)
     return Report(
         policy=p.id, policy_version=p.version, evaluation_year=case.evaluation_year,
         company={k: v.isoformat() if hasattr(v, "isoformat") else v for k, v in case.company.items()},

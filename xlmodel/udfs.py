@@ -42,7 +42,7 @@ from .evaluator import attestation_ids as model_attestations, evaluate_one, mode
 from .expr import from_serial
 from .fields import ENUMS, FIELDS, Kind
 from .outputs import OUTPUT, PART
-from .policy import Policy, find_policy, list_policies, open_reviews, policy_by_id
+from .policy import Policy, find_policy, list_policies, open_reviews, policy_by_id, worded_for_year
 from .report import UNREVIEWED
 
 __all__ = [
@@ -519,12 +519,14 @@ def XLM_POLICIES():
 
 
 @_udf
-def XLM_RULES(policy):
-    """列出规划的全部规则（含监管底线）：ID、条款、类型、角色、中英文标题（动态数组）。Lists a plan's rules incl. the regulatory baseline: id, clause, kind, role, titles (dynamic array)."""
+def XLM_RULES(policy, evaluation_year=None):
+    """列出规划的全部规则（含监管底线）：ID、条款、类型、角色、中英文标题（动态数组）；给出会计年度时，标题按该年度存在的机构表述（2025年度起由审计委员会代替监事会）。Lists a plan's rules incl. the regulatory baseline: id, clause, kind, role, titles (dynamic array); with a fiscal year, titles name the body that exists in it (the audit committee in place of the supervisory board from fiscal 2025)."""
     def run():
         _pol, model, _ = policy_entry(policy)
+        year = None if evaluation_year in (None, "") else int(evaluation_year)
         rows = [["规则 Rule", "条款 Clause", "类型 Kind", "角色 Role", "标题", "Title"]]
-        rows += [[r.id, r.spec.clause, r.spec.kind, r.role, r.spec.title_zh, r.spec.title_en] for r in model.rules]
+        rows += [[r.id, r.spec.clause, r.spec.kind, r.role, *worded_for_year(r.spec.title_zh, r.spec.title_en, year)]
+                 for r in model.rules]
         return rows
     return _guard(run)
 

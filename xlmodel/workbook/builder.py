@@ -19,7 +19,7 @@ from ..catalogue import Derived
 from ..errors import XlmodelError
 from ..evaluator import evaluate_one, evaluate_timeline, model_for
 from ..expr import as_number
-from ..policy import Policy
+from ..policy import Policy, worded_for_year
 from .cached import EMPTY
 from .checked_sheet import MAX_TEXT, text_units
 from .layout import FIRST_YEAR_COL, HEADER_ROW, SHEETS, CellRenderer, Layout, q, timeline
@@ -214,6 +214,11 @@ class Builder:
             raise XlmodelError(f"{src}: {where}: 文字超出 Excel 单元格的容量 a text of {n:,} characters is longer than an Excel cell holds "
                                f"({MAX_TEXT:,}); it would be truncated")
         return text
+
+    def title(self, spec) -> tuple[str, str]:
+        """A rule's titles as worded for the evaluation year: the body that exists in it gives the statements
+        (:func:`xlmodel.policy.worded_for_year`: 监事会 before fiscal 2025, the board's 审计委员会 from it on)."""
+        return worded_for_year(spec.title_zh, spec.title_en, self.year)
 
     def _header(self, ws, title_zh: str, title_en: str, cols: list[tuple[str, int]]):
         self.widths[ws.name] = sum(w for _, w in cols)

@@ -98,7 +98,7 @@ def add_udf_sheets(b) -> None:
     row += 1
     for rd in b.model.rules:
         s = rd.spec
-        pair(row, s.id, s.title_zh, s.title_en, f'=XLM_RULE_STATUS("{s.id}",{args})', f"=chk_{s.id}",
+        pair(row, s.id, *b.title(s), f'=XLM_RULE_STATUS("{s.id}",{args})', f"=chk_{s.id}",
              f"{s.id}.status", res.cell(f"{s.id}.status"), gen)
         row += 1
     row += 1

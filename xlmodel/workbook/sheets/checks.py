@@ -64,12 +64,13 @@ def _check_row(b, ws, rd):
     row = L.check_rows[rd.id]
     b._put(ws, row, 0, s.id, st.key)
     b._put(ws, row, 1, s.clause, st.text)
-    b._put(ws, row, 2, s.title_zh, st.wrap)
-    b._put(ws, row, 3, s.title_en, st.wrap)
+    title_zh, title_en = b.title(s)
+    b._put(ws, row, 2, title_zh, st.wrap)
+    b._put(ws, row, 3, title_en, st.wrap)
     b._put(ws, row, 10, rd.check.unit, st.text)
     if rd.bound and rd.check.required is not None:
         b._put(ws, row, CHECK_COL_INDEX["bound_kind"], f"{cat.BOUND_ZH[rd.bound]} {cat.BOUND_EN[rd.bound]}", st.text)
-    ws.set_row(row, row_height((s.title_zh, 46), (s.title_en, 46)))
+    ws.set_row(row, row_height((title_zh, 46), (title_en, 46)))
     fk = fmt_key(rd.check.unit)
     for col in ("actual", "required", "margin", "shortfall", "status"):
         name = f"{s.id}.{col}"

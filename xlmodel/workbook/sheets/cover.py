@@ -187,8 +187,9 @@ def _sign_off_rule(b, ws, r: int, rd) -> None:
     """One rule on the sign-off page: title, clause, status, actual, bound kind, bound and unit (from 检查)."""
     st, L, rid = b.st, b.L, rd.id
     checks = q(SHEETS["checks"])
-    b._put(ws, r, 1, rd.spec.title_zh, st.wrap)
-    ws.set_row(r, row_height((rd.spec.title_zh, COVER_COLS[1]), (rd.spec.clause, COVER_COLS[2])))
+    title_zh = b.title(rd.spec)[0]
+    b._put(ws, r, 1, title_zh, st.wrap)
+    ws.set_row(r, row_height((title_zh, COVER_COLS[1]), (rd.spec.clause, COVER_COLS[2])))
     b._put(ws, r, 2, rd.spec.clause, st.wrap)
 
     def at(col: str) -> str:

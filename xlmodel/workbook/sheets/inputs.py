@@ -105,8 +105,9 @@ def _attestations(b, ws) -> None:
     for rid, row in L.attest.items():
         spec = b.model.spec(rid)
         ws.write(row, 0, rid, st.key)
-        b._put(ws, row, 1, f"{spec.title_zh}（条款 {spec.clause}）", st.text)
-        b._put(ws, row, 2, spec.title_en, st.text)
+        title_zh, title_en = b.title(spec)
+        b._put(ws, row, 1, f"{title_zh}（条款 {spec.clause}）", st.text)
+        b._put(ws, row, 2, title_en, st.text)
         ws.write(row, 3, "是/否", st.text)
         _write_input(b, ws, row, FIRST_YEAR_COL, cat.ATTEST + rid, _input_value(b, cat.ATTEST + rid, None))
         _write_note(b, ws, row, rid)
@@ -166,7 +167,8 @@ def prompt(b, fid: str) -> dict:
     if f is None:  # a rule's own attestation
         spec = b.model.spec(fid[len(cat.ATTEST):])
         title = "声明确认 Attestation"
-        text = f"请确认（是/否）：{spec.title_zh}（条款 {spec.clause}）。Confirm: {spec.title_en}"
+        title_zh, title_en = b.title(spec)
+        text = f"请确认（是/否）：{title_zh}（条款 {spec.clause}）。Confirm: {title_en}"
     else:
         title, text = f.zh, SOURCES[f.id]
         if fid in b._unread:

@@ -92,7 +92,8 @@ def _treated(b, cid: str, entry, rules: list, every_rule: list, mo) -> str:
         if r.kind == "attestation":
             where = (f"“输入”表 {FIELDS[r.field].zh}（in_{r.field}）" if r.field
                      else f"“输入”表声明确认 att_{r.id}")
-            lines.append(f"☐ 用户确认：{r.title_zh}（{where}） Confirm: {r.title_en}")
+            zh, en = b.title(r)
+            lines.append(f"☐ 用户确认：{zh}（{where}） Confirm: {en}")
         else:
             at = b.L.check_rows.get(r.id)
             lines.append(f"• {r.title_zh}（{r.id}{f'，“检查”表第{at + 1}行' if at is not None else ''}）")

@@ -225,8 +225,9 @@ def _rule_results(b, ws, top: int) -> int:
     status_rows = []
     for i, rd in enumerate(b.model.rules):
         r = top + 2 + i
-        b._put(ws, r, 0, rd.spec.title_zh, st.wrap)
-        ws.set_row(r, row_height((rd.spec.title_zh, 26)))
+        title_zh = b.title(rd.spec)[0]
+        b._put(ws, r, 0, title_zh, st.wrap)
+        ws.set_row(r, row_height((title_zh, 26)))
         b._put(ws, r, 1, rd.spec.clause, st.text)
         ws.write_formula(r, 2, f"=chk_{rd.id}", st.calc["gen"], b.scalar(f"{rd.id}.status"))
         if rd.check.shortfall is not None:
