@@ -78,6 +78,15 @@ def test_where_the_annual_report_has_it():
     assert "现金流量表「经营活动产生的现金流量净额」" in SOURCES["operating_cash_flow"]
 
 
+def test_retained_earnings_are_read_after_any_cover_of_losses_by_reserves():
+    """Issue 47.4: Company Law art. 214 lets reserves, capital reserve last, cover losses; MoF 财资〔2025〕101号 does it
+    on the company's own (parent) statements and only up to zero. Both prompts say the balance is after it."""
+    for fid in ("retained_earnings_consolidated", "retained_earnings_parent"):
+        assert "以公积金（含资本公积）弥补亏损后的余额" in SOURCES[fid] and "二百一十四条" in SOURCES[fid], fid
+        assert "after any cover of losses by reserves" in SOURCES[fid] and "art. 214" in SOURCES[fid], fid
+    assert "财资〔2025〕101号" in SOURCES["retained_earnings_parent"] and "补至零为限" in SOURCES["retained_earnings_parent"]
+
+
 def _fill(ws, row: int) -> str:
     return ws.cell(row, 5).fill.fgColor.rgb or ""
 

@@ -179,8 +179,14 @@ SOURCES: dict[str, str] = {
                                "Consolidated income statement: net profit attributable to owners of the parent.",
     "distributable_profit": "母公司报表当年净利润弥补亏损、提取法定公积金后的余额（年报“利润分配”或董事会分配预案）。"
                             "Parent's profit of the year after losses and the statutory reserve.",
-    "retained_earnings_consolidated": "合并资产负债表「未分配利润」期末余额。Consolidated balance sheet: retained earnings.",
-    "retained_earnings_parent": "母公司资产负债表「未分配利润」期末余额。Parent company balance sheet: retained earnings.",
+    # Company Law art. 214 (2024): reserves, capital reserve last, may cover losses; MoF 财资〔2025〕101号: on the
+    # company's own (parent) audited statements, up to zero. The balance is read after any such cover (docs/domain.md §6.6)
+    "retained_earnings_consolidated": "合并资产负债表「未分配利润」期末余额，为以公积金（含资本公积）弥补亏损后的余额（《公司法》"
+                                      "第二百一十四条）。Consolidated balance sheet: retained earnings, after any cover of "
+                                      "losses by reserves incl. capital reserve (Company Law art. 214).",
+    "retained_earnings_parent": "母公司资产负债表「未分配利润」期末余额，为以公积金（含资本公积）弥补亏损后的余额（第二百一十四条；"
+                                "财资〔2025〕101号：按母公司报表，补至零为限）。Parent balance sheet: retained earnings, "
+                                "after any cover of losses by reserves (art. 214; MoF 2025 No. 101: up to zero).",
     "total_assets": "合并资产负债表「资产总计」期末余额（经审计）。Consolidated balance sheet: total assets.",
     "net_assets": "合并资产负债表「归属于母公司所有者权益合计」期末余额（经审计）。"
                   "Consolidated balance sheet: equity attributable to owners of the parent.",
