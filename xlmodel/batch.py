@@ -651,6 +651,7 @@ class Batch:
                     out = out.reindex(columns=self.columns)
                 for c in COUNT_COLUMNS:
                     out[c] = out[c].astype(int)
+                out[MISSING_COLUMN] = out[MISSING_COLUMN].astype(object)  # text or None, whatever a chunk holds
                 for c in self.numeric_columns:  # a chunk whose values are all blank is numbers all the same
                     if out[c].dtype == object:
                         out[c] = out[c].astype(float)

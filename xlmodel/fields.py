@@ -180,7 +180,7 @@ SOURCES: dict[str, str] = {
     "distributable_profit": "母公司报表当年净利润弥补亏损、提取法定公积金后的余额（年报“利润分配”或董事会分配预案）。"
                             "Parent's profit of the year after losses and the statutory reserve.",
     # Company Law art. 214 (2024): reserves, capital reserve last, may cover losses; MoF 财资〔2025〕101号: on the
-    # company's own (parent) audited statements, up to zero. The balance is read after any such cover (docs/domain.md §6.6)
+    # company's own (parent) audited statements, up to zero. The balance is read after any such cover (docs/domain.md §6.10)
     "retained_earnings_consolidated": "合并资产负债表「未分配利润」期末余额，为以公积金（含资本公积）弥补亏损后的余额（《公司法》"
                                       "第二百一十四条）。Consolidated balance sheet: retained earnings, after any cover of "
                                       "losses by reserves incl. capital reserve (Company Law art. 214).",

@@ -113,7 +113,7 @@ Board = Literal[tuple(BOARDS)]  # type: ignore[valid-type]
 #: committee exercise the supervisory board's powers; CSRC's transition arrangements for the new Company Law
 #: (2024-12-27) have listed companies make the change before 2026-01-01, and the Guidelines for Articles of
 #: Association (2025 revision) leave no supervisory board: a statement on fiscal 2025, given in 2026, is the
-#: audit committee's (docs/domain.md §5.3)
+#: audit committee's (docs/domain.md §6.10)
 AUDIT_COMMITTEE_FROM = 2025
 AUDIT_COMMITTEE_SOURCE = ("证监会《关于新〈公司法〉配套制度规则实施相关过渡期安排》（2024-12-27）、《上市公司章程指引（2025年修订）》",
                           "CSRC transition arrangements for the rules under the new Company Law (2024-12-27); "

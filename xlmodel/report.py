@@ -495,7 +495,7 @@ def _report(model: cat.Model, case, val, results: list[RuleResult], head: tuple)
     p = model.policy
     overall, cond, min_cash, max_dist, fails, warns, missing, st, st_cash = head
     note_zh, note_en = _min_cash_note(model, val)
-    if case.evaluation_year >= pol.AUDIT_COMMITTEE_FROM:  # the body that exists in the year (docs/domain.md §5.3)
+    if case.evaluation_year >= pol.AUDIT_COMMITTEE_FROM:  # the body that exists in the year (docs/domain.md §6.10)
         for r in results:
             r.title_zh, r.title_en = pol.worded_for_year(r.title_zh, r.title_en, case.evaluation_year)
     return Report(
