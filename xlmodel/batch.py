@@ -651,7 +651,9 @@ class Batch:
                     out = out.reindex(columns=self.columns)
                 for c in COUNT_COLUMNS:
                     out[c] = out[c].astype(int)
-                out[MISSING_COLUMN] = out[MISSING_COLUMN].astype(object)  # text or None, whatever a chunk holds
+                out[MISSING_COLUMN] = pd.Series(np.array([v if isinstance(v, str) else None  # text or None, whatever
+                                                          for v in out[MISSING_COLUMN].tolist()], dtype=object),  # a chunk holds
+                                                index=out.index, dtype=object)
                 for c in self.numeric_columns:  # a chunk whose values are all blank is numbers all the same
                     if out[c].dtype == object:
                         out[c] = out[c].astype(float)
