@@ -520,7 +520,7 @@ def XLM_POLICIES():
 
 @_udf
 def XLM_RULES(policy, evaluation_year=None):
-    """列出规划的全部规则（含监管底线）：ID、条款、类型、角色、中英文标题（动态数组）；给出会计年度时，标题按该年度存在的机构表述（2025年度起由审计委员会代替监事会）。Lists a plan's rules incl. the regulatory baseline: id, clause, kind, role, titles (dynamic array); with a fiscal year, titles name the body that exists in it (the audit committee in place of the supervisory board from fiscal 2025)."""
+    """列出规划的全部规则（含监管底线）：ID、条款、类型、角色、中英文标题（动态数组）；给出年度时按该年度的机构表述。Lists a plan's rules incl. the baseline: id, clause, kind, role, titles (dynamic array); with a year, worded for its bodies."""
     def run():
         _pol, model, _ = policy_entry(policy)
         year = None if evaluation_year in (None, "") else int(evaluation_year)
