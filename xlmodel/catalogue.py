@@ -588,6 +588,19 @@ class _Builder:
         ck = rd.check
         if ck.known or not isinstance(ck.passes, (And, Or)) or (missing is None and unknown is None):
             return None
+        if ck.min_cash is not None or rd.group is not None:
+            # a minimum (or an alternative of one) is decided only with every input: the cash it requires is
+            # computed from them, and a minimum read with a blank as 0 would be too low (wrongly reassuring)
+            return None
+
+        def opaque(n: Node) -> bool:
+            return any(nm not in self.m.series and nm not in self.transparent for nm, _ in n.calcs())
+
+        def leaves(n: Node) -> list[Node]:
+            return [x for a in n.args for x in leaves(a)] if isinstance(n, (And, Or, Not)) else [n]
+
+        if all(opaque(n) for n in leaves(ck.passes)):  # known only where nothing is missing: the rule's own test says as much
+            return None
         self.m.scalars[f"{rd.id}.incomplete"] = self._any([n for n in (missing, unknown) if n is not None])
         anything = C(f"{rd.id}.incomplete")
 
@@ -599,8 +612,7 @@ class _Builder:
                 decisive = [And(k, Not(a) if isinstance(n, And) else a) for k, a in zip(ks, n.args)]
                 return Or(*decisive, And(*ks))
             cells = self.expand(n)
-            opaque = any(nm not in self.m.series and nm not in self.transparent for nm, _ in n.calcs())
-            parts = ([Not(Missing(tuple(cells)))] if cells else []) + ([Not(anything)] if opaque else [])
+            parts = ([Not(Missing(tuple(cells)))] if cells else []) + ([Not(anything)] if opaque(n) else [])
             return self._all(parts) or (Num(1) > Num(0))
         self.m.scalars[f"{rd.id}.decided"] = known(ck.passes)
         rd.decides = True
