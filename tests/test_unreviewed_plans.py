@@ -95,6 +95,8 @@ def test_a_case_under_an_unreviewed_draft_is_never_a_bare_pass(tmp_path, capsys)
     [rep] = json.loads(out)
     assert rep["plan_reviewed"] is False and rep["open_reviews"] == [f"clauses[{CLAUSE}].note: {ITEM}"]
     assert rep["overall_status"] == "pass" and rep["min_cash_dividend"] == GCL_MIN_CASH  # the figures still shown
+    keys = list(rep)  # a reader of the JSON meets the draft beside the status, not after the rules
+    assert keys[keys.index("overall_status") + 1] == "plan_reviewed"
     settle(plans / f"{DRAFT}.yaml")
     code, out, err = cli(capsys, "--plans", plans, "evaluate", case, "--json")
     assert code == 0 and json.loads(out)[0]["plan_reviewed"] is True

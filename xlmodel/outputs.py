@@ -155,7 +155,8 @@ OUTPUT: dict[str, Output] = {o.id: o for o in SUMMARY}
 
 #: the keys a reader of the JSON output finds first, in this order (the headline outputs among the
 #: report's other keys; the rest follow)
-JSON_HEADLINE = ("policy", "evaluation_year", "overall_status", "cash_conditions_met", "min_cash_dividend",
+#: plan_reviewed beside overall_status: under an unreviewed draft (open 待复核 items) no status is a verdict (issue 46)
+JSON_HEADLINE = ("policy", "evaluation_year", "overall_status", "plan_reviewed", "cash_conditions_met", "min_cash_dividend",
                  "max_distribution", "rules", "st_risk_warning", "cash_needed_to_avoid_st")
 
 #: the headline outputs a baseline-only screen (no plan) has not: the plan's own results
