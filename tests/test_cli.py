@@ -81,6 +81,7 @@ def failing_case(tmp_path: Path) -> Path:
     """GCL sample with a FY2023 cash dividend of 1.00 元: min_annual fails."""
     data = sample_data()
     year_row(data, 2023)["cash_dividend"] = 1.00
+    data["company"]["amounts_confirmed"] = True  # one yuan is real here (else the units check fails too)
     return write_case(tmp_path / "gcl-fail.yaml", data)
 
 

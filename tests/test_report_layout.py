@@ -21,7 +21,7 @@ import yaml
 import xlmodel
 from conftest import cli
 from xlmodel.case import load_case
-from xlmodel.report import _wrap, color_enabled, render_table, terminal_width
+from xlmodel.report import WHOLE_UNITS, _wrap, color_enabled, render_table, terminal_width
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = sorted((ROOT / "samples").glob("*.yaml"))
@@ -58,6 +58,7 @@ def failing_case(tmp_path):
         last["cash_dividend"] = 1.0
         last.pop("audit_opinion", None)
         d["company"]["company_name"] = LONG_NAME
+        d["company"]["amounts_confirmed"] = True  # one yuan of cash is real here (else the units check fails)
     return _case_file(tmp_path, "failing", change)
 
 
@@ -126,7 +127,9 @@ def test_the_compact_table_keeps_every_rule_and_figure(failing_case):
         assert r.clause in text  # a clause is never split where it fits a line
         for v in (r.actual, r.required, r.margin, r.shortfall):
             if isinstance(v, float) and v:
-                assert (f"{v:.2%}" if r.unit == "%" else f"{v:,.2f}") in text, (r.id, v)  # never split
+                shown = (f"{v:.2%}" if r.unit == "%" else f"{int(v):,}" if r.unit in WHOLE_UNITS and v == int(v)
+                         else f"{v:,.2f}")  # counts (项, 次, 年) are whole numbers
+                assert shown in text, (r.id, v)  # never split
         assert r.title_zh in flat
         if r.status not in ("pass", "met"):  # wrapped beneath the rule, in full
             assert r.explanation_zh.replace(" ", "") in flat.replace(" ", "")

@@ -155,6 +155,10 @@ class Tally:
         self._risk: list[pd.DataFrame] = []
         #: rows whose risk of the exchange warning could not be decided (its rule 缺少输入)
         self.risk_undecided = 0
+        #: the units check's status columns, and the rows where it fails (a likely 万元 slip: issue 47)
+        self.units_cols = [c for c in self.status_cols if c[: -len(".status")] in UNITS_RULES]
+        self.units_suspect: list[str] = []  # "code year" of each row whose units check fails
+        self.units_at_risk = 0  # of those, rows also shown at risk of the exchange warning
 
     def add(self, df: pd.DataFrame) -> None:
         self.n += len(df)
@@ -180,6 +184,39 @@ class Tally:
         if len(risk):
             self._risk.append(risk)
         self.risk_undecided += int(risk_undecided(df).sum())
+        self._add_units(df)
+
+    def _add_units(self, df: pd.DataFrame) -> None:
+        """The rows whose amounts look like 万元 (the units check fails): named in the headline."""
+        if not self.units_cols:
+            return
+        bad = np.zeros(len(df), bool)
+        for c in self.units_cols:
+            bad |= (df[c] == "fail").to_numpy(dtype=bool)
+        if not bad.any():
+            return
+        rows = df[bad]
+        keys = rows[self.key].astype(str) if self.key else pd.Series([""] * len(rows), index=rows.index)
+        years = rows["fiscal_year"].astype(str) if "fiscal_year" in rows else ""
+        self.units_suspect += (keys + " " + years).str.strip().tolist()
+        if "st_risk_warning" in rows:
+            self.units_at_risk += len(at_risk(rows))
+
+    def units_lines(self) -> list[tuple[str, str]]:
+        """The headline's warning (zh, en) when some rows' amounts look like 万元; empty when none do."""
+        n = len(self.units_suspect)
+        if not n:
+            return []
+        shown = "、".join(self.units_suspect[:20]) + (" …" if n > 20 else "")
+        risk = (f"，其中 {self.units_at_risk:,} 行列为风险警示" if self.units_at_risk else "",
+                f", {self.units_at_risk:,} of them shown at risk" if self.units_at_risk else "")
+        return [(f"金额疑似以万元或亿元填写：{n:,} 个公司年度（{shown}）的金额单位核对不通过{risk[0]}；"
+                 "这些行的最低额、尚需现金分红（cash_needed_to_avoid_st）与风险警示按元计算，可能相差一万倍。"
+                 "表头写明单位（如 归母净利润(万元)）即按该单位换算；确属实际金额的，将 amounts_confirmed 填为 是",
+                 f"amounts look like 万元 or 亿元 in {n:,} company-years ({shown}): their units check fails{risk[1]}; "
+                 "their minimums, cash needed (cash_needed_to_avoid_st) and risk verdict are computed as 元 and may be "
+                 "10,000× off. A header stating the unit (归母净利润(万元)) scales the column; real figures: "
+                 "set amounts_confirmed to 是")]
 
     @property
     def outside(self) -> int:
@@ -490,6 +527,8 @@ def _cell_writer(ws, st: _Styles, path: Path, name: str, info: dict):
 
 # ---- the summary sheet ---------------------------------------------------------------------------
 
+#: the baseline's units check (kind plausible_amounts): a row where it fails is named in the headline
+UNITS_RULES = ("reg_amounts_plausible",)
 _RISK_COLUMNS = ("company_name", "stock_code", "policy", "fiscal_year", FORECAST.id, "cash_needed_to_avoid_st")
 
 
@@ -619,6 +658,9 @@ def _risk_section(ws, st: _Styles, tally: Tally, path: Path, r: int) -> int:
                 ws.write_number(r, j, v, st.money if c == "cash_needed_to_avoid_st" else st.int)
             else:
                 _put(ws, path, r, j, str(v), st.plain, f"{SUMMARY_SHEET} row {r + 1}, column {c!r}")
+        r += 1
+    for zh, en in tally.units_lines():  # rows whose amounts may be 10,000× off: said beneath the table
+        ws.write_string(r, 0, f"注意 {zh} / {en}", st.note)
         r += 1
     return r + 1
 

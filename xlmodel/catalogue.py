@@ -89,7 +89,8 @@ SERIES_ZH = {
     "retained": ("累计可分配利润（计算口径）", "Cumulative distributable profit (basis)"),
     # the units check's sizes (reg_amounts_plausible): a figure's absolute value, every year
     **{f"size_{f}": (f"{FIELDS[f].zh}（绝对值，单位核对）", f"{FIELDS[f].en} (absolute, units check)")
-       for f in ("net_assets", "net_profit_attributable", "cash_dividend", "total_assets", "revenue")},
+       for f in ("net_assets", "net_profit_attributable", "cash_dividend", "total_assets", "revenue", "distributable_profit",
+                 "retained_earnings_consolidated", "retained_earnings_parent")},
 }
 STAGE_KEYS = ("mature", "growth", "indeterminate")
 _OUTLAY_BASIS_ZH = {"total_assets": "最近一期经审计总资产", "net_assets": "最近一期经审计净资产", "revenue": "最近一年经审计营业收入",
@@ -1165,6 +1166,8 @@ def plausible_signals(s: pol.PlausibleAmounts) -> list[tuple[str, str, str]]:
             for f in _SMALL_FIELDS]
     out += [(f"jump_{f}", f"{FIELDS[f].zh}相邻两年相差 {s.jump_ratio:,.0f} 倍以上", f"{f} changes {s.jump_ratio:,.0f}× or more in a year")
             for f in s.jump_fields]
+    out += [(f"pair_{a}_{b}", f"同一年度{FIELDS[a].zh}与{FIELDS[b].zh}相差 {s.pair_ratio:,.0f} 倍以上",
+             f"{a} and {b} of one year {s.pair_ratio:,.0f}× apart or more") for a, b in s.pairs]
     return out
 
 
@@ -1186,7 +1189,7 @@ def k_plausible(b: _Builder, s: pol.PlausibleAmounts) -> Check:
     offs = list(range(-(s.window - 1), 1))
     b.m.history = min(b.m.history, offs[0])
     sc, rid = b.m.scalars, s.id
-    for f in dict.fromkeys((*_SMALL_FIELDS, *s.jump_fields)):  # a figure's size in every year column
+    for f in dict.fromkeys((*_SMALL_FIELDS, *s.jump_fields, *(f for p in s.pairs for f in p))):  # sizes, every year
         x = Round2(In(f))
         b.m.series[f"size_{f}"] = Max(x, Num(0) - x)
 
@@ -1201,10 +1204,28 @@ def k_plausible(b: _Builder, s: pol.PlausibleAmounts) -> Check:
         pairs = [And(size(f, o) > Num(0), size(f, o - 1) > Num(0),
                      Or(size(f, o) >= ratio * size(f, o - 1), size(f, o - 1) >= ratio * size(f, o))) for o in offs[1:]]
         sc[f"{rid}.jump_{f}"] = pairs[0] if len(pairs) == 1 else Or(*pairs)
+    _plausible_pairs(b, s, size, offs)
     signals = [C(f"{rid}.{key}") for key, _, _ in plausible_signals(s)]
+    for group in ("small", "jump", "pair"):  # the signals that hold, counted a kind at a time (short formulas)
+        held = [If(C(f"{rid}.{key}"), Num(1), Num(0)) for key, _, _ in plausible_signals(s) if key.startswith(group)]
+        if held:
+            sc[f"{rid}.count_{group}"] = Sum(*held)
+    counts = [C(f"{rid}.count_{g}") for g in ("small", "jump", "pair") if f"{rid}.count_{g}" in sc]
     confirmed = In("amounts_confirmed")
-    return Check(actual=Sum(*[If(x, Num(1), Num(0)) for x in signals]), passes=Or(confirmed, Not(Or(*signals))),
-                 op="plausible", unit="项", known=True)
+    return Check(actual=Sum(*counts), passes=Or(confirmed, Not(Or(*signals))), op="plausible", unit="项", known=True)
+
+
+def _plausible_pairs(b: _Builder, s: pol.PlausibleAmounts, size: Callable[..., Node], offs: list[int]) -> None:
+    """A field and its neighbour of the same year (distributable profit and net profit …) ``pair_ratio`` times
+    apart or more, either way, in any year of the window: one of them typed in 万元 (issue 47)."""
+    if not s.pairs:
+        return
+    ratio = b.param(s.id, "pair_ratio", s.pair_ratio, s.clause, "同一年度相关项目相差倍数（达到即疑似单位不一）",
+                    "Two related figures of one year apart (at it: mixed units suspected)", "倍")
+    for a, c in s.pairs:
+        years = [And(size(a, o) > Num(0), size(c, o) > Num(0),
+                     Or(size(a, o) >= ratio * size(c, o), size(c, o) >= ratio * size(a, o))) for o in offs]
+        b.m.scalars[f"{s.id}.pair_{a}_{c}"] = years[0] if len(years) == 1 else Or(*years)
 
 
 KINDS: dict[str, Callable[[_Builder, object], Check]] = {

@@ -347,6 +347,8 @@ def cmd_evaluate(args) -> int:
         print(f"{OUTPUT['st_risk_warning'].short_zh}：{zh} — at risk of the ST warning: {en}"
               + (f" ({', '.join(keys[:20])}{' …' if len(keys) > 20 else ''})" if len(risk) else ""),
               file=sys.stderr)
+        for zh, en in tally.units_lines():  # a likely 万元 slip: the rows fail, and the amounts above are not 元
+            print(f"注意 Warning: {plain_text(zh)} / {plain_text(en)}", file=sys.stderr)
         from .batch import unreviewed_plans
 
         drafts = unreviewed_plans(batch.models)  # an unreviewed draft's rows are no pass (said above, as a warning)

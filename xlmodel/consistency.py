@@ -15,7 +15,8 @@ the reader knows), never evaluated:
   in 万元 or 亿元. Where the figures are real, the case confirms them (``amounts_confirmed``).
 
 Signals that are likely but not certain (a listed company's scale, figures jumping ~10⁴× between
-years) are the baseline's warning ``reg_amounts_plausible``: a rule like any other, so that the
+years or apart from their neighbours of the same year) are the baseline's rule ``reg_amounts_plausible``,
+which fails until the case confirms its figures (issue 47): a rule like any other, so that the
 workbook's formulas and every other face give it too (docs/domain.md §6.9).
 """
 

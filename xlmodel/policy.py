@@ -457,21 +457,37 @@ class LegalDistributionCap(RuleBase):
     kind: Literal["legal_distribution_cap"]
 
 
+#: the amounts the units check may compare with their other years and their neighbours
+PlausibleField = Literal["net_profit_attributable", "distributable_profit", "retained_earnings_consolidated",
+                         "retained_earnings_parent", "total_assets", "net_assets", "revenue", "cash_dividend"]
+
+
 class PlausibleAmounts(RuleBase):
     """Amounts a listed company could hardly have in 元 (figures typed in 万元 or 亿元, issue 20): total assets
     below ``assets_floor``; revenue above 0 but below ``revenue_floor``; net assets, net profit attributable
-    or a cash dividend not 0 but below ``small`` in size; or one of ``jump_fields`` changing ``jump_ratio``
-    times or more between two consecutive years of the last ``window``. Passes when none holds, or when the
-    case confirms its figures (``amounts_confirmed``). What is certain is refused on input instead
-    (:mod:`xlmodel.consistency`)."""
+    or a cash dividend not 0 but below ``small`` in size; one of ``jump_fields`` changing ``jump_ratio``
+    times or more between two consecutive years of the last ``window``; or, in one of those years, a
+    field of ``pairs`` and its neighbour (distributable profit and net profit, retained earnings and net
+    assets, the cash dividend and net profit) ``pair_ratio`` times apart or more, either way (issue 47).
+    Passes when none holds, or when the case confirms its figures (``amounts_confirmed``). What is
+    certain is refused on input instead (:mod:`xlmodel.consistency`)."""
 
     kind: Literal["plausible_amounts"]
     assets_floor: float = Field(gt=0)
     revenue_floor: float = Field(gt=0)
     small: float = Field(gt=0)
     jump_ratio: float = Field(gt=1)
-    jump_fields: list[Literal["net_profit_attributable", "total_assets", "net_assets", "revenue"]] = Field(min_length=1)
+    jump_fields: list[PlausibleField] = Field(min_length=1)
+    pair_ratio: float = Field(default=1000, gt=1)
+    pairs: list[tuple[PlausibleField, PlausibleField]] = []
     window: int = Field(default=3, ge=2, le=5)
+
+    @field_validator("pairs")
+    @classmethod
+    def _pairs_of_two(cls, v):
+        if any(a == b for a, b in v) or len(set(map(frozenset, v))) < len(v):
+            raise ValueError("每对须为两个不同字段，且不重复 each pair names two different fields, once")
+        return v
 
 
 class SaleRestriction(RuleBase):

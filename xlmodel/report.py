@@ -170,6 +170,12 @@ class Report:
             return f"无法判断：{r.explanation_zh}", f"undetermined: {r.explanation_en}"
         return f"否（{r.explanation_zh}）", f"no ({r.explanation_en})"
 
+    @property
+    def units_suspect(self) -> bool:
+        """A likely unit slip (万元 typed as 元) not confirmed: the units check fails, and every amount of the
+        headline is computed on figures that may be 10⁴ off (issue 47)."""
+        return any(r.kind == "plausible_amounts" and r.status == "fail" for r in self.rules)
+
     #: the keys a reader of the JSON output looks for first, in this order (the rest follow)
     HEADLINE = JSON_HEADLINE
 
@@ -603,6 +609,11 @@ def _company_fit(rep: Report, w: int) -> str:
     return _truncate(line, w)
 
 
+#: the header's warning when the units check fails: the amounts beneath it rest on figures that may be 万元
+UNITS_SUSPECT_ZH = "注意：金额疑似以万元或亿元填写，以下金额按元计算，可能相差一万倍（见 reg_amounts_plausible）"
+UNITS_SUSPECT_EN = "Note: amounts look like 万元 or 亿元; the figures below are computed as 元 and may be 10,000× off"
+
+
 def _header_segments(rep: Report) -> list[list[tuple[str, str]]]:
     """The header lines after the company, each a list of (separator, segment)."""
     st = cat.STATUS_ZH
@@ -616,6 +627,7 @@ def _header_segments(rep: Report) -> list[list[tuple[str, str]]]:
         + ([(" ", UNREVIEWED)] if not rep.plan_reviewed else [])
         + [("    ", f"{_O['fail_count'].short}: {rep.fail_count}  {_O['warn_count'].short}: {rep.warn_count}  "
                       f"{_O['missing_input_count'].short}: {rep.missing_input_count}")],
+        *([[("", UNITS_SUSPECT_ZH), (" | ", UNITS_SUSPECT_EN)]] if rep.units_suspect else []),
         [("", f"{_O['cash_conditions_met'].short}: {'—' if cond is None else ('是 yes' if cond else '否 no')}")],
         [("", _amount_line("min_cash_dividend", rep.min_cash_dividend))]
         + ([("  ", f"（{plain_text(rep.min_cash_note_zh)}）")] if rep.min_cash_note_zh else []),
