@@ -364,3 +364,22 @@ def test_the_workbook_and_a_worksheet_function_fail_the_slip(tmp_path, capsys):
     code, out, _ = cli(capsys, "check", path)
     assert code == 1 and "不通过 fail" in out and "注意：金额疑似以万元或亿元填写" in out
     assert udfs.XLM_OVERALL_STATUS(*_udf_args(case)) == "不通过"
+    # the ratio is a parameter the formulas name, not a constant in them
+    import openpyxl
+    wb = openpyxl.load_workbook(path)
+    assert "p_reg_amounts_plausible_pair_ratio" in wb.defined_names
+    formulas = [c.value for row in wb["计算"].iter_rows() for c in row
+                if isinstance(c.value, str) and "'计算'!I$" in c.value and "pair_ratio" in c.value]
+    assert formulas and not any("1000*" in f or "*1000" in f for f in formulas)
+
+
+def test_a_pair_names_two_different_fields_once():
+    from pydantic import ValidationError
+    from xlmodel.policy import PlausibleAmounts
+    base = dict(id="u", kind="plausible_amounts", clause="数据合理性", quote="金额以元填写", title_zh="t", title_en="t", assets_floor=1,
+                revenue_floor=1, small=1, jump_ratio=1000, jump_fields=["revenue"])
+    PlausibleAmounts(**base, pairs=[["distributable_profit", "net_profit_attributable"]])
+    for pairs in ([["net_assets", "net_assets"]],
+                  [["cash_dividend", "net_profit_attributable"], ["net_profit_attributable", "cash_dividend"]]):
+        with pytest.raises(ValidationError):
+            PlausibleAmounts(**base, pairs=pairs)
