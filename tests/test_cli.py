@@ -40,7 +40,7 @@ FAR_EAST = "far-east-2022-2024"
 HOUPU = "houpu-2024-2026"
 POLICY_IDS = [FAR_EAST, GCL, HOUPU]
 GCL_SAMPLE = SAMPLES / f"{GCL}.yaml"
-JSON_KEYS = ["policy", "evaluation_year", "overall_status", "cash_conditions_met", "min_cash_dividend",
+JSON_KEYS = ["policy", "evaluation_year", "overall_status", "plan_reviewed", "cash_conditions_met", "min_cash_dividend",
              "max_distribution", "rules"]
 
 # GCL sample, FY2023 (hand arithmetic, DOMAIN.md §4: required amounts rounded half-up to the fen)
