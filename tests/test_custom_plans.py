@@ -163,7 +163,7 @@ def test_policies_lists_every_plan_with_where_it_comes_from(tmp_path, capsys):
         lines = [ln for ln in out.splitlines() if ln.strip()]
         assert [ln.split()[0] for ln in lines] == [ACME, "far-east-2022-2024", GCL, "houpu-2024-2026"]
         acme = lines[0]
-        assert acme.endswith(f"[--plans: {d / (ACME + '.yaml')}]") and "21 rules" in acme
+        assert acme.endswith(f"[--plans: {d / (ACME + '.yaml')}]") and "22 rules" in acme
         assert not any("[" in ln for ln in lines[1:])  # the bundled plans: no origin tag
         assert f"--plans {d}" in err and "bundled" in err  # the folders searched, on stderr
     # installed: listed as the user's
@@ -178,7 +178,7 @@ def test_policies_check_accepts_a_valid_plan(tmp_path, capsys):
     path = write_plan(tmp_path / "src")
     code, out, err = cli(capsys, "policies", "check", path)
     assert code == 0, err
-    assert f"{path}: 规划文件有效 valid policy {ACME} v{V} — 21 rules" in out
+    assert f"{path}: 规划文件有效 valid policy {ACME} v{V} — 22 rules" in out
     assert f"plan text {tmp_path / 'src' / 'texts' / (ACME + '.txt')} (35 clauses, every quote found)" in out
 
 

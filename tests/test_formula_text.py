@@ -91,12 +91,22 @@ ROLLING = {  # 最近三年以现金方式累计分配的利润不少于最近�
     "min_rolling.required": f'IF(OR({BLANK3}),"",ROUND(MAX(0,{{calc:min_rolling.required.part1}}/p_min_rolling_window),'
                             "p_precision_digits))",
 }
-CAP = {  # 利润分配不超过累计可分配利润（合并与母公司孰低）
+CAP = {  # 利润分配不超过累计可分配利润（合并与母公司孰低）: each distribution against the figure it is paid out of
     "distribution": "{cash_dividend}+{stock_dividend}",
     "retained": "MIN({retained_earnings_consolidated},{retained_earnings_parent})",
     "distribution_cap.required": 'IF(OR(ISBLANK({retained_earnings_consolidated}),ISBLANK({retained_earnings_parent})),"",'
                                  "MAX(0,ROUND({calc:retained},p_precision_digits)))",
-    "distribution_cap.test": yes_no("ROUND({calc:distribution},p_precision_digits)<={calc:distribution_cap.required}"),
+    # the final: the year's distribution less the interim's (already out of the year-end figure)
+    "distribution_cap.test": yes_no("ROUND(ROUND({calc:distribution},p_precision_digits)-"
+                                    "ROUND({interim_cash_dividend}+{interim_stock_dividend},p_precision_digits),"
+                                    "p_precision_digits)<={calc:distribution_cap.required}"),
+    # the interim: its own, against the lower of the two figures at its period end
+    "distribution_cap_interim.required": 'IF(OR(ISBLANK({half_year_retained_earnings_consolidated}),'
+                                         'ISBLANK({half_year_retained_earnings_parent})),"",MAX(0,ROUND(MIN('
+                                         "{half_year_retained_earnings_consolidated},{half_year_retained_earnings_parent}),"
+                                         "p_precision_digits)))",
+    "distribution_cap_interim.test": yes_no("ROUND({interim_cash_dividend}+{interim_stock_dividend},p_precision_digits)"
+                                            "<={calc:distribution_cap_interim.required}"),
 }
 LEGAL_CAP = {  # 公司法第二百一十条：分配额（现金+股票股利，减已于期中实施的）≤ 合并与母公司期末未分配利润孰低，不低于0
     "reg_distribution_cap.actual": "ROUND(ROUND({cash_dividend}+{stock_dividend},p_precision_digits)-"
@@ -198,7 +208,9 @@ def drop_sum_round(node):
 
 
 MUTATIONS = [(GCL, "min_annual.test", flip_op), (GCL, "min_annual.required", drop_round),
-             (GCL, "distribution_cap.test", flip_op), (GCL, "major_outlay", flip_op),
+             (GCL, "distribution_cap.test", flip_op), (GCL, "distribution_cap.test", drop_round),
+             (GCL, "distribution_cap_interim.test", flip_op), (HOUPU, "distribution_cap_interim.required", drop_round),
+             (GCL, "major_outlay", flip_op),
              (FAR_EAST, "vote_majority.test", flip_op), (FAR_EAST, "min_rolling.required", drop_round),
              (HOUPU, "reg_distribution_cap.actual", drop_round),
              (HOUPU, "reg_distribution_cap.actual", drop_sum_round), (HOUPU, "reg_distribution_cap.test", flip_op)]

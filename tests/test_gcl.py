@@ -75,6 +75,7 @@ RULE_CLAUSES = {
     "min_annual": "三、(二)、2、(1)",
     "min_rolling": "三、(二)、2、(1)",
     "distribution_cap": "三、(二)、2、(3)",
+    "distribution_cap_interim": "三、(二)、2、(3)",  # the interim against its own period end's figure
     "annual_cash_in_principle": "三、(三)",
     "stock_dividend_basis": "三、(四)",
     "cash_share": "三、(五)",
@@ -139,6 +140,7 @@ def test_baseline_is_compliant():
     # no interim cash dividend: the interim check does not apply
     expected["interim_period_end_retained_positive"] = "not_applicable"
     expected["cash_share_interim"] = "not_applicable"
+    expected["distribution_cap_interim"] = "not_applicable"
     # no stock dividend and no capital-reserve conversion: 三、(四) does not apply
     expected["stock_dividend_basis"] = "not_applicable"
     # cash dividend 30,000,000 > 0: not a "profitable but no cash proposal" year
@@ -210,6 +212,10 @@ def test_cond_retained_positive_missing(drop):
 # 三、(二)、1、(3) 中期或季度现金分红无需审计: no half-year audit check
 # ---------------------------------------------------------------------------
 
+HALF_YEAR_RETAINED = {"half_year_retained_earnings_consolidated": 450_000_000.0,
+                      "half_year_retained_earnings_parent": 350_000_000.0}
+
+
 @pytest.mark.parametrize("interim, attested, expected", [
     (0.0, False, "not_applicable"),        # no interim cash dividend
     (0.004, False, "not_applicable"),      # rounds to 0.00: no interim cash dividend
@@ -219,7 +225,9 @@ def test_cond_retained_positive_missing(drop):
     (5_000_000.0, None, "missing_input"),
 ])
 def test_interim_period_end_retained_positive(interim, attested, expected):
-    rep = evaluate(year={"interim_cash_dividend": interim, "half_year_audit_opinion": "unaudited"},
+    # the half-year-end retained earnings the interim is paid out of, well above it (三、(二)、2、(3))
+    rep = evaluate(year={"interim_cash_dividend": interim, "half_year_audit_opinion": "unaudited",
+                         **HALF_YEAR_RETAINED},
                    attest={"interim_period_end_retained_positive": attested})
     r = rep.rule("interim_period_end_retained_positive")
     assert r.status == expected
@@ -631,6 +639,103 @@ def test_distribution_cap_missing_retained():
     rep = evaluate(year={"retained_earnings_parent": None})
     assert status(rep, "distribution_cap") == "missing_input"
     assert rep.max_distribution is None
+
+
+# Each distribution against the figure it is paid out of (issue 47, point 1). The interim is paid in
+# September out of the half-year-end figures; the year-end retained earnings are already net of it,
+# so the final alone is measured against them (as the law's cap, reg_distribution_cap, measures it).
+# GCL FY2024: interim 400,000,000; final 300,000,000; parent 300,000,000, consolidated 1,500,000,000
+# at the year end (after the interim): cap min(1,500,000,000; 300,000,000) = 300,000,000.
+FY2024 = {
+    2022: {"distributable_profit": 611_845_138.87, "cash_dividend": 306_781_780.12},
+    2023: {"distributable_profit": 855_092_128.94, "cash_dividend": 205_588_571.24},
+    2024: {**BASE_YEARS[2023], "net_profit_attributable": 489_000_000.0, "distributable_profit": 440_100_000.0,
+           "retained_earnings_consolidated": 1_500_000_000.0, "retained_earnings_parent": 300_000_000.0,
+           "total_assets": 30_000_000_000.0, "interim_cash_dividend": 400_000_000.0,
+           "cash_dividend": 700_000_000.0, "half_year_audit_opinion": "unaudited",
+           # at 30 June: consolidated 1,700,000,000, parent 650,000,000: the interim's cap 650,000,000
+           "half_year_retained_earnings_consolidated": 1_700_000_000.0,
+           "half_year_retained_earnings_parent": 650_000_000.0,
+           "agm_date": dt.date(2025, 5, 20), "payout_date": dt.date(2025, 6, 20)},
+}
+
+
+def evaluate_2024(changes: dict | None = None, baseline: bool = False):
+    years = copy.deepcopy(FY2024)
+    _apply(years[2024], changes or {})
+    return run(POLICY, 2024, years, dict(BASE_ATTEST), baseline=baseline)
+
+
+@pytest.mark.parametrize("final, expected, margin, shortfall", [
+    (300_000_000.00, "pass", 0.0, 0.0),      # 700,000,000 − 400,000,000 = 300,000,000 = the cap
+    (300_000_000.01, "fail", -0.01, 0.01),   # one fen more on the final: over by 0.01
+])
+def test_distribution_cap_final_against_year_end(final, expected, margin, shortfall):
+    rep = evaluate_2024({"cash_dividend": 400_000_000.0 + final})
+    r = rep.rule("distribution_cap")
+    assert (r.actual, r.required, r.status, r.margin, r.shortfall) == (final, 300_000_000.00, expected, margin, shortfall)
+    assert rep.overall_status == expected
+    assert rep.max_distribution == 300_000_000.00
+
+
+def test_distribution_cap_gcl_fy2024_agrees_with_the_law():
+    """The plan's cap and the Company Law's (baseline) measure the same final against the same figure."""
+    rep = evaluate_2024(baseline=True)
+    plan, law = rep.rule("distribution_cap"), rep.rule("reg_distribution_cap")
+    assert (plan.actual, plan.required, plan.status) == (300_000_000.00, 300_000_000.00, "pass")
+    assert (law.actual, law.required, law.status) == (plan.actual, plan.required, plan.status)
+    r = rep.rule("distribution_cap_interim")
+    assert (r.actual, r.required, r.status, r.margin) == (400_000_000.00, 650_000_000.00, "pass", 250_000_000.00)
+
+
+@pytest.mark.parametrize("cons, parent, interim, expected, shortfall", [
+    # cap = min(consolidated, parent) at the interim's period end
+    (1_700_000_000.0, 400_000_000.0, 400_000_000.00, "pass", 0.0),
+    (1_700_000_000.0, 400_000_000.0, 400_000_000.01, "fail", 0.01),
+    (400_000_000.0, 650_000_000.0, 400_000_000.00, "pass", 0.0),    # the consolidated figure the lower one
+    (400_000_000.0, 650_000_000.0, 400_000_000.01, "fail", 0.01),
+    (-1.0, 650_000_000.0, 0.01, "fail", 0.01),                      # max(0, −1) = 0: any interim is over
+])
+def test_distribution_cap_interim_against_its_period_end(cons, parent, interim, expected, shortfall):
+    rep = evaluate_2024({"half_year_retained_earnings_consolidated": cons, "half_year_retained_earnings_parent": parent,
+                         "interim_cash_dividend": interim, "cash_dividend": interim + 300_000_000.0})
+    r = rep.rule("distribution_cap_interim")
+    assert (r.actual, r.status, r.shortfall) == (interim, expected, shortfall)
+    assert r.required == max(0.0, min(cons, parent))
+    assert status(rep, "distribution_cap") == "pass"  # the final 300,000,000 against 300,000,000
+
+
+def test_distribution_cap_interim_counts_its_stock_dividend():
+    # interim 400,000,000 cash + 250,000,000.01 stock = 650,000,000.01 > 650,000,000 (parent, the lower)
+    rep = evaluate_2024({"interim_stock_dividend": 250_000_000.01, "stock_dividend": 250_000_000.01,
+                         "development_stage": "growth"})
+    r = rep.rule("distribution_cap_interim")
+    assert (r.actual, r.status, r.shortfall) == (650_000_000.01, "fail", 0.01)
+    # the final: 700,000,000 + 250,000,000.01 − 650,000,000.01 = 300,000,000 ≤ 300,000,000
+    assert (rep.rule("distribution_cap").actual, status(rep, "distribution_cap")) == (300_000_000.00, "pass")
+
+
+def test_distribution_cap_interim_needs_its_period_end_figures():
+    rep = evaluate_2024({"half_year_retained_earnings_parent": None})
+    assert status(rep, "distribution_cap_interim") == "missing_input"
+    assert status(rep, "distribution_cap") == "pass"
+    # no interim: not applicable, the half-year figures not needed
+    rep = evaluate_2024({"half_year_retained_earnings_parent": None, "interim_cash_dividend": 0.0})
+    r = rep.rule("distribution_cap_interim")
+    assert (r.status, r.reason) == ("not_applicable", "na_no_interim_distribution")
+    # no interim: the whole year is the final, 700,000,000 against 300,000,000
+    r = rep.rule("distribution_cap")
+    assert (r.actual, r.status, r.shortfall) == (700_000_000.00, "fail", 400_000_000.00)
+
+
+def test_distribution_cap_interim_only_year():
+    # all 700,000,000 paid as interims: no final distribution to measure against the year end
+    rep = evaluate_2024({"interim_cash_dividend": 650_000_000.0, "cash_dividend": 650_000_000.0})
+    r = rep.rule("distribution_cap")
+    assert (r.status, r.reason) == ("not_applicable", "na_no_final_distribution")
+    assert status(rep, "distribution_cap_interim") == "pass"  # 650,000,000 = its cap
+    rep = evaluate_2024({"interim_cash_dividend": 0.0, "cash_dividend": 0.0})
+    assert rep.rule("distribution_cap").reason == "na_no_distribution"
 
 
 # ---------------------------------------------------------------------------

@@ -49,7 +49,7 @@ BASE_ATTEST = {
 
 ALL_RULES = {
     "cond_distributable_positive", "cond_audit_opinion", "cond_no_major_outlay",
-    "distribution_cap", "going_concern", "cash_share", "cash_share_interim", "annual_cash_in_principle",
+    "distribution_cap", "distribution_cap_interim", "going_concern", "cash_share", "cash_share_interim", "annual_cash_in_principle",
     "stock_dividend_basis", "independent_directors_opinion", "policy_change_two_thirds",
     "no_distribution_supervisory_statement",
 }
@@ -107,6 +107,7 @@ def test_baseline_complies():
         "cond_audit_opinion": "met",  # standard_unqualified
         "cond_no_major_outlay": "met",  # 100,000,000 < 300,000,000
         "distribution_cap": "pass",  # 20,000,000 ≤ min(300m, 250m) = 250,000,000
+        "distribution_cap_interim": "not_applicable",  # no interim distribution
         "going_concern": "pass",  # distribution made, board confirms
         "cash_share": "pass",  # no stock dividend: cash needed 0 × 0.2/0.8 = 0
         "cash_share_interim": "not_applicable",  # no interim distribution
@@ -368,7 +369,48 @@ def test_distribution_cap_negative_retained_earnings_caps_at_zero():
     assert r.status == "fail"
     assert r.shortfall == 20_000_000.00  # 20m − 0
     assert rep.max_distribution == 0.0
-    assert houpu(retained_earnings_parent=-10_000_000, cash_dividend=0).rule("distribution_cap").status == "pass"
+    # nothing distributed: nothing to measure against the cap (as the law's cap, reg_distribution_cap)
+    r = houpu(retained_earnings_parent=-10_000_000, cash_dividend=0).rule("distribution_cap")
+    assert (r.status, r.reason) == ("not_applicable", "na_no_distribution")
+
+
+# Each distribution against the figure it is paid out of (issue 47, point 1): an interim paid out of the
+# half-year-end figures has already left the year-end retained earnings, so the final alone is measured
+# against them; the interim against min(consolidated, parent) at its own period end.
+
+HALF_YEAR = {"half_year_retained_earnings_consolidated": 180_000_000, "half_year_retained_earnings_parent": 150_000_000}
+
+
+@pytest.mark.parametrize("final, status, over", [
+    (250_000_000.00, "pass", 0.0),   # 400,000,000 − 150,000,000 = 250,000,000 = min(300m, 250m)
+    (250_000_000.01, "fail", 0.01),  # a fen more on the final
+])
+def test_distribution_cap_final_without_the_interim(final, status, over):
+    rep = houpu(interim_cash_dividend=150_000_000, cash_dividend=150_000_000 + final, **HALF_YEAR)
+    r = rep.rule("distribution_cap")
+    assert (r.actual, r.required, r.status, r.shortfall) == (final, 250_000_000.00, status, over)
+    i = rep.rule("distribution_cap_interim")  # 150,000,000 ≤ min(180m, 150m) = 150,000,000
+    assert (i.actual, i.required, i.status, i.margin) == (150_000_000.00, 150_000_000.00, "pass", 0.0)
+
+
+@pytest.mark.parametrize("interim, status, over", [
+    (150_000_000.00, "pass", 0.0),   # = min(180m, 150m)
+    (150_000_000.01, "fail", 0.01),
+])
+def test_distribution_cap_interim_boundary(interim, status, over):
+    rep = houpu(interim_cash_dividend=interim, cash_dividend=interim + 20_000_000, **HALF_YEAR)
+    r = rep.rule("distribution_cap_interim")
+    assert (r.actual, r.required, r.status, r.shortfall) == (interim, 150_000_000.00, status, over)
+    assert rep.rule("distribution_cap").actual == 20_000_000.00  # the final alone
+
+
+def test_distribution_cap_interim_uses_consolidated_when_it_is_lower():
+    rep = houpu(interim_cash_dividend=100_000_000, cash_dividend=120_000_000,
+                half_year_retained_earnings_consolidated=99_999_999.99, half_year_retained_earnings_parent=150_000_000)
+    r = rep.rule("distribution_cap_interim")
+    assert (r.required, r.status, r.shortfall) == (99_999_999.99, "fail", 0.01)
+    assert houpu(interim_cash_dividend=100_000_000, cash_dividend=120_000_000).rule(
+        "distribution_cap_interim").status == "missing_input"  # an interim needs its period-end figures
 
 
 # ---- 三、(一) 不得损害公司持续经营能力: attestation via going_concern_unaffected -----------
@@ -525,7 +567,7 @@ def test_distribution_amounts_default_to_zero():
     # no cash_dividend / stock_dividend / buyback given: 0, not missing
     rep = houpu(cash_dividend=_DROP)
     assert rep.rule("annual_cash_in_principle").status == "warn"
-    assert rep.rule("distribution_cap").status == "pass"
+    assert rep.rule("distribution_cap").status == "not_applicable"  # no distribution to measure
     assert rep.missing_input_count == 0
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -53,7 +54,8 @@ def test_a_changed_plan_folder_is_listed_again(home, capsys, monkeypatch, change
     before = listing_cache.fingerprint()
     plan = home / "mine-2024-2026.yaml"
     if change == "edit":  # the same size, another version
-        plan.write_text(plan.read_text(encoding="utf-8").replace('version: "1.1.0"', 'version: "1.0.9"'), encoding="utf-8")
+        plan.write_text(re.sub(r'version: "\d\.\d\.\d"', 'version: "1.0.9"', plan.read_text(encoding="utf-8"), count=1),
+                        encoding="utf-8")
         os.utime(plan, ns=(plan.stat().st_atime_ns, plan.stat().st_mtime_ns + 10**9))
     elif change == "add":
         shutil.copy(plan, home / "other-2024-2026.yaml")

@@ -77,6 +77,9 @@ GCL_BASE = {
         "distributable_profit": 1 * M,
         "retained_earnings_consolidated": 500 * M,
         "retained_earnings_parent": 400 * M,
+        # at the end of the period an interim is paid out of: the plan's cap on an interim (issue 47)
+        "half_year_retained_earnings_consolidated": 450 * M,
+        "half_year_retained_earnings_parent": 350 * M,
         "total_assets": 2_000 * M,
         "planned_major_outlay": 0.0,  # not major: 0 < 30% × 2,000m
         "development_stage": "mature",
@@ -106,6 +109,8 @@ HOUPU_BASE = {
         "planned_major_outlay": 0.0,
         "retained_earnings_consolidated": 300 * M,
         "retained_earnings_parent": 250 * M,
+        "half_year_retained_earnings_consolidated": 280 * M,
+        "half_year_retained_earnings_parent": 230 * M,
         "going_concern_unaffected": True,
         "independent_directors_opinion": True,
         "online_voting_offered": True,

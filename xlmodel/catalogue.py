@@ -979,10 +979,29 @@ def k_cash_paid(b: _Builder, s: pol.CashPaid) -> Check:
                  min_cash=b.fen() if s.severity == "fail" else None)
 
 
+#: the retained earnings at the end of the period an interim is paid out of, by the plan's basis
+_INTERIM_RETAINED = ("half_year_retained_earnings_consolidated", "half_year_retained_earnings_parent")
+
+
 def k_cap(b: _Builder, s: pol.DistributionCap) -> Check:
-    act = Round2(C("distribution", 0))
-    req = Max(Num(0), Round2(C("retained", 0)))
-    return Check(actual=act, required=req, passes=act <= C(f"{s.id}.required"), op="<=", shortfall=_amount_over)
+    """不得超过累计可分配利润: each distribution at most the cumulative distributable profit it is paid out of
+    (on the plan's basis, floored at 0). The final: the year's distribution less the interim's, against the
+    year-end figure the interim has already left; the interim: its own, against its period-end figure."""
+    stock = b.p.settings.distribution_includes_stock
+    interim = Round2(In("interim_cash_dividend") + In("interim_stock_dividend")) if stock \
+        else Round2(In("interim_cash_dividend"))
+    if s.distribution == "interim":
+        cons, parent = (In(f) for f in _INTERIM_RETAINED)
+        basis = {"lower": Min(cons, parent), "consolidated": cons + Num(0),
+                 "parent": parent + Num(0)}[b.p.settings.retained_earnings_basis]
+        act, applies = interim, [b.part(interim > Num(0), "na_no_interim_distribution")]
+    else:
+        year = Round2(C("distribution", 0))
+        act, basis = Round2(year - interim), C("retained", 0)
+        applies = [b.part(year > Num(0), "na_no_distribution"), b.part(act > Num(0), "na_no_final_distribution")]
+    req = Max(Num(0), Round2(basis))
+    return Check(actual=act, required=req, passes=act <= C(f"{s.id}.required"), op="<=", shortfall=_amount_over,
+                 applies=applies)
 
 
 def _agm_held(*fids: str) -> tuple:

@@ -134,6 +134,12 @@ YEAR_FIELDS: tuple[Field, ...] = (
     Field("half_year_distributable_profit", "半年度实现的可分配利润", "Half-year distributable profit", _A),
     # CSRC 2023: the AGM-authorised interim dividend may not exceed the period's net profit attributable
     Field("half_year_net_profit_attributable", "半年度归属于上市公司股东的净利润", "Half-year net profit attributable", _A),
+    # 不得超过累计可分配利润: an interim is paid out of the retained earnings at the end of its own period, which
+    # the year-end figures no longer hold (the plan's distribution cap, interim part)
+    Field("half_year_retained_earnings_consolidated", "中期期末合并报表未分配利润",
+          "Retained earnings at the interim's period end, consolidated", _A),
+    Field("half_year_retained_earnings_parent", "中期期末母公司报表未分配利润",
+          "Retained earnings at the interim's period end, parent company", _A),
     Field("half_year_audit_opinion", "半年度财务报告审计意见", "Half-year report audit opinion", _E,
           choices=tuple(HALF_YEAR_OPINIONS)),
     # market facts for the controlling-shareholder sale restriction (DOMAIN.md §5), as of the evaluation
@@ -225,6 +231,10 @@ SOURCES: dict[str, str] = {
     "interim_stock_dividend": "中期送红股金额，已含于股票股利金额（中期分红公告）。Interim stock dividend (part of the total).",
     "half_year_distributable_profit": "半年度报告母公司当期实现的可分配利润（半年报）。Half-year distributable profit (interim report).",
     "half_year_net_profit_attributable": "半年度合并利润表「归属于母公司所有者的净利润」（半年报）。Half-year net profit attributable.",
+    "half_year_retained_earnings_consolidated": "中期分红所依据的报告期（半年度或季度）末合并资产负债表「未分配利润」（半年报或季报）。"
+                                                "Consolidated retained earnings at the end of the period the interim is paid out of.",
+    "half_year_retained_earnings_parent": "中期分红所依据的报告期（半年度或季度）末母公司资产负债表「未分配利润」（半年报或季报）。"
+                                          "Parent's retained earnings at the end of the period the interim is paid out of.",
     "half_year_audit_opinion": "半年度财务报告的审计意见；未经审计选“未经审计”（半年报）。The interim report's audit opinion, or unaudited.",
     "price_below_net_assets_20d": "最近20个交易日内是否有任一日收盘价低于最近一期每股净资产（行情数据）。"
                                   "Any close below net assets per share in the last 20 trading days.",

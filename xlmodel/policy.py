@@ -381,9 +381,14 @@ class CashPaid(RuleBase):
 
 
 class DistributionCap(RuleBase):
-    """The distribution does not exceed cumulative distributable profit."""
+    """A distribution does not exceed the cumulative distributable profit it is paid out of (不得超过累计可分配
+    利润的范围), on the plan's ``retained_earnings_basis``. Each distribution against its own figure
+    (``distribution``): ``final``, the year's distributions less the interim's, against the year-end
+    retained earnings (which the interim has already left); ``interim``, the interim's own, against the
+    retained earnings at the end of the period it is paid out of (``half_year_retained_earnings_*``)."""
 
     kind: Literal["distribution_cap"]
+    distribution: Literal["final", "interim"] = "final"
 
 
 class Vote(RuleBase):

@@ -82,6 +82,11 @@ def random_year(rng: np.random.Generator, p_missing: float = 0.0, scale: float |
             if rng.random() < p_missing:
                 del y[k]
         make_consistent({"years": [y]})  # a total left blank is 0: so is its interim part
+    interim = y.get("interim_cash_dividend", 0.0) + y.get("interim_stock_dividend", 0.0)
+    if interim > 0:  # the period end the interim is paid out of: the year end's figures before it left them
+        for f in ("consolidated", "parent"):
+            if f"retained_earnings_{f}" in y:
+                y[f"half_year_retained_earnings_{f}"] = _fen(y[f"retained_earnings_{f}"] + interim)
     return y
 
 
@@ -154,10 +159,16 @@ def apply_boundary(data: dict, kind: str, rng: np.random.Generator) -> dict:
         deadline = from_serial(_edate(to_serial(agm), 2))
         t["agm_date"] = agm.isoformat()
         t["payout_date"] = (deadline + dt.timedelta(days=1 if kind == "payout_late" else 0)).isoformat()
-    elif kind == "cap_exact":
+    elif kind == "cap_exact":  # each distribution exactly the figure it is paid out of (the final: the year end's)
         lower = min(t.get("retained_earnings_consolidated", 0.0), t.get("retained_earnings_parent", 0.0))
+        if int(lower) % 2 and t.get("cash_dividend", 0.0) > 0:  # half of them with an interim paid before
+            t["interim_cash_dividend"] = t.get("interim_cash_dividend") or _fen(t["cash_dividend"] / 3)
+        interim = _fen(t.get("interim_cash_dividend", 0.0) + t.get("interim_stock_dividend", 0.0))
         if lower > 0:
-            t["cash_dividend"] = max(0.0, _fen(lower - t.get("stock_dividend", 0.0)))
+            t["cash_dividend"] = max(0.0, _fen(lower - t.get("stock_dividend", 0.0) + interim))
+        if interim > 0:  # and the interim its period end's lower figure, or a fen short of it
+            t["half_year_retained_earnings_parent"] = _fen(interim - (0.01 if rng.random() < 0.3 else 0.0))
+            t["half_year_retained_earnings_consolidated"] = _fen(interim + t.get("retained_earnings_consolidated", 0.0))
     elif kind in ("st_exact", "st_short"):
         need = _scalar(case, "reg_st_low_dividend.needed") if "reg_st_low_dividend.needed" in model_for(data["policy"]).scalars else ""
         if isinstance(need, float):
