@@ -101,6 +101,8 @@ def canon(r: dict, years: list[int]) -> tuple:
         p = {"months": r["months"]}
     elif k == "min_distributions":
         p = {"count": r["count"]}
+    elif k == "distribution_cap":
+        p = {"distribution": r.get("distribution", "final")}
     elif k == "any_of":
         p = {"members": len(r["rules"])}
     return (k, r["clause"], when, r.get("severity", "fail"), r.get("role"), tuple(sorted(p.items(), key=str)))

@@ -1945,7 +1945,7 @@ def _check_drafted(run: Run) -> None:
     p = Path(run.dir) / "plan.yaml"
     from xlmodel.policy import load_policy_file
 
-    assert len(load_policy_file(p).rules) == 21, "the GCL plan's 21 rules"
+    assert len(load_policy_file(p).rules) == 22, "the GCL plan's 22 rules"
 
 
 @entry("draft_txt_named_pdf", "readings")

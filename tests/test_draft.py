@@ -406,12 +406,21 @@ def test_a_non_standard_table_and_a_fixed_share():
     ("存在股东违规占用公司资金情况的，公司应当扣减该股东所分配的现金红利，以偿还其占用的资金。", ("attestation", {})),
     ("公司原则上每年度进行一次现金分红。", ("cash_paid", {"severity": "warn", "when": "conditions_met"})),
     ("公司具备现金分红条件时，应当采用现金分红进行利润分配。", ("cash_paid", {"when": ["conditions_met", "distribution_made"]})),
-    ("公司利润分配不得超过累计可分配利润的范围。", ("distribution_cap", {})),
 ])
 def test_procedures(sentence, expect):
     kind, params = expect
     rule = only(rules_of(plan(sentence)), kind)
     assert {k: rule.get(k) for k in params} == params
+    assert reviewed(plan(sentence)) == {}
+
+
+def test_the_cap_is_one_rule_per_distribution():
+    """不得超过累计可分配利润: the final against the year end, the interim against its own period end (issue 47)."""
+    sentence = "公司利润分配不得超过累计可分配利润的范围。"
+    caps = rules_of(plan(sentence), "distribution_cap")
+    assert [(r["id"], r["distribution"], r["clause"]) for r in caps] == [
+        ("distribution_cap", "final", caps[0]["clause"]), ("distribution_cap_interim", "interim", caps[0]["clause"])]
+    assert caps[0]["quote"] == caps[1]["quote"]
     assert reviewed(plan(sentence)) == {}
 
 
@@ -578,7 +587,7 @@ def test_command_writes_a_loadable_policy_with_its_text(tmp_path):
     out = tmp_path / "out" / "acme-2022-2024.yaml"
     code, err = run_cli("draft", src, "-o", out, "--company", "协鑫能源科技股份有限公司", "--stock-code", "002015")
     assert code == 0, err
-    assert "recognised 21 rules, 0 clauses need review" in err  # 20, and the share of the interim distribution
+    assert "recognised 22 rules, 0 clauses need review" in err  # 20, the interim's share and the interim's cap
     p = load_policy_file(out)
     assert p.id == "acme-2022-2024" and p.text == "texts/acme-2022-2024.txt"
     assert (out.parent / p.text).read_bytes() == src.read_bytes()

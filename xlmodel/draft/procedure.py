@@ -253,7 +253,11 @@ def _every_year(c: ClauseText, q: str) -> Rule:
 def _cap(d: Draft, c: ClauseText, a: int, b: int) -> None:
     m = _CAP.search(c.text, a, b)
     if m:
-        d.add(Rule("distribution_cap", "distribution_cap", c.id, c.quote(*c.piece_at(m.end() - 4, m.end()))), m.span())
+        # each distribution against the figure it is paid out of: the final against the year end, the interim
+        # against its own period end (docs/domain.md §4)
+        quote = c.quote(*c.piece_at(m.end() - 4, m.end()))
+        d.add(Rule("distribution_cap", "distribution_cap", c.id, quote, {"distribution": "final"}), m.span())
+        d.add(Rule("distribution_cap_interim", "distribution_cap", c.id, quote, {"distribution": "interim"}))
         return
     m = _YEAR_CAP.search(c.text, a, b)
     if m and m.group("cash"):  # 现金分红金额不超过当年可供分配利润: the cash (as the plan counts it)

@@ -56,6 +56,8 @@ _FIXED = {
     "interim_distributable_positive": ("中期现金分红时，半年度可分配利润为正值", "Interim cash dividend — half-year distributable profit positive"),
     "interim_audit_opinion": ("中期现金分红时，半年度财务报告审计意见", "Interim cash dividend — half-year audit opinion"),
     "distribution_cap": ("利润分配不超过累计可分配利润", "Distribution ≤ cumulative distributable profit"),
+    "distribution_cap_interim": ("中期利润分配不超过中期期末累计可分配利润",
+                                 "Interim distribution ≤ cumulative distributable profit at its period end"),
     "going_concern": ("利润分配不损害持续经营能力（董事会确认）", "The distribution does not harm going concern (board confirms)"),
     "cash_when_distributing": ("具备现金分红条件时，利润分配应采用现金分红", "When the conditions are met, a distribution includes cash"),
     "independent_directors_opinion": ("独立董事对利润分配预案发表意见", "Independent directors gave an opinion on the proposal"),
