@@ -1081,3 +1081,38 @@ def test_report_round_trips_to_json():
     assert d["overall_status"] == "pass"
     assert d["min_cash_dividend"] == 10_000_000.00
     assert '"policy": "gcl-energy-2022-2024"' in rep.to_json()
+
+
+# The same boundaries in the workbook, recalculated in each engine: the formulas are rendered from the
+# same trees, and every formula cell, status and output must equal the evaluator's (hand-worked above).
+CAP_BOOKS = {  # name: (changes to FY2024, the final's status, the interim's status)
+    "final_exact": ({}, "pass", "pass"),
+    "final_fen_over": ({"cash_dividend": 700_000_000.01}, "fail", "pass"),
+    "interim_exact": ({"half_year_retained_earnings_parent": 400_000_000.0}, "pass", "pass"),
+    "interim_fen_over": ({"half_year_retained_earnings_parent": 399_999_999.99}, "pass", "fail"),
+}
+
+
+@pytest.mark.engines
+@pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
+def test_distribution_caps_in_real_engines(engine, request, tmp_path):
+    from conftest import case as make_case
+    from conftest import engine_values
+    from xlmodel.evaluator import evaluate as evaluate_case
+    from xlmodel.workbook.parity import compare
+    from xlmodel.workbook.writer import build_workbook
+
+    request.getfixturevalue(engine)
+    built = []
+    for name, (changes, final, interim) in CAP_BOOKS.items():
+        years = copy.deepcopy(FY2024)
+        _apply(years[2024], changes)
+        c = make_case(POLICY, 2024, years, dict(BASE_ATTEST))
+        rep = evaluate_case(c)
+        assert (rep.rule("distribution_cap").status, rep.rule("distribution_cap_interim").status) == (final, interim)
+        built.append((c, build_workbook(tmp_path / f"{name}.xlsx", case=c)))
+    theirs = engine_values(engine, [p for _, p in built], tmp_path / engine)
+    compared = [compare(engine, c, p, None, theirs_values=theirs[p.name]) for c, p in built]
+    assert not [c.name for c in compared if c.aside]
+    assert not [str(m) for c in compared for m in c.differences]
+    assert all(c.cells for c in compared)
