@@ -1116,3 +1116,37 @@ def test_distribution_caps_in_real_engines(engine, request, tmp_path):
     assert not [c.name for c in compared if c.aside]
     assert not [str(m) for c in compared for m in c.differences]
     assert all(c.cells for c in compared)
+
+
+@pytest.mark.parametrize("final, status", [(300_000_000.00, "pass"), (300_000_000.01, "fail")])
+def test_distribution_cap_in_every_face(final, status, tmp_path, capsys):
+    """The FY2024 case at the fen in the CLI's JSON, the batch and the worksheet functions alike."""
+    import json
+
+    import yaml
+
+    from conftest import case as make_case
+    from conftest import cli
+    from xlmodel import udfs
+    from xlmodel.batch import evaluate_batch
+    from xlmodel.synth import cases_frame
+
+    years = copy.deepcopy(FY2024)
+    years[2024]["cash_dividend"] = 400_000_000.0 + final
+    data = {"policy": POLICY, "evaluation_year": 2024, "attestations": dict(BASE_ATTEST),
+            "years": [{"fiscal_year": y, **v} for y, v in sorted(years.items())]}
+    path = tmp_path / "gcl-2024.yaml"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    _code, out, _ = cli(capsys, "evaluate", "--json", path)
+    (got,) = json.loads(out)
+    cap = next(r for r in got["rules"] if r["id"] == "distribution_cap")
+    assert (cap["status"], cap["actual"], cap["required"]) == (status, final, 300_000_000.00)
+    assert got["rules"][[r["id"] for r in got["rules"]].index("distribution_cap_interim")]["status"] == "pass"
+    c = make_case(POLICY, 2024, years, dict(BASE_ATTEST))
+    row = evaluate_batch(cases_frame([c])).set_index("fiscal_year").loc[2024]
+    assert (row["distribution_cap.status"], row["distribution_cap.actual"]) == (status, final)
+    fids = sorted({f for v in years.values() for f in v})
+    values = [[years[y].get(f) for y in sorted(years)] for f in fids]
+    args = (POLICY, 2024, fids, sorted(years), values, None, None, list(BASE_ATTEST), list(BASE_ATTEST.values()))
+    assert udfs.XLM_RULE_STATUS("distribution_cap", *args) == {"pass": "通过", "fail": "不通过"}[status]
+    assert udfs.XLM_RULE_STATUS("distribution_cap_interim", *args) == "通过"
