@@ -450,8 +450,13 @@ def test_a_plan_file_cannot_use_a_regulatory_kind(tmp_path):
 
 def test_a_missing_listing_date_on_chinext_is_missing_input_not_an_rd_exemption():
     company = {k: v for k, v in CHINEXT_CO.items() if k != "listing_date"}
-    r = gcl(company=company).rule("reg_st_low_dividend")
+    # this year's cash 29,999,999.99 is below ChiNext's floor of 30,000,000: the earlier years' cash counts
+    # only for a company listed before them, so without the date the rule cannot be decided
+    r = gcl({2024: {"cash_dividend": 30 * M - 0.01}}, company=company).rule("reg_st_low_dividend")
     assert r.status == "missing_input" and any("listing_date" in m for m in r.missing_inputs)
+    # at the floor it is decided whatever the listing date (issue 47.5), never as an R&D exemption
+    r = gcl(company=company).rule("reg_st_low_dividend")
+    assert r.status == "pass" and any("listing_date" in m for m in r.missing_inputs)
 
 
 def test_a_year_outside_the_plan_period_is_said_so(tmp_path, capsys):
