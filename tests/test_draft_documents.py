@@ -54,11 +54,14 @@ def paragraphs(pid: str) -> str:
     return make_plan_text([seed(pid).splitlines()]).text
 
 
-def wqy() -> None:
+def wqy(why: str = "the PDF embeds it") -> None:
+    """The WenQuanYi Zen Hei font (fonts-wqy-zenhei): a PDF that embeds it is printed with it, and PDFium
+    reads a PDF whose CID font is not embedded (STSong-Light) through a CJK font of the system's. Without
+    it the test is skipped with the reason, and fails in CI (.ci/run installs it)."""
     if not pd.WQY.is_file():
         if IN_CI:
-            pytest.fail("the WenQuanYi Zen Hei font is required in CI (apt-get install fonts-wqy-zenhei)")
-        pytest.skip("fonts-wqy-zenhei not installed")
+            pytest.fail(f"the WenQuanYi Zen Hei font is required in CI ({why}; apt-get install fonts-wqy-zenhei)")
+        pytest.skip(f"fonts-wqy-zenhei not installed: {why}")
 
 
 def draft(src: Path, folder: Path, pid: str, *extra) -> tuple[dict, str, list[str]]:
@@ -94,6 +97,8 @@ def test_a_pdf_drafts_as_its_text(tmp_path, from_text, pid, variant):
     opts = dict(VARIANTS[variant])
     if opts["font"] == "ttf":
         wqy()
+    else:  # without a CJK font PDFium places a non-embedded CID font's glyphs otherwise: lines lost or merged
+        wqy("PDFium reads the PDF's STSong-Light, not embedded, through a CJK font of the system's")
     running = PLANS[pid][3] if opts.pop("running", False) else None
     src = tmp_path / "公告.pdf"
     pages = pd.plan_pdf(src, paragraphs(pid) if opts["layout"] == "reflow" else seed(pid), header=header(pid),
