@@ -2147,7 +2147,7 @@ def _(d, ctx):
     _escape_plan(d / "plans")
     cfg = d / "cfg"
     return Hostile("", "", ["--plans", str(d / "plans"), "policies"], env={"XLMODEL_CONFIG_HOME": str(cfg)},
-                   expect=["evil-plan.yaml", "company_name"], produces=["cfg/", "cfg/cache/", "cfg/cache/policies.json"],
+                   expect=["evil-plan.yaml", "company_name"], produces=["cfg/", "cfg/cache/", "cfg/cache/policies.json", "cfg/cache.key"],
                    check=_no_escapes, timeout=30)
 
 

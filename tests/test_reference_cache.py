@@ -8,6 +8,11 @@ xlmodel writes.
   or too large is ignored: the reference is composed afresh and the file replaced.
 * The digest changes with the plan, the timeline and xlmodel's code (a file two folders down too);
   ``XLMODEL_NO_CACHE=1`` keeps nothing; at most ``MAX_FILES`` references are kept.
+* Issue 48: a reference is used only from the user's own private folder and when its MAC checks under
+  the user's key (item 7: a formula edited in the cache is found in the workbook all the same); pruning
+  removes only files xlmodel wrote, never through a link (item 6); the digest changes with the
+  regulatory baseline's content (item 9). The damaged files below are sealed with the user's key (as
+  if xlmodel had written them): what the MAC lets through is still checked.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from xlmodel import evaluator, user_cache
 from xlmodel.evaluator import model_for
 from xlmodel.workbook import reader, reference_cache
 from xlmodel.workbook.layout import SHEETS, Layout
@@ -107,11 +113,23 @@ def test_a_run_that_reads_the_cache_still_finds_a_changed_formula(cache, tmp_pat
     assert read_workbook(GCL).tampered == []
 
 
+def _opened(path: Path) -> dict | None:
+    """A reference file's content, its MAC checked under the user's key (None: it does not check)."""
+    content = user_cache.opened(user_cache.cache_key(), f"references/{path.name}", path.read_bytes())
+    return None if content is None else json.loads(content)
+
+
+def _seal(path: Path, content) -> None:
+    """``path`` holds ``content`` (a dict as JSON, or bytes), sealed under the user's key as xlmodel seals."""
+    data = content if isinstance(content, bytes) else json.dumps(content).encode("ascii")
+    path.write_bytes(user_cache.sealed(user_cache.cache_key(), f"references/{path.name}", data))
+
+
 def _valid_file(cache: Path) -> tuple[Path, dict]:
     read_workbook(GCL)
     (path,) = cache.glob("*.json")
     reader._REFERENCES.clear()
-    return path, json.loads(path.read_text(encoding="ascii"))
+    return path, _opened(path)
 
 
 def _first_sheet_with_formulas(data: dict) -> str:
@@ -119,18 +137,22 @@ def _first_sheet_with_formulas(data: dict) -> str:
 
 
 DAMAGE = {
-    "not_json": lambda p, d: p.write_bytes(b"\x00not json"),
+    "not_json": lambda p, d: _seal(p, b"\x00not json"),
     "empty": lambda p, d: p.write_bytes(b""),
-    "another_digest": lambda p, d: p.write_text(json.dumps({**d, "digest": "0" * 64})),
-    "another_format": lambda p, d: p.write_text(json.dumps({**d, "format": 0})),
-    "a_list": lambda p, d: p.write_text(json.dumps([d])),
-    "formula_without_equals": lambda p, d: p.write_text(json.dumps(
-        {**d, "formulas": {**d["formulas"], (s := _first_sheet_with_formulas(d)): [[1, 1, "1+1"]] + d["formulas"][s]}})),
-    "row_as_text": lambda p, d: p.write_text(json.dumps(
-        {**d, "formulas": {**d["formulas"], (s := _first_sheet_with_formulas(d)): [["1", 1, "=1"]]}})),
-    "key_not_text": lambda p, d: p.write_text(json.dumps(
-        {**d, "keys": {**d["keys"], d["sheetnames"][0]: [[1, 7]]}})),
-    "a_sheet_fewer": lambda p, d: p.write_text(json.dumps({**d, "sheetnames": d["sheetnames"][1:]})),
+    "another_digest": lambda p, d: _seal(p, {**d, "digest": "0" * 64}),
+    "another_format": lambda p, d: _seal(p, {**d, "format": 0}),
+    "a_list": lambda p, d: _seal(p, [d]),
+    "formula_without_equals": lambda p, d: _seal(p,
+        {**d, "formulas": {**d["formulas"], (s := _first_sheet_with_formulas(d)): [[1, 1, "1+1"]] + d["formulas"][s]}}),
+    "row_as_text": lambda p, d: _seal(p,
+        {**d, "formulas": {**d["formulas"], (s := _first_sheet_with_formulas(d)): [["1", 1, "=1"]]}}),
+    "key_not_text": lambda p, d: _seal(p, {**d, "keys": {**d["keys"], d["sheetnames"][0]: [[1, 7]]}}),
+    "a_sheet_fewer": lambda p, d: _seal(p, {**d, "sheetnames": d["sheetnames"][1:]}),
+    "unsealed": lambda p, d: p.write_text(json.dumps(d)),  # the very reference, as an xlmodel before issue 48 kept it
+    "sealed_with_another_key": lambda p, d: p.write_bytes(user_cache.sealed(bytes(32), f"references/{p.name}",
+                                                                            json.dumps(d).encode("ascii"))),
+    "another_files_seal": lambda p, d: p.write_bytes(user_cache.sealed(user_cache.cache_key(), "references/" + "0" * 64
+                                                                       + ".json", json.dumps(d).encode("ascii"))),
 }
 
 
@@ -141,7 +163,7 @@ def test_a_damaged_cache_file_is_ignored_and_replaced(cache, composes, damage):
     composes.clear()
     assert read_workbook(GCL).tampered == []
     assert len(composes) == 1  # composed afresh
-    assert json.loads(path.read_text(encoding="ascii")) == data  # and kept again as xlmodel writes it
+    assert _opened(path) == data  # and kept again as xlmodel writes it
 
 
 def test_a_link_or_a_file_too_large_is_not_read(cache, composes, tmp_path, monkeypatch):
@@ -153,7 +175,7 @@ def test_a_link_or_a_file_too_large_is_not_read(cache, composes, tmp_path, monke
     assert read_workbook(GCL).tampered == [] and len(composes) == 1
     assert not path.is_symlink()  # replaced by a file of its own
     reader._REFERENCES.clear()
-    monkeypatch.setattr(reference_cache, "MAX_FILE_BYTES", path.stat().st_size - 1)
+    monkeypatch.setattr(reference_cache, "MAX_FILE_BYTES", len(json.dumps(data, separators=(",", ":"))) - 1)
     assert read_workbook(GCL).tampered == [] and len(composes) == 2  # too large to read (and to keep)
 
 
@@ -207,3 +229,113 @@ def test_at_most_max_files_are_kept(cache, monkeypatch):
     kept = sorted(p.name for p in cache.glob("*.json"))
     assert len(kept) == 2 and f"{reference_cache._digest(('plan 0',))}.json" not in kept
     assert reference_cache.load(("plan 2",)) == ref and reference_cache.load(("plan 0",)) is None
+
+
+# ---- issue 48, item 7: a poisoned cache never hides a changed formula ------------------------------------
+
+def _poisoned(data: dict, where: str) -> dict:
+    """``data`` with the formula at ``where`` (``计算!E17:``) made ROUNDDOWN, as :func:`_tampered` makes the
+    workbook's: a reference that agrees with the tampered workbook."""
+    sheet, cell = where.rstrip(":").split("!")
+    col = sum((ord(ch) - 64) * 26 ** i for i, ch in enumerate(reversed(re.match(r"[A-Z]+", cell).group())))
+    row = int(re.search(r"[0-9]+", cell).group())
+    cells = [list(x) for x in data["formulas"][sheet]]
+    (hit,) = [x for x in cells if x[:2] == [row, col]]
+    assert hit[2].startswith("=ROUND(")
+    hit[2] = "=ROUNDDOWN(" + hit[2][len("=ROUND("):]
+    return {**data, "formulas": {**data["formulas"], sheet: cells}}
+
+
+@pytest.mark.parametrize("how", ["edited_under_the_old_seal", "unsealed", "sealed_in_a_folder_others_may_write",
+                                 "sealed_in_a_folder_of_another_users"])
+def test_a_formula_edited_in_the_cache_is_still_found_in_the_workbook(cache, composes, tmp_path, how):
+    """The workbook has one ROUND made ROUNDDOWN and so has the cached reference; the reference is not used
+    (its MAC does not check, or the folder is not the user's own and private): composed afresh, the change found."""
+    if how == "sealed_in_a_folder_of_another_users" and (os.name == "nt" or os.geteuid() != 0):
+        pytest.skip("only root can give a folder to another user")
+    path, data = _valid_file(cache)
+    bad, where = _tampered(GCL, tmp_path / "tampered.xlsx")
+    poisoned = json.dumps(_poisoned(data, where)).encode("ascii")
+    if how == "edited_under_the_old_seal":
+        path.write_bytes(path.read_bytes().split(b"\n", 1)[0] + b"\n" + poisoned)
+    elif how == "unsealed":
+        path.write_bytes(poisoned)
+    else:  # sealed under the user's very key: the folder's mode or owner alone decides
+        _seal(path, poisoned)
+        if how == "sealed_in_a_folder_others_may_write":
+            cache.chmod(0o777)
+        else:
+            os.chown(cache, 4321, 4321)
+    composes.clear()
+    tampered = read_workbook(bad).tampered
+    assert len(tampered) == 1 and tampered[0].startswith(where), tampered
+    assert len(composes) == 1  # the reference composed afresh
+
+
+def test_a_poisoned_reference_in_a_cache_folder_made_by_another_user_is_never_read(tmp_path, monkeypatch):
+    """A shared XDG_CACHE_HOME where the xlmodel folder was made by someone else, writable by all: the reference
+    there is never read, and nothing is written there."""
+    shared = tmp_path / "shared"
+    (shared / "xlmodel" / "references").mkdir(parents=True)
+    for d in (shared, shared / "xlmodel", shared / "xlmodel" / "references"):
+        d.chmod(0o777)
+    monkeypatch.delenv("XLMODEL_CONFIG_HOME", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(shared))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.delenv("XLMODEL_NO_CACHE", raising=False)
+    reader._REFERENCES.clear()
+    try:
+        assert user_cache.cache_folder() == shared / "xlmodel"
+        assert user_cache.open_cache("references", create=True) is None
+        assert read_workbook(GCL).tampered == []
+        assert list((shared / "xlmodel" / "references").iterdir()) == []  # nothing kept there
+    finally:
+        reader._REFERENCES.clear()
+
+
+# ---- issue 48, item 6: pruning removes only what xlmodel wrote, never through a link ---------------------
+
+def _user_files(folder: Path, n: int = 80, names=lambda i: f"user{i}.json") -> dict[str, bytes]:
+    folder.mkdir(parents=True, exist_ok=True)
+    out = {}
+    for i in range(n):
+        p = folder / names(i)
+        p.write_bytes(f'{{"mine": {i}}}'.encode("ascii"))
+        os.utime(p, ns=(10**15 + i, 10**15 + i))  # older than anything xlmodel keeps
+        out[p.name] = p.read_bytes()
+    return out
+
+
+def _store_three(monkeypatch) -> None:
+    monkeypatch.setattr(reference_cache, "MAX_FILES", 2)
+    ref = (["s"], {"s": [(1, 1, "=1")]}, {"s": {1: "top"}})
+    for i in range(3):
+        reference_cache.store((f"plan {i}",), ref)
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX links")
+@pytest.mark.parametrize("link", ["references", "cache"])
+def test_a_linked_cache_folder_is_never_pruned(cache, monkeypatch, tmp_path, link):
+    """The cache folder (or its references folder) a link to a folder of 80 of the user's *.json files:
+    not one removed or changed, nothing written there."""
+    mine = tmp_path / "mine"
+    files = _user_files(mine)
+    linked = cache if link == "references" else cache.parent  # cfg/cache/references, or cfg/cache
+    linked.parent.mkdir(parents=True, exist_ok=True)
+    linked.symlink_to(mine, target_is_directory=True)
+    _store_three(monkeypatch)
+    assert read_workbook(GCL).tampered == []
+    assert {p.name: p.read_bytes() for p in mine.iterdir()} == files
+
+
+def test_pruning_removes_only_the_files_xlmodel_wrote(cache, monkeypatch):
+    """In the user's own private folder: 80 files of the user's, some named as xlmodel names its files (a
+    digest), are never removed; of xlmodel's three, the oldest is."""
+    files = _user_files(cache, names=lambda i: f"{i:064x}.json" if i % 2 else f"user{i}.json")
+    cache.chmod(0o700)
+    _store_three(monkeypatch)
+    kept = {p.name: p.read_bytes() for p in cache.iterdir()}
+    assert {n: kept[n] for n in files} == files
+    ours = sorted(set(kept) - set(files))
+    assert len(ours) == 2 and f"{reference_cache._digest(('plan 0',))}.json" not in ours
+

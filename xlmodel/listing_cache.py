@@ -8,8 +8,10 @@ inode) and takes a millisecond. While the fingerprint is the same, the cached li
 
 The cache is one JSON file, ``policies.json``, in the user's cache folder (:mod:`xlmodel.user_cache`:
 $XLMODEL_CONFIG_HOME/cache, else %LOCALAPPDATA%\\xlmodel\\cache on Windows, $XDG_CACHE_HOME/xlmodel or
-~/.cache/xlmodel), written atomically. A cache that cannot be read, is not what xlmodel writes, or is larger than a listing
-can be is ignored (and replaced); a folder that cannot be written leaves the listing uncached."""
+~/.cache/xlmodel), written atomically and sealed with an HMAC under the user's key (kept in the user's config
+folder). A cache in a folder that is not the user's own and private, whose MAC does not check (a line
+added by anyone else), that cannot be read, is not what xlmodel writes, or is larger than a listing can be
+is ignored (and replaced where the folder is the user's); a folder that cannot be written leaves the listing uncached."""
 
 from __future__ import annotations
 
@@ -19,9 +21,11 @@ from pathlib import Path
 
 from . import __version__
 from .plan_folders import plan_directories
-from .user_cache import TooMany, cache_folder, read_small_regular_file, stats as _stats, write_atomic
+from . import user_cache
+from .user_cache import TooMany, cache_folder, stats as _stats
 
-FORMAT = 1  #: the cache file's layout; a cache of another layout is ignored
+FORMAT = 2  #: the cache file's layout; a cache of another layout is ignored
+NAME = "policies.json"  #: in the cache folder
 MAX_CACHE_BYTES = 1 * 2**20  #: a listing of a thousand plans is ~100 KB
 PACKAGE = Path(__file__).resolve().parent
 
@@ -29,7 +33,7 @@ PACKAGE = Path(__file__).resolve().parent
 def cache_file() -> Path | None:
     """Where the listing is cached (None: nowhere to put it)."""
     base = cache_folder()
-    return base / "policies.json" if base is not None else None
+    return base / NAME if base is not None else None
 
 
 MAX_DEPTH = 8  #: folders below a plan folder whose files are part of the fingerprint (a text may be texts/2025/x.txt)
@@ -53,11 +57,11 @@ def fingerprint() -> str | None:
 
 def cached() -> tuple[list[str], list[str], int] | None:
     """(stdout lines, stderr lines, exit code) of the listing, when the cache holds this fingerprint's."""
-    path = cache_file()
-    if path is None:
+    text = user_cache.load(None, NAME, MAX_CACHE_BYTES)  # None: not there, not the user's, its MAC not checked
+    if text is None:
         return None
     try:
-        data = json.loads(read_small_regular_file(path, MAX_CACHE_BYTES).decode("utf-8"))
+        data = json.loads(text.decode("utf-8"))
     except Exception:  # noqa: BLE001 - not there, not a file, too large, not JSON (or nested past recursion): no cache
         return None
     if not (isinstance(data, dict) and data.get("format") == FORMAT):
@@ -78,9 +82,8 @@ def _lines(v) -> bool:
 def store(out: list[str], err: list[str], code: int, print_: str | None) -> None:
     """Keep the listing for the fingerprint ``print_`` was taken with (before the listing was made:
     a file changed meanwhile leaves a cache that no longer matches). Never fails the command."""
-    path = cache_file()
-    if path is None or print_ is None:
+    if print_ is None:
         return
     text = json.dumps({"format": FORMAT, "fingerprint": print_, "out": out, "err": err, "code": code},
                       ensure_ascii=False)
-    write_atomic(path, text.encode("utf-8"))
+    user_cache.store(None, NAME, text.encode("utf-8"))

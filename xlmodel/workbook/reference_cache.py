@@ -8,25 +8,30 @@ XlsxWriter's (which prepares each formula as it is written); it is kept in the u
 (:mod:`xlmodel.user_cache`), ``references/<digest>.json``, the digest taken over all of them (the
 code and baselines by the ``stat`` of their files), so that a change to any gives another file.
 
-What is kept is what the comparison reads, every formula as text: a file is used only when its
-layout, digest and every value's type are what xlmodel writes, else it is ignored and composed afresh.
-The cache holds what xlmodel computed, never a workbook's text, and xlmodel never reads a cache file
-an input names; it is as trusted as the user's own files (anyone who can write it can change the
-installed code too). ``XLMODEL_NO_CACHE=1`` composes every reference afresh."""
+What is kept is what the comparison reads, every formula as text: a file is used only when the
+cache folder is the user's own and private, its MAC checks under the user's key (a file anyone else
+wrote or edited does not) and its layout, digest and every value's type are what xlmodel writes, else
+it is ignored and composed afresh (:mod:`xlmodel.user_cache`). The cache holds what xlmodel computed,
+never a workbook's text, and xlmodel never reads a cache file an input names. Only files xlmodel wrote
+are pruned. ``XLMODEL_NO_CACHE=1`` composes every reference afresh."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import os
+import re
 import sys
 from functools import lru_cache
 from pathlib import Path
 
 from .. import __version__
-from ..user_cache import TooMany, cache_folder, read_small_regular_file, stats, write_atomic
+from .. import user_cache
+from ..user_cache import TooMany, stats
 
-FORMAT = 1  #: the layout of a cache file; a file of another layout is ignored
+FORMAT = 2  #: the layout of a cache file; a file of another layout is ignored
+SUB = "references"  #: the cache's folder of references
+NAME = re.compile(r"[0-9a-f]{64}\.json")  #: the names of its files (pruning removes no other)
 MAX_FILE_BYTES = 32 * 2**20  #: the reference of the largest plan and timeline is a few MB
 MAX_FILES = 64  #: references kept (the oldest removed beyond)
 MAX_ENTRIES = 5_000  #: files looked at for the fingerprint of the code
@@ -50,17 +55,16 @@ def _code_fingerprint() -> str | None:
     budget = [MAX_ENTRIES]
     try:
         parts = [FORMAT, __version__, sys.version_info[:3], str(PACKAGE), stats(PACKAGE, 3, budget),
-                 str(BASELINES), stats(BASELINES, 0, budget), str(xw), xw is not None and stats(xw, 0, budget)]
-    except TooMany:
+                 str(BASELINES), stats(BASELINES, 0, budget),
+                 str(xw), xw is not None and stats(xw, 0, budget)]
+    except (TooMany, OSError):
         return None
     return repr(parts)
 
 
-def _folder() -> Path | None:
-    if os.environ.get(NO_CACHE_ENV, "").strip() not in ("", "0"):
-        return None
-    base = cache_folder()
-    return base / "references" if base is not None else None
+
+def _off() -> bool:
+    return os.environ.get(NO_CACHE_ENV, "").strip() not in ("", "0")
 
 
 def _digest(key: tuple) -> str | None:
@@ -72,12 +76,15 @@ def _digest(key: tuple) -> str | None:
 
 def load(key: tuple) -> Reference | None:
     """The reference kept for ``key`` (the plan's content and the timeline), or None."""
-    folder, digest = _folder(), _digest(key)
-    if folder is None or digest is None:
+    digest = None if _off() else _digest(key)
+    if digest is None:
+        return None
+    text = user_cache.load(SUB, f"{digest}.json", MAX_FILE_BYTES)  # None: not there, not ours, not checked
+    if text is None:
         return None
     try:
-        data = json.loads(read_small_regular_file(folder / f"{digest}.json", MAX_FILE_BYTES))
-    except Exception:  # noqa: BLE001 - not there, not a regular file, too large, not JSON: compose it
+        data = json.loads(text)
+    except Exception:  # noqa: BLE001 - not JSON (or nested past recursion): compose it
         return None
     return _valid(data, digest)
 
@@ -109,24 +116,14 @@ def _valid(data, digest: str) -> Reference | None:
 def store(key: tuple, ref: Reference) -> None:
     """Keep ``ref`` for ``key``; the oldest files beyond :data:`MAX_FILES` are removed. Never fails
     the command (a folder that cannot be written leaves it uncached)."""
-    folder, digest = _folder(), _digest(key)
-    if folder is None or digest is None:
+    digest = None if _off() else _digest(key)
+    if digest is None:
         return
     names, formulas, keys = ref
     data = {"format": FORMAT, "digest": digest, "sheetnames": names,
             "formulas": {n: [list(x) for x in formulas[n]] for n in names},
             "keys": {n: sorted(keys[n].items()) for n in names}}
     text = json.dumps(data, separators=(",", ":")).encode("ascii")  # every text as written, \u escapes included
-    if len(text) > MAX_FILE_BYTES or not write_atomic(folder / f"{digest}.json", text):
+    if len(text) > MAX_FILE_BYTES or not user_cache.store(SUB, f"{digest}.json", text):
         return
-    _prune(folder)
-
-
-def _prune(folder: Path) -> None:
-    try:
-        files = [(e.stat().st_mtime_ns, e.path) for e in os.scandir(folder)
-                 if e.name.endswith(".json") and e.is_file(follow_symlinks=False)]
-        for _, p in sorted(files)[:-MAX_FILES]:
-            os.unlink(p)
-    except OSError:
-        pass
+    user_cache.prune(SUB, NAME, MAX_FILES)  # only files xlmodel wrote (their name, their tag), never through a link
