@@ -339,3 +339,77 @@ def test_pruning_removes_only_the_files_xlmodel_wrote(cache, monkeypatch):
     ours = sorted(set(kept) - set(files))
     assert len(ours) == 2 and f"{reference_cache._digest(('plan 0',))}.json" not in ours
 
+
+# ---- issue 48, item 9: the regulatory baseline is part of the digest ------------------------------------
+
+def test_an_edited_baseline_gives_another_digest_even_with_its_size_and_times_kept(tmp_path, monkeypatch):
+    """A baseline file edited in place (a source or editable install), its size and modification time kept
+    (a copy tool that keeps times, as xcopy and ``cp -p`` do), on a file system whose stat shows nothing else
+    of the edit (Windows' st_ctime is the creation time; some network shares report none): the digest
+    changes all the same, the baselines being taken by their content, so the reference is composed with
+    the new baseline's formulas."""
+    import xlmodel.policy
+
+    baselines = tmp_path / "baseline"
+    baselines.mkdir()
+    src = xlmodel.policy.BASELINES / "cn-regulatory-baseline-2024.yaml"
+    copy = baselines / src.name
+    copy.write_bytes(src.read_bytes())
+    monkeypatch.setattr(xlmodel.policy, "BASELINES", baselines)
+    real_stats = reference_cache.stats
+    monkeypatch.setattr(reference_cache, "stats", lambda folder, *a: [("stat shows no edit",)] if folder == baselines
+                        else real_stats(folder, *a))
+    reference_cache._code_fingerprint.cache_clear()
+    try:
+        before = reference_cache._digest(("k",))
+        st = copy.stat()
+        text = copy.read_bytes()
+        assert b"id: reg_distribution_cap" in text
+        copy.write_bytes(text.replace(b"id: reg_distribution_cap", b"id: reg_distribution_cax"))  # one byte
+        os.utime(copy, ns=(st.st_atime_ns, st.st_mtime_ns))
+        assert copy.stat().st_size == st.st_size and copy.stat().st_mtime_ns == st.st_mtime_ns
+        reference_cache._code_fingerprint.cache_clear()
+        after = reference_cache._digest(("k",))
+        assert after != before
+        copy.write_bytes(text)  # back as it was: the content decides
+        reference_cache._code_fingerprint.cache_clear()
+        assert reference_cache._digest(("k",)) == before
+    finally:
+        reference_cache._code_fingerprint.cache_clear()
+
+
+def test_the_reference_follows_an_edited_baseline(cache, composes, tmp_path, monkeypatch):
+    """End to end: the GCL sample checked (its reference kept), then the baseline's distribution-cap rule
+    renamed: the next check (a new process's) composes the reference afresh, with the new baseline's rows
+    (the rule's row under its new name), and keeps that one."""
+    import xlmodel.policy
+
+    baselines = tmp_path / "baseline"
+    baselines.mkdir()
+    src = xlmodel.policy.BASELINES / "cn-regulatory-baseline-2024.yaml"
+    (baselines / src.name).write_bytes(src.read_bytes())
+    monkeypatch.setattr(xlmodel.policy, "BASELINES", baselines)
+    reference_cache._code_fingerprint.cache_clear()
+    try:
+        assert read_workbook(GCL).tampered == [] and len(composes) == 1
+        key = reader._reference_key(*_key(GCL))
+        old = reference_cache.load(key)
+        assert any("reg_distribution_cap" in k for rows in old[2].values() for k in rows.values())
+        text = (baselines / src.name).read_text(encoding="utf-8")
+        (baselines / src.name).write_text(text.replace("id: reg_distribution_cap", "id: reg_distribution_limit"),
+                                          encoding="utf-8")
+        xlmodel.policy._load_baseline_cached.cache_clear()
+        reference_cache._code_fingerprint.cache_clear()
+        reader._REFERENCES.clear()  # as a new process: nothing remembered of the old baseline
+        evaluator._MODELS.clear()
+        composes.clear()
+        read_workbook(GCL)
+        assert len(composes) == 1, "the old baseline's reference was used"
+        new = reference_cache.load(key)
+        assert new is not None and new != old
+        assert not any("reg_distribution_cap" in k for rows in new[2].values() for k in rows.values())
+        assert any("reg_distribution_limit" in k for rows in new[2].values() for k in rows.values())
+    finally:
+        xlmodel.policy._load_baseline_cached.cache_clear()
+        reference_cache._code_fingerprint.cache_clear()
+        evaluator._MODELS.clear()

@@ -6,7 +6,8 @@ most of what checking one workbook costs in a new process. The reference is a fu
 (its content and its published text), the timeline, the regulatory baselines, xlmodel's code and
 XlsxWriter's (which prepares each formula as it is written); it is kept in the user's cache folder
 (:mod:`xlmodel.user_cache`), ``references/<digest>.json``, the digest taken over all of them (the
-code and baselines by the ``stat`` of their files), so that a change to any gives another file.
+code by the ``stat`` of its files, the baselines by their content: an edit that keeps a baseline's size
+and times still gives another digest), so that a change to any gives another file.
 
 What is kept is what the comparison reads, every formula as text: a file is used only when the
 cache folder is the user's own and private, its MAC checks under the user's key (a file anyone else
@@ -44,8 +45,8 @@ Reference = tuple[list[str], dict[str, list[tuple[int, int, str]]], dict[str, di
 
 @lru_cache(maxsize=1)
 def _code_fingerprint() -> str | None:
-    """xlmodel's code, its regulatory baselines and XlsxWriter's code, by the stat of their files
-    (None: too many to look at; then nothing is cached)."""
+    """xlmodel's code and XlsxWriter's by the stat of their files, the regulatory baselines by their
+    content (None: too many to look at, or a baseline unreadable; then nothing is cached)."""
     import importlib.util
 
     from ..policy import BASELINES
@@ -55,12 +56,27 @@ def _code_fingerprint() -> str | None:
     budget = [MAX_ENTRIES]
     try:
         parts = [FORMAT, __version__, sys.version_info[:3], str(PACKAGE), stats(PACKAGE, 3, budget),
-                 str(BASELINES), stats(BASELINES, 0, budget),
+                 str(BASELINES), stats(BASELINES, 0, budget), _contents(BASELINES),
                  str(xw), xw is not None and stats(xw, 0, budget)]
     except (TooMany, OSError):
         return None
     return repr(parts)
 
+
+MAX_BASELINE_BYTES = 1 * 2**20  #: a baseline file is some 15 KB
+
+
+def _contents(folder: Path) -> list[tuple[str, str]]:
+    """(name, SHA-256 of the bytes) of every file of ``folder`` (the baselines: each read whole, a few KB)."""
+    out = []
+    for e in sorted(os.scandir(folder), key=lambda e: e.name):
+        if e.is_file():
+            with open(e.path, "rb") as f:
+                data = f.read(MAX_BASELINE_BYTES + 1)
+            if len(data) > MAX_BASELINE_BYTES:
+                raise TooMany
+            out.append((e.name, hashlib.sha256(data).hexdigest()))
+    return out
 
 
 def _off() -> bool:
