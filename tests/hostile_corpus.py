@@ -23,6 +23,8 @@ Classes (issue 9):
 * ``readings``     – one field, four readings (YAML / JSON / CSV / workbook)
 * ``plans``        – plan files and folders (issue 21): one plan's install touching another's text,
                      terminal escapes from plan files, a workbook's own plan, open plan folders
+* ``cache``        – the user's cache (issue 48): poisoned references, forged plan listings, cache
+                     folders that are links, shared or others'
 
 and, for ``xlmodel draft`` (issue 22), plan documents (``resources``, ``readings``): garbage, bombs,
 encrypted, scanned and mislabelled PDFs and .docx files; ``--company`` with line breaks (issue 21).
@@ -2555,6 +2557,159 @@ for _sig, _engine, _key in (("sigterm", "libreoffice", "--convert-to"), ("sighup
                        skip=None if shutil.which(exe) or os.environ.get("CI") else f"{exe} is not installed")
 
     _register(f"{_sig}_recalc_{_engine}", "files", _make_signal)
+
+
+# ---- K. the user's cache (issue 48, items 6-8) ------------------------------------------------------------
+
+_MAX_E12 = "MAX(ROUND('输入'!E$12,"  #: the first formula of 计算 that MAX → MIN changes (计算!E17)
+
+
+def _max_to_min(src: Path, dst: Path) -> Path:
+    """A copy of the workbook ``src`` with its first ``MAX(ROUND('输入'!E$12,`` made MIN (its cached values left)."""
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            data = zin.read(info.filename)
+            if info.filename.startswith("xl/worksheets/"):
+                data = data.replace(f"<f>{_MAX_E12}".encode("utf-8"), f"<f>{_MAX_E12.replace('MAX', 'MIN')}".encode("utf-8"), 1)
+            zout.writestr(info, data)
+    return dst
+
+
+def _poisoned_reference(book: Path) -> tuple[str, bytes]:
+    """(file name, content) of the reference ``check`` would keep for ``book``, with the MAX → MIN of
+    :func:`_max_to_min` made in it too, as JSON without xlmodel's seal: what anyone who may write the cache
+    folder can put there (an xlmodel before issue 48 used it: ``formulas_changed: []``, ``trusted: true``)."""
+    from xlmodel.evaluator import model_for
+    from xlmodel.workbook import reader, reference_cache
+    from xlmodel.workbook.layout import Layout
+
+    read = reader.read_workbook(book, check_formulas=False)
+    layout = Layout(model_for(read.policy), read.case.evaluation_year)
+    key = reader._reference_key(read.policy, layout, read.case.evaluation_year)
+    digest = reference_cache._digest(key)
+    names, formulas, keys = reader._compose_reference(read.policy, layout, read.case.evaluation_year)
+    cells = {n: [[r, c, f.replace(_MAX_E12, _MAX_E12.replace("MAX", "MIN"), 1) if f.startswith(f"={_MAX_E12}") else f]
+                 for r, c, f in formulas[n]] for n in names}
+    data = {"format": reference_cache.FORMAT, "digest": digest, "sheetnames": names, "formulas": cells,
+            "keys": {n: sorted(keys[n].items()) for n in names}}
+    return f"{digest}.json", json.dumps(data, separators=(",", ":")).encode("ascii")
+
+
+def _changed_formula_found(run: Run) -> None:
+    [obj] = json.loads(run.stdout)
+    integ = obj["integrity"]
+    assert integ["trusted"] is False and len(integ["formulas_changed"]) == 1, integ
+    assert integ["formulas_changed"][0].startswith("计算!E17: =MIN("), integ["formulas_changed"]
+
+
+@entry("poisoned_reference_in_a_shared_cache_folder", "cache")
+def _(d, ctx):
+    """XDG_CACHE_HOME a shared folder where xlmodel/references/ was made by someone else, writable by all, holding
+    the reference of a workbook whose MAX became MIN with the same change: not read; the change is found."""
+    book = _max_to_min(ctx.base, d / "book.xlsx")
+    name, poisoned = _poisoned_reference(ctx.base)
+    refs = d / "shared" / "xlmodel" / "references"
+    refs.mkdir(parents=True)
+    (refs / name).write_bytes(poisoned)
+    for folder in (refs, refs.parent, refs.parent.parent):
+        folder.chmod(0o777)
+    env = {"XLMODEL_CONFIG_HOME": "", "XDG_CACHE_HOME": str(d / "shared"), "XDG_CONFIG_HOME": str(d / "config")}
+    return Hostile("", "", ["check", "--json", str(book)], exit=(1,), env=env, check=_changed_formula_found, timeout=30)
+
+
+@entry("poisoned_reference_without_the_users_seal", "cache")
+def _(d, ctx):
+    """The user's own private cache folder (0700) holds the same poisoned reference, unsealed (written while the
+    folder was open, or by an xlmodel before issue 48): its MAC does not check; composed afresh, the change found."""
+    book = _max_to_min(ctx.base, d / "book.xlsx")
+    name, poisoned = _poisoned_reference(ctx.base)
+    refs = d / "cfg" / "cache" / "references"
+    refs.mkdir(parents=True, mode=0o700)
+    refs.parent.chmod(0o700)
+    (refs / name).write_bytes(poisoned)
+    return Hostile("", "", ["check", "--json", str(book)], exit=(1,), env={"XLMODEL_CONFIG_HOME": str(d / "cfg")},
+                   produces=["cfg/cache.key"], check=_changed_formula_found, timeout=30)
+
+
+def _users_files(folder: Path, n: int = 80) -> dict[str, bytes]:
+    folder.mkdir(parents=True)
+    for i in range(n):
+        (folder / f"report{i:02d}.json").write_text(f'{{"page": {i}}}\n', encoding="ascii")
+        t = time.time() - 86400 * (400 - i)  # older than anything xlmodel keeps
+        os.utime(folder / f"report{i:02d}.json", (t, t))
+    return {p.name: p.read_bytes() for p in folder.iterdir()}
+
+
+def _linked_cache(d: Path, ctx: Ctx, link: str) -> Hostile:
+    """The cache folder (``cache``) or its references folder (``references``) a link to a folder of 80 of the
+    user's *.json files (an xlmodel before issue 48 pruned 17 of them): none removed or changed."""
+    mine = d / "mine"
+    files = _users_files(mine)
+    (d / "cfg" / "cache").mkdir(parents=True, mode=0o700)
+    linked = d / "cfg" / "cache" / "references" if link == "references" else d / "cfg" / "cache"
+    if link == "cache":
+        linked.rmdir()
+    linked.symlink_to(mine, target_is_directory=True)
+    book = Path(shutil.copyfile(ctx.base, d / "book.xlsx"))
+
+    def check(run: Run) -> None:
+        assert {p.name: p.read_bytes() for p in mine.iterdir()} == files
+    return Hostile("", "", ["check", str(book)], exit=(0,), env={"XLMODEL_CONFIG_HOME": str(d / "cfg")}, check=check,
+                   timeout=30)
+
+
+for _link in ("cache", "references"):
+    _register(f"linked_{_link}_folder_of_the_users_files_is_never_pruned", "cache",
+              lambda d, ctx, lk=_link: _linked_cache(d, ctx, lk))
+
+
+FORGED_PLAN = "forged-plan-2099"
+
+
+def _forged_listing(d: Path, mode: int) -> dict[str, str]:
+    """``cfg/cache/policies.json`` as xlmodel keeps it for this folder (sealed under the user's key, made here),
+    then a plan line added after the seal's line (what anyone who may write the file can do); the cache
+    folder's mode ``mode``. The environment of the run."""
+    from xlmodel import cli, listing_cache
+
+    env = {"XLMODEL_CONFIG_HOME": str(d / "cfg")}
+    saved = {k: os.environ.get(k) for k in (*env, "XLMODEL_PLANS")}
+    os.environ.update(env)
+    os.environ.pop("XLMODEL_PLANS", None)
+    try:
+        print_ = listing_cache.fingerprint()
+        out, err, code = cli._listing_lines()
+        listing_cache.store(out, err, code, print_)
+        path = listing_cache.cache_file()
+    finally:
+        for k, v in saved.items():
+            os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
+    head, body = path.read_bytes().split(b"\n", 1)
+    data = json.loads(body)
+    data["out"].append(f"{FORGED_PLAN:<28} v9.9.9    2099–2101   99 rules  伪造公司")
+    path.write_bytes(head + b"\n" + json.dumps(data, ensure_ascii=False).encode("utf-8"))
+    path.parent.chmod(mode)
+    return env
+
+
+@entry("forged_line_in_the_plan_listing_is_not_printed", "cache")
+def _(d, ctx):
+    env = _forged_listing(d, 0o700)
+    return Hostile("", "", ["policies"], exit=(0,), env=env, forbid=[FORGED_PLAN], timeout=30)
+
+
+@entry("plan_listing_in_a_cache_folder_others_may_write_is_not_printed", "cache")
+def _(d, ctx):
+    """The listing sealed under the user's very key, in a cache folder made writable by all: not used at all."""
+    env = _forged_listing(d, 0o700)
+    path = d / "cfg" / "cache" / "policies.json"
+    head, body = path.read_bytes().split(b"\n", 1)
+    from xlmodel import user_cache
+
+    key = bytes.fromhex((d / "cfg" / user_cache.KEY_FILE).read_text(encoding="ascii").strip())
+    path.write_bytes(user_cache.sealed(key, "policies.json", body))  # as if xlmodel had sealed the forged line
+    path.parent.chmod(0o777)
+    return Hostile("", "", ["policies"], exit=(0,), env=env, forbid=[FORGED_PLAN], timeout=30)
 
 
 #: the groups of entries that must read one value the same way, and the outcomes allowed
