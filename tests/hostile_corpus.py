@@ -2712,6 +2712,51 @@ def _(d, ctx):
     return Hostile("", "", ["policies"], exit=(0,), env=env, forbid=[FORGED_PLAN], timeout=30)
 
 
+
+# ---- K. smaller (issue 48, item 10) -------------------------------------------------------------------------
+
+def _proposed_not_a_number(d: Path, ctx: Ctx, text: str) -> Hostile:
+    """测算!I15 (a proposed cash dividend) holds NaN or INF in the file's XML: refused naming 测算!I15 (it named no cell)."""
+    b = Book(ctx.base)
+    b._replace_cell("测算", "I15", lambda attrs: f'<c r="I15"{attrs}><v>{text}</v></c>')
+    book = b.save(d / "book.xlsx")
+    return Hostile("", "", ["plan", str(book)], expect=["book.xlsx", "测算!I15", "不是数字"], timeout=30)
+
+
+for _text in ("NaN", "INF", "-inf"):
+    _register(f"proposed_amount_{_text.lower().replace('-', 'minus_')}_on_the_planning_sheet", "readings",
+              lambda d, ctx, t=_text: _proposed_not_a_number(d, ctx, t))
+
+
+@entry("copied_row_of_proposed_amounts_on_the_planning_sheet", "readings")
+def _(d, ctx):
+    """测算's row of proposed amounts (key plan_proposed in column A) copied below the sheet with an amount in it:
+    refused naming both rows (``plan`` dropped every proposed amount without a word)."""
+    b = Book(ctx.base)
+    part = b.sheet_part("测算")
+    xml = b.text(part)
+    row = re.search(r'<row r="15"[^>]*>.*?</row>', xml, re.S).group()
+    last = max(int(r) for r in re.findall(r'<row r="(\d+)"', xml))
+    n = last + 2
+    copy = re.sub(r'(<c r="[A-Z]+)15"', rf'\g<1>{n}"', row).replace('<row r="15"', f'<row r="{n}"', 1)
+    copy = copy.replace(f'<c r="H{n}" s="20"/>', f'<c r="H{n}" s="20"><v>123456789</v></c>')
+    b.set_text(part, xml.replace("</sheetData>", copy + "</sheetData>", 1))
+    book = b.save(d / "book.xlsx")
+    return Hostile("", "", ["plan", str(book)], expect=["book.xlsx", "测算!A15", f"测算!A{n}", "plan_proposed"], timeout=30)
+
+
+@entry("output_path_with_a_newline_is_said_on_one_line", "files")
+def _(d, ctx):
+    """``-o`` a name with a newline (and a forged report line after it): written, and said as ``\n`` on one line."""
+    case = Path(shutil.copyfile(SAMPLE, d / "case.yaml"))
+    name = "a\n总体结论 Overall: 通过 pass.xlsx"
+
+    def check(run: Run) -> None:
+        assert "已写入 wrote a\\n总体结论 Overall: 通过 pass.xlsx" in run.err, run.err
+        assert not any(line.startswith("总体结论 Overall: 通过 pass.xlsx") for line in (run.out + run.err).splitlines())
+    return Hostile("", "", ["build", str(case), "-o", name], exit=(0,), produces=[name], check=check, timeout=30)
+
+
 #: the groups of entries that must read one value the same way, and the outcomes allowed
 GROUPS: dict[str, set | None] = {
     "fullwidth_stock_code": {"refused", "002015"},

@@ -866,3 +866,19 @@ def test_library_notes_map_known_messages_and_drop_housekeeping():
         "cell D12: a date cell holds 9999999, outside the range of dates; it is read as an error (#VALUE!)",
         "something odd in …",
     ]
+
+
+@pytest.mark.skipif(os.name == "nt", reason="a newline in a file name is POSIX's")
+def test_an_output_path_with_a_newline_is_said_on_one_line_escaped(tmp_path, capsys, monkeypatch):
+    """Issue 48, item 10: an -o path with a newline is said as plain text (``\\n``), as folder names are: no
+    line of the output begins with what follows the newline (it was echoed raw, forging a line)."""
+    monkeypatch.chdir(tmp_path)
+    book, screen = "a\nb.xlsx", "s\n总体结论 Overall: 通过 pass.csv"
+    code, _, err = cli(capsys, "build", SAMPLES / "gcl-energy-2022-2024.yaml", "-o", book)
+    assert code == 0 and (tmp_path / book).is_file()
+    assert "已写入 wrote a\\nb.xlsx\n" in err and "\nb.xlsx" not in err
+    code, _, err = cli(capsys, "build", SAMPLES / "gcl-energy-2022-2024.yaml", "-o", book)  # exists: refused, said so
+    assert code == 2 and "a\\nb.xlsx: 文件已存在" in err and "— a\\nb.xlsx exists" in err and "\nb.xlsx" not in err
+    code, _, err = cli(capsys, "evaluate", "--batch", SAMPLES / "company_years.csv", "-o", screen)
+    assert code in (0, 1) and (tmp_path / screen).is_file()
+    assert "-> s\\n总体结论 Overall: 通过 pass.csv" in err and "\n总体结论" not in err

@@ -300,6 +300,46 @@ def test_a_bad_proposed_amount_is_refused_naming_the_cell(built, tmp_path):
     assert f"{PLAN}!{cells[(ROWS['proposed'], 2023)]}" in str(e.value) and "拟定现金分红" in str(e.value)
 
 
+
+@pytest.mark.parametrize("text", ["NaN", "nan", "INF", "-inf"])
+def test_a_nan_or_inf_proposed_amount_is_refused_naming_the_cell(built, tmp_path, capsys, text):
+    """Issue 48, item 10: a proposed amount no workbook can hold (the file's XML says NaN or INF) is refused,
+    exit 2, naming 测算 and its cell (it named no cell)."""
+    from conftest import cli
+    from hostile_corpus import Book
+
+    _, _, book = built["far-east"]
+    cell = _cells(book)[(ROWS["proposed"], 2023)]
+    b = Book(book)
+    b._replace_cell(PLAN, cell, lambda attrs: f'<c r="{cell}"{attrs}><v>{text}</v></c>')
+    bad = b.save(tmp_path / "bad.xlsx")
+    for command in ("plan", "check"):
+        code, out, err = cli(capsys, command, bad)
+        assert code == 2 and out == "" and "Traceback" not in err
+        assert f"bad.xlsx: 无法读取工作簿 cannot read the workbook: {PLAN}!{cell}: 值 {text!r} 不是数字 is not a number" in err, err
+
+
+def test_a_copied_row_of_proposed_amounts_is_refused_naming_both_rows(built, tmp_path, capsys):
+    """Issue 48, item 10: the row of proposed amounts copied below the sheet (its key in column A, an amount in
+    2023): which row holds the amounts cannot be told. Refused, exit 2, naming both rows (every proposed amount
+    was dropped, unsaid)."""
+    from conftest import cli
+
+    _, _, book = built["far-east"]
+    cells = _cells(book)
+    wb = openpyxl.load_workbook(book)
+    ws = wb[PLAN]
+    row = int(cells[(ROWS["proposed"], 2022)][1:])
+    copy = ws.max_row + 2
+    for c in range(1, ws.max_column + 1):
+        ws.cell(copy, c).value = ws.cell(row, c).value
+    ws[cells[(ROWS["proposed"], 2023)][0] + str(copy)] = 12 * M
+    bad = tmp_path / "copied.xlsx"
+    wb.save(bad)
+    code, out, err = cli(capsys, "plan", bad)
+    assert code == 2 and out == ""
+    assert f"{PLAN}!A{row}、{PLAN}!A{copy}" in err and "plan_proposed" in err and "2 times" in err, err
+
 def test_an_amount_proposed_before_the_evaluation_year_is_said_and_not_read(tmp_path):
     from xlmodel.workbook.reader import read_workbook
 

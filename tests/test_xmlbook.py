@@ -263,3 +263,28 @@ def test_an_array_formula_has_the_reference_read_from_the_file(tmp_path):
     wb = xlsxwriter.Workbook(str(tmp_path / "x.xlsx"), {"in_memory": True})
     wb.add_worksheet("s").write_array_formula(0, 0, 1, 0, "{=A3:A4*2}")
     assert reader._as_read_back(wb) is None
+
+
+@pytest.mark.parametrize("text", ["NaN", "INF", "-inf", "1,5"])
+def test_a_number_no_workbook_holds_is_refused_as_openpyxl_refuses_it_naming_its_cell(tmp_path, text):
+    """Issue 48, item 10: a cell whose number is NaN, INF or no number at all is unreadable for openpyxl and for
+    the XML reader alike; the reader's error names the sheet and the cell (Data!B2), which openpyxl's does not."""
+    from xlmodel.workbook.xmlbook import CellError
+
+    wb = openpyxl.Workbook()
+    wb.active.title = "Data"
+    wb.active["B2"] = 1.5
+    path = tmp_path / "book.xlsx"
+    wb.save(path)
+    with zipfile.ZipFile(path) as z:
+        parts = {n: z.read(n) for n in z.namelist()}
+    sheet = "xl/worksheets/sheet1.xml"
+    parts[sheet] = parts[sheet].replace(b"<v>1.5</v>", f"<v>{text}</v>".encode("ascii"))
+    with zipfile.ZipFile(path, "w") as z:
+        for n, data in parts.items():
+            z.writestr(n, data)
+    with pytest.raises(ValueError):
+        openpyxl.load_workbook(path)
+    with pytest.raises(CellError) as e:
+        read_book(path.read_bytes())
+    assert (e.value.where, e.value.text) == ("Data!B2", text)

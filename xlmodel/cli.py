@@ -341,7 +341,7 @@ def cmd_evaluate(args) -> int:
         counts = tally.overall
         risk = tally.at_risk()
         keys = sorted(set(map(plain_text, risk[tally.key]))) if tally.key in risk else []
-        print(f"已评估 {tally.n} 个公司年度 {tally.n} company-years evaluated -> {out}  "
+        print(f"已评估 {tally.n} 个公司年度 {tally.n} company-years evaluated -> {plain_text(out)}  "
               f"({', '.join(f'{k}: {v}' for k, v in sorted(counts.items()))})", file=sys.stderr)
         zh, en = risk_headline(len(risk), None, tally.risk_undecided)
         print(f"{OUTPUT['st_risk_warning'].short_zh}：{zh} — at risk of the ST warning: {en}"

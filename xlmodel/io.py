@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 
 from .errors import OutputExistsError, XlmodelError
+from .sanitize import plain_text
 
 MAX_NAME_BYTES = 255 - 24  # room for the temporary name's prefix, random part and ".tmp"
 
@@ -62,6 +63,7 @@ def check_output(path, *, force: bool = False, suffixes=(".xlsx",), inputs=()) -
     to. Missing folders are fine (they are created when the output is written)."""
     raw = str(path)
     p = Path(path)
+    shown = plain_text(p)  # the path as said: one line, control characters escaped (a newline is \n)
     if not raw.strip():
         raise XlmodelError("输出文件名为空 the output file name is empty")
     try:
@@ -69,25 +71,25 @@ def check_output(path, *, force: bool = False, suffixes=(".xlsx",), inputs=()) -
     except (FileNotFoundError, NotADirectoryError):  # (a folder on the way is a file: said below)
         st = None
     except OSError as e:
-        raise XlmodelError(f"{p}: 无法使用此输出路径 cannot use this output path ({e.strerror})") from None
+        raise XlmodelError(f"{shown}: 无法使用此输出路径 cannot use this output path ({e.strerror})") from None
     if raw.endswith((os.sep, "/")) or (st is not None and stat.S_ISDIR(st.st_mode)):
-        raise XlmodelError(f"{p}: 这是文件夹，请给出输出文件名 is a folder; give the output file's name, e.g. {p / ('out' + tuple(suffixes)[0])}")
+        raise XlmodelError(f"{shown}: 这是文件夹，请给出输出文件名 is a folder; give the output file's name, e.g. {plain_text(p / ('out' + tuple(suffixes)[0]))}")
     if p.suffix.lower() not in tuple(s.lower() for s in suffixes):
         kind = "an" if _suffix_text(suffixes).startswith((".x", ".a", ".e", ".o")) else "a"
-        raise XlmodelError(f"{p}: 输出文件须为 {_suffix_text(suffixes)} 文件 the output must be {kind} {_suffix_text(suffixes)} file")
+        raise XlmodelError(f"{shown}: 输出文件须为 {_suffix_text(suffixes)} 文件 the output must be {kind} {_suffix_text(suffixes)} file")
     if len(p.name.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES:
-        raise XlmodelError(f"{p}: 文件名过长 the file name is too long ({len(p.name.encode('utf-8', 'surrogateescape'))} bytes; "
+        raise XlmodelError(f"{shown}: 文件名过长 the file name is too long ({len(p.name.encode('utf-8', 'surrogateescape'))} bytes; "
                            f"at most {MAX_NAME_BYTES})")
     for source in inputs:
         if st is not None and _same_file(st, source):
-            raise XlmodelError(f"{p}: 输出即输入文件 {source}，不予覆盖（--force 也不例外）— is the input file {source} "
+            raise XlmodelError(f"{shown}: 输出即输入文件 {plain_text(source)}，不予覆盖（--force 也不例外）— is the input file {plain_text(source)} "
                                "(the same file, however named); the results never replace their own input, even with "
                                "--force: choose another output file")
     if os.path.lexists(p):
         if not force:
-            raise OutputExistsError(f"{p}: 文件已存在，如要覆盖请加 --force — {p} exists; pass --force to overwrite it")
+            raise OutputExistsError(f"{shown}: 文件已存在，如要覆盖请加 --force — {shown} exists; pass --force to overwrite it")
         if st is not None and not stat.S_ISREG(st.st_mode):
-            raise XlmodelError(f"{p}: 不是普通文件，不予覆盖 is not a regular file (a FIFO, socket or device); refusing to overwrite it")
+            raise XlmodelError(f"{shown}: 不是普通文件，不予覆盖 is not a regular file (a FIFO, socket or device); refusing to overwrite it")
     # the folders on the way: the first one that exists must be a writable folder
     parent = p.parent
     while True:
@@ -102,11 +104,11 @@ def check_output(path, *, force: bool = False, suffixes=(".xlsx",), inputs=()) -
             parent = parent.parent
             continue
         except OSError as e:
-            raise XlmodelError(f"{p}: 无法使用文件夹 {parent} cannot use the folder {parent} ({e.strerror})") from None
+            raise XlmodelError(f"{shown}: 无法使用文件夹 {plain_text(parent)} cannot use the folder {plain_text(parent)} ({e.strerror})") from None
         if not stat.S_ISDIR(pst.st_mode):
-            raise XlmodelError(f"{p}: {parent} 是文件而非文件夹 {parent} is a file, not a folder")
+            raise XlmodelError(f"{shown}: {plain_text(parent)} 是文件而非文件夹 {plain_text(parent)} is a file, not a folder")
         if not os.access(parent, os.W_OK | os.X_OK):
-            raise XlmodelError(f"{p}: 无权写入文件夹 {parent} cannot write to the folder {parent} (permission denied)")
+            raise XlmodelError(f"{shown}: 无权写入文件夹 {plain_text(parent)} cannot write to the folder {plain_text(parent)} (permission denied)")
         break
     return p
 
@@ -240,7 +242,7 @@ def _reason(e: OSError) -> str:
 
 def write_error(target, e: OSError) -> XlmodelError:
     """The error for an OS error while writing ``target``: the target named, never the temporary file."""
-    return XlmodelError(f"{target}: 无法写入，未写出任何文件 — cannot write ({_reason(e)}); nothing was written")
+    return XlmodelError(f"{plain_text(target)}: 无法写入，未写出任何文件 — cannot write ({_reason(e)}); nothing was written")
 
 
 def _drop_unclosable_zip(unraisable) -> None:
@@ -265,10 +267,10 @@ def save_xlsx(wb, target) -> None:
         except FileCreateError as e:
             cause = e.args[0] if e.args and isinstance(e.args[0], OSError) else None
             err = (write_error(target, cause) if cause is not None
-                   else XlmodelError(f"{target}: 无法写入 cannot write ({type(e).__name__})"))
+                   else XlmodelError(f"{plain_text(target)}: 无法写入 cannot write ({type(e).__name__})"))
             del cause
         except XlsxWriterException as e:
-            err = XlmodelError(f"{target}: cannot write the workbook ({type(e).__name__}: {e})")
+            err = XlmodelError(f"{plain_text(target)}: cannot write the workbook ({type(e).__name__}: {e})")
         if err is not None:
             import gc
 
@@ -280,7 +282,7 @@ def save_xlsx(wb, target) -> None:
 
 def _link_into_place(tmp: str, target: Path) -> None:
     """Move ``tmp`` to ``target`` only if ``target`` does not exist (never clobbering)."""
-    taken = OutputExistsError(f"{target} exists: another process created it while xlmodel was writing; "
+    taken = OutputExistsError(f"{plain_text(target)} exists: another process created it while xlmodel was writing; "
                               "nothing was overwritten (pass --force to overwrite it)")
     try:
         os.link(tmp, target)
@@ -324,9 +326,9 @@ def atomic_write(target, force: bool = False):
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except FileExistsError:
-        raise XlmodelError(f"{target}: 路径中的某个文件夹是文件 a folder on the way is a file") from None
+        raise XlmodelError(f"{plain_text(target)}: 路径中的某个文件夹是文件 a folder on the way is a file") from None
     except OSError as e:
-        raise XlmodelError(f"{target}: 无法创建文件夹 {target.parent} cannot create the folder {target.parent} ({e.strerror})") from None
+        raise XlmodelError(f"{plain_text(target)}: 无法创建文件夹 {plain_text(target.parent)} cannot create the folder {plain_text(target.parent)} ({e.strerror})") from None
     tmp = None
     clean_stale_temporaries(target.parent)
     with _Signals() as sigs:
@@ -335,7 +337,7 @@ def atomic_write(target, force: bool = False):
                 fd, tmp = tempfile.mkstemp(prefix=_temp_name(target), suffix=".tmp" + target.suffix,
                                            dir=target.parent)
             except OSError as e:
-                raise XlmodelError(f"{target}: 无法写入 {target.parent} cannot write in {target.parent} ({_reason(e)})") from None
+                raise XlmodelError(f"{plain_text(target)}: 无法写入 {plain_text(target.parent)} cannot write in {plain_text(target.parent)} ({_reason(e)})") from None
             os.close(fd)
             yield Path(tmp)
             mode = 0o666 & ~_umask()
@@ -348,7 +350,7 @@ def atomic_write(target, force: bool = False):
             sigs.deferred = True  # moving into place is never interrupted half-way
             if force:
                 if os.path.isdir(target):
-                    raise XlmodelError(f"{target}: 这是文件夹，未写出任何文件 is a folder; nothing was written")
+                    raise XlmodelError(f"{plain_text(target)}: 这是文件夹，未写出任何文件 is a folder; nothing was written")
                 os.replace(tmp, target)
                 tmp = None
             else:

@@ -28,7 +28,7 @@ def cmd_build(args) -> int:
             print(f"注意 Warning: {case.source}: {w}", file=sys.stderr)
     out = build_workbook(args.output, policy=args.policy, case=case, evaluation_year=args.year, force=args.force,
                          udf=getattr(args, "udf", False))
-    print(f"已写入 wrote {out}", file=sys.stderr)
+    print(f"已写入 wrote {plain_text(out)}", file=sys.stderr)  # a path with a newline: one line, escaped
     from ..policy import load_policy
 
     plan = policy_by_id(case.policy) if case else load_policy(args.policy)
@@ -154,7 +154,7 @@ def cmd_fill(args) -> int:
 
     filled = fill_workbook(args.workbook, args.case, args.output, force=args.force)
     read, g = filled.read, filled.given
-    print(f"已写入 wrote {filled.path}：案例 {filled.case.source} 的 {g['inputs']} 项输入、{g['attestations']} 项确认、"
+    print(f"已写入 wrote {plain_text(filled.path)}：案例 {plain_text(filled.case.source)} 的 {g['inputs']} 项输入、{g['attestations']} 项确认、"
           f"{g['notes']} 条备注 — {g['inputs']} inputs, {g['attestations']} attestations, {g['notes']} notes from the case "
           f"(policy {read.policy.id} v{read.policy.version}, fiscal year {filled.case.evaluation_year})", file=sys.stderr)
     if filled.kept:
@@ -193,7 +193,7 @@ def cmd_recalc(args) -> int:
         print(f"{zh} | {en}")
     status = res.report.overall_status
     print(f"{OUTPUT['overall_status'].short}: {STATUS_ZH[status]} {STATUS_EN[status]}")
-    print(f"已写入 wrote {res.path}", file=sys.stderr)
+    print(f"已写入 wrote {plain_text(res.path)}", file=sys.stderr)
     integ = res.integrity
     if integ["cached_results_stale"]:
         print(f"{res.engine} 的结果与评估器不一致 {res.engine}'s results differ from the evaluator's "
@@ -336,14 +336,14 @@ def cmd_samples(args) -> int:
     if existing:
         raise OutputExistsError(f"{len(cases)} 个工作簿中已有 {len(existing)} 个存在，如要覆盖请加 --force — "
                                 f"{len(existing)} of the {len(cases)} workbooks exist; pass --force to overwrite them, "
-                                f"or choose another --out folder:\n" + "\n".join(f"  - {e}" for e in existing))
+                                f"or choose another --out folder:\n" + "\n".join(f"  - {plain_text(e)}" for e in existing))
     for path in cases:
         case = load_case(path)
         rep = evaluate(case)
         target = out / f"{path.stem}.xlsx"
         build_workbook(target, case=case, force=args.force)
         print(render_table(rep))
-        print(f"已写入 -> {target}\n")
+        print(f"已写入 -> {plain_text(target)}\n")
     return 0
 
 

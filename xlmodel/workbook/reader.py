@@ -88,7 +88,7 @@ def _book(path: Path):
 def _read_bytes(path: Path, data: bytes):
     from openpyxl.xml import DEFUSEDXML
 
-    from .xmlbook import read_book
+    from .xmlbook import CellError, read_book
 
     if not DEFUSEDXML:  # pragma: no cover - defusedxml is a dependency
         raise XlmodelError("defusedxml is required to read workbooks safely")
@@ -96,6 +96,11 @@ def _read_bytes(path: Path, data: bytes):
         return read_book(data)
     except XlmodelError:
         raise
+    except CellError as e:  # NaN, INF: named by its cell, as every value a workbook cannot hold
+        from ..sanitize import plain_text
+
+        raise XlmodelError(f"{path}: 无法读取工作簿 cannot read the workbook: {plain_text(e.where)}: 值 {plain_text(e.text)!r} 不是数字 "
+                           "is not a number (NaN and INF are no numbers a workbook holds)") from None
     except Exception as e:  # defusedxml and openpyxl's part parsers raise many types for hostile or broken files
         raise XlmodelError(f"{path}: 无法读取工作簿 cannot read the workbook ({type(e).__name__}: {str(e)[:200]})") from None
 
@@ -418,6 +423,11 @@ def _read_proposed(wb, L: Layout, year: int, locate: "_Locator") -> dict[int, fl
         return {}
     ws = wb[name]
     rows = [r for r in range(1, min(ws.max_row, 10_000) + 1) if ws.cell(r, 1).value == PROPOSED_KEY]
+    if len(rows) > 1:  # a copied row: which one holds the amounts cannot be told, and none is dropped unsaid
+        cells = "、".join(f"{name}!A{r}" for r in rows[:5]) + ("…" if len(rows) > 5 else "")
+        locate.problems.append(Problem(f"{name}!A{rows[1]}", f"拟定现金分红的行（{PROPOSED_KEY}）出现 {len(rows)} 次 {cells}，"
+                                       f"无法确定按哪一行测算，请删去复制的行 — the row of proposed cash dividends appears "
+                                       f"{len(rows)} times: which one to plan with cannot be told; delete the copies"))
     if len(rows) != 1:
         return {}
     out = {}

@@ -48,6 +48,15 @@ class BookError(ValueError):
     """A part openpyxl would not read either (the reader says: cannot read the workbook)."""
 
 
+class CellError(BookError):
+    """A cell whose number openpyxl would not read either (``NaN``, ``INF``): ``where`` (sheet!cell once the
+    sheet is known) and ``text``, the value as the file has it."""
+
+    def __init__(self, where: str, text: str):
+        super().__init__(f"{where}: {text!r} is not a number")
+        self.where, self.text = where, text
+
+
 class XmlCell:
     """A cell as the reader uses it: ``value``, ``row``, ``column``, ``coordinate``."""
 
@@ -220,7 +229,7 @@ def _note_extension(uri: str) -> None:
 def _parse_sheet(f, ctx: _Ctx) -> tuple[dict, dict]:
     """({(row, col): formula or value}, {(row, col): cached value}) of one worksheet part."""
     from openpyxl.formula.translate import Translator
-    from openpyxl.utils.cell import coordinate_to_tuple
+    from openpyxl.utils.cell import coordinate_to_tuple, get_column_letter
     from openpyxl.utils.datetime import from_excel, from_ISO8601
     from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
 
@@ -263,7 +272,10 @@ def _parse_sheet(f, ctx: _Ctx) -> tuple[dict, dict]:
             value = None if t == "inlineStr" else (el.findtext(_V, None) or None)
             if value is not None:
                 if t == "n":
-                    value = _cast_number(value)
+                    try:
+                        value = _cast_number(value)
+                    except ValueError:  # NaN, INF, text: no number a workbook can hold
+                        raise CellError(coord or f"{get_column_letter(c)}{r}", value[:40]) from None
                     if style in ctx.dates:
                         try:
                             value = from_excel(value, ctx.epoch, timedelta=style in ctx.durations)
@@ -345,7 +357,10 @@ def read_book(data: bytes) -> tuple[XmlBook, XmlBook]:
                 fc, vc = {}, {}
             else:
                 with z.open(rel.target) as f:
-                    fc, vc = _parse_sheet(f, ctx)
+                    try:
+                        fc, vc = _parse_sheet(f, ctx)
+                    except CellError as e:
+                        raise CellError(f"{title}!{e.where}", e.text) from None
             local: dict = {}
             f_sheets.append(XmlSheet(title, sheet.state, fc, local, chart))
             v_sheets.append(XmlSheet(title, sheet.state, vc, local, chart))
