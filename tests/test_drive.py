@@ -480,6 +480,52 @@ def test_selftest_with_excel_through_the_fake_opens_one_excel_for_every_workbook
     assert [e[0] for e in fake_excel.log].count("CalculateFull") == 6
 
 
+
+def _result(aside: dict[str, int], engine: str = "libreoffice"):
+    """A self-test's result as LibreOffice gives it for the three bundled plans and one drafted plan installed
+    beside them, 20 workbooks each, with ``aside[plan]`` workbooks set aside (a half fen on 计算!H52)."""
+    from xlmodel.selftest import PlanResult, Result
+
+    plans = []
+    for pid in ("drafted-2024-2026", "far-east-2022-2024", GCL, "houpu-2024-2026"):
+        p = PlanResult(pid, "1.0.0", 2024, workbooks=20, cells=1000, years=60)
+        for i in range(aside.get(pid, 0)):
+            case = f"synthetic:{pid}:20261201:{12 + i}"
+            p.aside.append(case)
+            p.aside_at.append((case, "计算!H52", 32525291179.49, 32525291179.48))
+        plans.append(p)
+    return Result(engine, "LibreOffice 7.4.7.2", plans)
+
+
+def test_selftest_allows_each_plan_its_own_set_aside():
+    """Issue 48: one half fen set aside in the bundled GCL plan and one in a drafted plan installed beside it
+    pass (each plan may have max(1% of its 20 workbooks, 1) = 1 set aside); it failed ("too many set aside",
+    exit 1) when the cap was one workbook for all 80. Each is listed with its cell, LibreOffice's value and
+    xlmodel's, and why LibreOffice's differs."""
+    from xlmodel.selftest import summary
+
+    result = _result({GCL: 1, "drafted-2024-2026": 1})
+    assert result.ok and [result.cap(p) for p in result.plans] == [1, 1, 1, 1]
+    text = summary(result)
+    assert "结论 Result: ✓ 全部一致" in text and "另计 2 个" in text
+    assert f"  · {GCL} 案例 case synthetic:{GCL}:20261201:12 计算!H52：LibreOffice 7.4.7.2 32,525,291,179.48，xlmodel " \
+           "32,525,291,179.49" in text.splitlines()
+    assert "0.3 × 108,417,637,264.95" in text and "32,525,291,179.484997…" in text  # how LibreOffice comes to .48
+    assert any(x.strip().startswith(GCL) and "1 另计 set aside（上限 cap 1）" in x for x in text.splitlines())
+
+
+def test_selftest_fails_when_one_plan_has_more_set_aside_than_its_cap():
+    """Two half fens in one plan of 20 workbooks are one more than its cap of 1: the run fails, naming the plan
+    (the other plans' allowance is not lent to it)."""
+    from xlmodel.selftest import summary
+
+    result = _result({"drafted-2024-2026": 2})
+    assert not result.ok and [p.plan for p in result.over_cap] == ["drafted-2024-2026"]
+    text = summary(result)
+    assert "结论 Result: ✗ 另计过多 too many set aside (drafted-2024-2026 2 > 1)" in text
+    assert "超过上限 more than the cap allows (drafted-2024-2026 2 > 1)" in text
+    assert not _result({GCL: 1}, engine="excel").ok  # Excel is the 15-digit reading itself: nothing set aside
+
 # ---- 4. selftest in the real engines -------------------------------------------------------------
 
 @pytest.mark.engines

@@ -9,7 +9,10 @@ comparison (:func:`xlmodel.workbook.parity.compare`): every formula cell against
 cached, every named result, rule status and figure, and every evaluated year, to the fen.
 
 The engines' known half-fen ROUND deviations (docs/domain.md §4) are counted and set aside with
-their reason, under the parity tests' cap; more than the cap is a failure. The run passes only
+their reason, under the parity tests' cap, taken per plan (each plan's share of its own workbooks,
+never fewer than the engine's floor: a plan installed beside the bundled ones has its allowance, and
+one plan's half fens never use up another's); more than a plan's cap is a failure. Each workbook set
+aside is listed with the cell, both values and how the engine comes to its fen. The run passes only
 when everything else agrees; each difference names the plan, the case, sheet!cell and both values.
 """
 
@@ -34,6 +37,7 @@ class PlanResult:
     years: int = 0
     differences: list = dataclasses.field(default_factory=list)
     aside: list = dataclasses.field(default_factory=list)  # the cases whose workbooks were set aside
+    aside_at: list = dataclasses.field(default_factory=list)  # (case, sheet!cell, xlmodel's value, the engine's)
 
 
 @dataclasses.dataclass
@@ -56,11 +60,20 @@ class Result:
     def differences(self) -> list:
         return [d for p in self.plans for d in p.differences]
 
+    def cap(self, plan: PlanResult) -> int:
+        """The workbooks of ``plan`` that may be set aside for this engine (:func:`.workbook.parity.aside_cap`)."""
+        from .workbook.parity import aside_cap
+
+        return aside_cap(self.engine, plan.workbooks)
+
+    @property
+    def over_cap(self) -> list[PlanResult]:
+        """The plans with more workbooks set aside than their cap."""
+        return [p for p in self.plans if len(p.aside) > self.cap(p)]
+
     @property
     def aside_ok(self) -> bool:
-        from .workbook.parity import aside_within_cap
-
-        return aside_within_cap(self.engine, len(self.aside), self.workbooks)
+        return not self.over_cap
 
     @property
     def ok(self) -> bool:
@@ -187,6 +200,7 @@ def verify(adapter, built: list[tuple[str, object, Path]], folder: Path, *, work
         r.differences += c.differences
         if c.aside:
             r.aside.append(c.case)
+            r.aside_at.append((c.case, *(c.aside_at or ("?", None, None))))
     return Result(adapter.name, adapter.label(), list(by_plan.values()))
 
 
@@ -219,22 +233,19 @@ def summary(result: Result) -> str:
     for p in result.plans:
         lines.append(f"  {f'{p.plan} v{p.version}':<{w}}  {p.year}  {p.workbooks:>4} 工作簿 workbooks  "
                      f"{p.cells:>9,} 单元格 cells  {len(p.differences):>4} 处不一致 differences  "
-                     f"{len(p.aside):>3} 另计 set aside")
+                     f"{len(p.aside):>3} 另计 set aside（上限 cap {result.cap(p)}）")
     for pid, why in result.skipped:
         lines.append(f"  {pid}: 未测试 not tested — {why.splitlines()[0][:160]}")
     if result.aside:
-        rule = SET_ASIDE.get(result.engine)
-        why = f"{rule.reason_zh} {rule.reason_en}" if rule else "（此引擎无已知偏差 no known deviation for this engine）"
-        cap = "" if result.aside_ok else "：超过上限 more than the cap allows"
-        lines.append(f"另计 Set aside: {len(result.aside)} 个工作簿 workbooks — {why} (docs/domain.md §4){cap}: "
-                     + ", ".join(result.aside[:20]) + (" …" if len(result.aside) > 20 else ""))
+        lines += _aside_lines(result)
     diffs = result.differences
     if result.ok:
         aside = f"（另计 {len(result.aside)} 个，见上 {len(result.aside)} set aside, above）" if result.aside else ""
         lines.append(f"结论 Result: ✓ 全部一致（精确到分）everything agrees, to the fen{aside} — {result.label} computes "
                      "what xlmodel computes")
     else:
-        what = f"{len(diffs)} 处不一致 differences" if diffs else "另计过多 too many set aside"
+        over = "、".join(f"{p.plan} {len(p.aside)} > {result.cap(p)}" for p in result.over_cap)
+        what = f"{len(diffs)} 处不一致 differences" if diffs else f"另计过多 too many set aside ({over})"
         lines.append(f"结论 Result: ✗ {what} — {result.label} does not compute what xlmodel computes")
         for d in diffs[:MAX_SHOWN]:
             against = "评估器 evaluator" if d.against == "evaluator" else "xlmodel 缓存值 cached"
@@ -245,3 +256,27 @@ def summary(result: Result) -> str:
     if result.folder is not None:
         lines.append(f"工作簿 Workbooks: {result.folder}")
     return "\n".join(lines)
+
+
+def _aside_lines(result: Result) -> list[str]:
+    """What was set aside and why: the engine's known deviation, each plan over its cap, and per workbook
+    the ROUND's cell with both values (how the engine comes to its fen, said once)."""
+    from .workbook.parity import SET_ASIDE
+
+    rule = SET_ASIDE.get(result.engine)
+    why = f"{rule.reason_zh} {rule.reason_en}" if rule else "（此引擎无已知偏差 no known deviation for this engine）"
+    over = result.over_cap
+    cap = ("：超过上限 more than the cap allows (" + "、".join(f"{p.plan} {len(p.aside)} > {result.cap(p)}" for p in over)
+           + ")") if over else ""
+    lines = [f"另计 Set aside: {len(result.aside)} 个工作簿 workbooks — {why} (docs/domain.md §4){cap}:"]
+    shown = [(p.plan, *a) for p in result.plans for a in p.aside_at][:20]
+    for plan, case, where, ours, theirs in shown:
+        values = (f"：{result.label} {theirs:,.2f}，xlmodel {ours:,.2f}" if isinstance(ours, float) and isinstance(theirs, float)
+                  else "")
+        lines.append(f"  · {plan} 案例 case {case} {where}{values}")
+    if len(result.aside) > len(shown):
+        lines.append(f"  … 另有 {len(result.aside) - len(shown)} 个 and {len(result.aside) - len(shown)} more")
+    if rule is not None and rule.explain_zh:
+        lines.append(f"  {rule.explain_zh} — {rule.explain_en}")
+    return lines
+

@@ -163,6 +163,8 @@ class SetAside:
     floor: int
     reason_zh: str
     reason_en: str
+    explain_zh: str = ""  #: how the engine comes to its fen, said beside each workbook set aside
+    explain_en: str = ""
 
 
 #: Gnumeric's ROUND can round a large amount's binary value as it is where Excel, LibreOffice and
@@ -172,9 +174,17 @@ class SetAside:
 #: there, .49 in xlmodel. Excel is the 15-digit reading itself: nothing is set aside for it.
 SET_ASIDE = {
     "gnumeric": SetAside(0.0, 0.05, 3, "Gnumeric 的 ROUND 按二进制值取舍半分",
-                         "Gnumeric's ROUND decides a half fen on the binary value"),
+                         "Gnumeric's ROUND decides a half fen on the binary value",
+                         "按15位有效数字恰为半分的金额，其二进制值可略小于半分：Gnumeric 按二进制值舍去，Excel 与 xlmodel 按15位进位",
+                         "an amount exactly at a half fen to 15 significant digits can be a little below it in binary: "
+                         "Gnumeric rounds the binary value down, Excel and xlmodel round the 15 digits up"),
     "libreoffice": SetAside(2e10, 0.01, 1, "LibreOffice 对 2×10^10 元以上金额的 ROUND 按二进制值取舍半分",
-                            "LibreOffice's ROUND decides a half fen on the binary value of amounts ≥ 2×10^10 元"),
+                            "LibreOffice's ROUND decides a half fen on the binary value of amounts ≥ 2×10^10 元",
+                            "2×10^10 元以上（金额×100 接近 2^41），LibreOffice 不再先取15位有效数字：如 0.3 × 108,417,637,264.95 "
+                            "按15位为 32,525,291,179.485，二进制为 32,525,291,179.484997…，LibreOffice 得 .48，Excel 与 xlmodel 得 .49",
+                            "from 2×10^10 元 (the amount ×100 near 2^41) LibreOffice no longer takes 15 significant digits first: "
+                            "0.3 × 108,417,637,264.95 is 32,525,291,179.485 to 15 digits and 32,525,291,179.484997… in "
+                            "binary; LibreOffice gives .48, Excel and xlmodel .49"),
 }
 
 
@@ -188,28 +198,39 @@ def half_fen(ours: Path, theirs: Path, from_amount: float = 0.0, a: dict | None 
     """The workbooks differ, and one of the differences is a ROUND one fen off, of an amount of at
     least ``from_amount`` (see :data:`SET_ASIDE`). ``a``, ``b``: the two workbooks' values, when
     they are read already; ``diff``: where they differ, when that is known (:func:`_differing`)."""
+    return half_fen_cell(ours, theirs, from_amount, a, b, diff) is not None
+
+
+def half_fen_cell(ours: Path, theirs: Path, from_amount: float = 0.0, a: dict | None = None, b: dict | None = None,
+                  diff: list | None = None) -> tuple[str, float, float] | None:
+    """(sheet!cell, xlmodel's value, the engine's) of the first ROUND one fen off that :func:`half_fen`
+    finds, or None."""
     import openpyxl
 
     a = sheet_values(ours) if a is None else a
     b = sheet_values(theirs) if b is None else b
     if not (_differing(a, b) if diff is None else diff):
-        return False
+        return None
     formulas = openpyxl.load_workbook(ours, read_only=False)
     for sheet, coord in a:  # a fen is within same()'s relative tolerance on large amounts: look at every ROUND
         f, x, y = formulas[sheet][coord].value, a.get((sheet, coord)), b.get((sheet, coord))
         if (isinstance(f, str) and "ROUND(" in f and isinstance(x, float) and isinstance(y, (int, float))
                 and abs(abs(x - y) - 0.01) < 1e-4 and abs(x) >= from_amount):
-            return True
-    return False
+            return f"{sheet}!{coord}", x, float(y)
+    return None
+
+
+def aside_cap(engine: str, total: int) -> int:
+    """How many of ``total`` workbooks of one plan may be set aside for ``engine`` (:data:`SET_ASIDE`: its
+    share of them, never fewer than its floor); 0 for an engine without a known deviation."""
+    rule = SET_ASIDE.get(engine)
+    return 0 if rule is None else max(int(rule.max_share * total + 1e-9), rule.floor)
 
 
 def aside_within_cap(engine: str, aside: int, total: int) -> bool:
     """The workbooks set aside for ``engine`` are few enough (:data:`SET_ASIDE`); none for an
     engine without a known deviation."""
-    rule = SET_ASIDE.get(engine)
-    if rule is None:
-        return aside == 0
-    return aside <= max(rule.max_share * total, rule.floor)
+    return aside <= aside_cap(engine, total)
 
 
 # ---- one workbook -----------------------------------------------------------------------------
@@ -240,6 +261,7 @@ class Compared:
     plan: str
     case: str
     aside: bool  # set aside: a half-fen ROUND this engine rounds its own way (SET_ASIDE)
+    aside_at: tuple | None = None  # (sheet!cell, xlmodel's value, the engine's) of that ROUND
     cells: int = 0
     formula_mismatches: list = dataclasses.field(default_factory=list)
     output_mismatches: list = dataclasses.field(default_factory=list)
@@ -272,8 +294,9 @@ def compare(engine: str, case, ours: Path, theirs: Path | None, policy=None, our
     rule = SET_ASIDE.get(engine)
     plan = getattr(policy, "id", None) or case.policy
     diff = _differing(a, b)
-    aside = rule is not None and bool(diff) and half_fen(ours, theirs, rule.from_amount, a, b, diff)
-    out = Compared(Path(ours).name, plan, case.source, aside)
+    at = half_fen_cell(ours, theirs, rule.from_amount, a, b, diff) if rule is not None and diff else None
+    aside = at is not None
+    out = Compared(Path(ours).name, plan, case.source, aside, at)
     if aside:
         return out
     out.cells = len(set(a) | set(b))
