@@ -158,7 +158,7 @@ class Folder:
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
-            dst, dat = self._at(name)
+            dst, _ = self._at(name)
             os.replace(where, dst, **({"src_dir_fd": self.fd, "dst_dir_fd": self.fd} if at else {}))
         except OSError:
             self.unlink(tmp)
