@@ -2713,7 +2713,7 @@ def _(d, ctx):
 
 
 
-# ---- K. smaller (issue 48, item 10) -------------------------------------------------------------------------
+# ---- L. smaller (issue 48, item 10) -------------------------------------------------------------------------
 
 def _proposed_not_a_number(d: Path, ctx: Ctx, text: str) -> Hostile:
     """测算!I15 (a proposed cash dividend) holds NaN or INF in the file's XML: refused naming 测算!I15 (it named no cell)."""
