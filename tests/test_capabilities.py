@@ -148,7 +148,7 @@ def test_fifth_plan_baseline(fifth):
         "payout_ceiling": "pass",  # 70m ≤ 90m
         "two_distributions": "pass",  # 2 ≥ 2
         "interim_cap": "not_applicable",  # no interim dividend
-        "distribution_cap": "pass", "stock_dividend_vote": "not_applicable",
+        "distribution_cap": "pass", "distribution_cap_interim": "not_applicable", "stock_dividend_vote": "not_applicable",
     }
     assert rep.cash_conditions_met is True
     assert rep.overall_status == "warn"  # the target warns; nothing fails

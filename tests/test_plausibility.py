@@ -295,8 +295,11 @@ def test_a_figure_beside_net_profit_at_the_ratio(changes, status):
 
 
 @pytest.mark.parametrize("changes, status", [
-    # parent retained earnings beside net assets of 1,000,000,000: 1,000,000.00 × 1,000 → signal
-    ({"retained_earnings_parent": 1_000_000.00}, "fail"), ({"retained_earnings_parent": 1_000_000.01}, "pass"),
+    # consolidated retained earnings beside net assets of 1,000,000,000: 1,000,000.00 × 1,000 → signal
+    ({"retained_earnings_consolidated": 1_000_000.00}, "fail"),
+    ({"retained_earnings_consolidated": 1_000_000.01}, "pass"),
+    # the parent's own are not held against the group's net assets (a holding company's are often small)
+    ({"retained_earnings_parent": 1_000_000.00}, "pass"),
     # net assets in 万元 beside consolidated retained earnings of 300,000,000 (parent 250,000,000: 833 ×)
     ({"net_assets": 300_000.00}, "fail"), ({"net_assets": 300_000.01}, "pass"),
 ])
