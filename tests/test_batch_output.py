@@ -24,8 +24,8 @@ import pytest
 
 import xlmodel.batch
 import xlmodel.progress
-from xlmodel.batch import (COMPANY_COLUMNS, KEY_COLUMNS, LEAD_COLUMNS, OUTPUT_COLUMNS, RULE_PARTS, evaluate_batch,
-                           result_columns, rule_parts)
+from xlmodel.batch import (COMPANY_COLUMNS, KEY_COLUMNS, LEAD_COLUMNS, OUTPUT_COLUMNS, REVIEWED_COLUMN, RULE_PARTS,
+                           evaluate_batch, result_columns, rule_parts)
 from xlmodel.batch_output import (AMOUNT_FORMAT, DATE_FORMAT, RESULTS_SHEET, STATUS_LABELS, SUMMARY_SHEET, at_risk,
                                   write_batch_csv, write_batch_xlsx)
 from xlmodel.catalogue import BOUND_ZH, STATUS_ZH
@@ -65,9 +65,13 @@ def test_columns_company_first_then_policy_year_period_outputs_and_rules(gcl_out
     model = model_for(GCL)
     cols = list(gcl_out.columns)
     assert cols[:5] == ["company_name", "stock_code", "policy", "fiscal_year", "in_plan_period"]
-    assert cols[5:5 + len(OUTPUT_COLUMNS)] == list(OUTPUT_COLUMNS)
+    # the outputs, with plan_reviewed added right after overall_status (issue 46.1: an unreviewed draft's rows)
+    outs = list(OUTPUT_COLUMNS)
+    outs.insert(outs.index("overall_status") + 1, "plan_reviewed")
+    assert cols[5:5 + len(outs)] == outs
+    assert gcl_out["plan_reviewed"].tolist() == [True] * len(gcl_out)  # a bundled plan: reviewed
     assert cols == result_columns(model, company=COMPANY_COLUMNS)
-    rules = cols[5 + len(OUTPUT_COLUMNS):-1]
+    rules = cols[5 + len(outs):-1]
     expect = [f"{rd.id}.{p}" for rd in model.rules for p in rule_parts(rd)]
     assert rules == expect
     assert cols[-1] == "missing_inputs"  # last: what the undecided rules lack (issue 47.5)
@@ -319,7 +323,8 @@ def test_a_mixed_batch_has_every_plans_columns():
     df = cases_frame([c for pid in POLICIES for c in parity_cases(pid, 5, seed=2)])
     out = evaluate_batch(df)
     for pid in POLICIES:
-        for c in result_columns(model_for(pid))[len(("stock_code",)) + len(LEAD_COLUMNS) + len(OUTPUT_COLUMNS):]:
+        lead = len(("stock_code",)) + len(LEAD_COLUMNS) + len(OUTPUT_COLUMNS) + 1  # + plan_reviewed (issue 46.1)
+        for c in result_columns(model_for(pid))[lead:]:
             assert c in out.columns
         rows = out["policy"] == pid
         lo, hi = model_for(pid).policy.plan_years
@@ -404,7 +409,7 @@ def _readme_section() -> str:
 
 def test_readme_lists_every_batch_input_and_output_column():
     sec = _readme_section()
-    for c in list(KEY_COLUMNS) + list(FIELDS) + list(LEAD_COLUMNS) + list(OUTPUT_COLUMNS):
+    for c in list(KEY_COLUMNS) + list(FIELDS) + list(LEAD_COLUMNS) + list(OUTPUT_COLUMNS) + [REVIEWED_COLUMN]:
         assert f"`{c}`" in sec, c
     assert "`attest_<rule_id>`" in sec
     for p in RULE_PARTS:

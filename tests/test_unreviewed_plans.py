@@ -20,8 +20,11 @@ from conftest import cli
 from test_custom_plans import GCL, GCL_MIN_CASH, _udf_args, clean, write_case, write_plan
 from xlmodel import udfs
 from xlmodel.case import load_case
+from xlmodel.batch import evaluate_batch, read_table
 from xlmodel.draft import draft_text
+from xlmodel.evaluator import attestation_ids, model_for
 from xlmodel.policy import load_policy_file, open_reviews
+from xlmodel.report import UNREVIEWED
 
 DRAFT = "acme-draft-2022-2024"
 CLAUSE = "三、(二)、1、(1)"  # the GCL plan's cash conditions (its first rule's clause)
@@ -171,3 +174,101 @@ def test_a_drafts_review_items_of_no_clause_are_kept_in_its_data(tmp_path, capsy
     assert yaml.safe_load(out.read_text(encoding="utf-8"))["review"] == d.policy["review"]
     code, _, err = cli(capsys, "policies", "check", out)
     assert code == 2 and "review[0]" in err and "plan_years" in err, err
+
+
+
+# ---- the batch's rows and the worksheet functions (46.1) ------------------------------------------
+
+def _two_company_batch(tmp_path, plans):
+    """The GCL sample's three years (2021–2023) under the draft's id, for 002015 and for a second company of
+    the same figures (002016), with the plan's own attestation columns: ``--year 2023`` shows two rows, and
+    each passes (the GCL sample's 2023 row does: every input given, its two years before read as history)."""
+    rows = list(csv.reader((_samples() / "company_years.csv").open(encoding="utf-8")))
+    known = {f"attest_{a}" for a in attestation_ids(model_for(load_policy_file(plans / f"{DRAFT}.yaml")))}
+    keep = [i for i, c in enumerate(rows[0]) if not c.startswith("attest_") or c in known]
+    code, name = rows[0].index("stock_code"), rows[0].index("company_name")
+    batch = tmp_path / "two.csv"
+    with batch.open("w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f)
+        w.writerow([rows[0][i] for i in keep])
+        for other in (False, True):
+            for r in (r for r in rows[1:] if r[0] == GCL):
+                r = [DRAFT] + r[1:]
+                if other:
+                    r[code], r[name] = "002016", "乙能源科技股份有限公司"
+                w.writerow([r[i] for i in keep])
+    return batch
+
+
+def _results(tmp_path, capsys, plans, batch, suffix, code_expected):
+    out = tmp_path / f"out{suffix}"
+    out.unlink(missing_ok=True)
+    code, _, err = cli(capsys, "--plans", plans, "evaluate", "--batch", batch, "--year", 2023, "-o", out)
+    assert code == code_expected, err
+    return out
+
+
+def _xlsx_columns(path):
+    """The 结果 sheet as {column id: [values of its rows]} (row 2 holds the ids) and the 汇总 sheet's texts."""
+    wb = openpyxl.load_workbook(path)
+    res = list(wb["结果"].iter_rows(values_only=True))
+    cols = {cid: [r[j] for r in res[2:]] for j, cid in enumerate(res[1])}
+    summary = [v for row in wb["汇总"].iter_rows(values_only=True) for v in row if isinstance(v, str)]
+    return list(res[1]), cols, summary
+
+
+def test_a_batchs_rows_under_an_unreviewed_draft_carry_the_mark_in_csv_and_xlsx(tmp_path, capsys):
+    plans = tmp_path / "plans"
+    draft_plan(plans)
+    batch = _two_company_batch(tmp_path, plans)
+    with _results(tmp_path, capsys, plans, batch, ".csv", 1).open(encoding="utf-8-sig") as f:
+        got = list(csv.DictReader(f))
+    assert [(r["stock_code"], r["overall_status"], r["plan_reviewed"]) for r in got] == \
+        [("002015", "pass", "False"), ("002016", "pass", "False")]  # the figures pass; the plan is a draft
+    head = list(got[0])
+    assert head[head.index("overall_status") + 1] == "plan_reviewed"
+    ids, cols, summary = _xlsx_columns(_results(tmp_path, capsys, plans, batch, ".xlsx", 1))
+    assert ids[ids.index("overall_status") + 1] == "plan_reviewed"
+    assert cols["overall_status"] == [f"通过{UNREVIEWED}"] * 2  # never a bare 通过 (nor its green)
+    assert cols["plan_reviewed"] == ["否", "否"]
+    assert "其中 2 个公司年度按未复核的草稿评估（plan_reviewed 为“否”），不构成合规结论" in " ".join(summary)
+    settle(plans / f"{DRAFT}.yaml")
+    with _results(tmp_path, capsys, plans, batch, ".csv", 0).open(encoding="utf-8-sig") as f:
+        got = list(csv.DictReader(f))
+    assert [(r["overall_status"], r["plan_reviewed"]) for r in got] == [("pass", "True")] * 2
+    _, cols, summary = _xlsx_columns(_results(tmp_path, capsys, plans, batch, ".xlsx", 0))
+    assert cols["overall_status"] == ["通过", "通过"] and cols["plan_reviewed"] == ["是", "是"]
+    assert not any("未复核" in v for v in summary)
+
+
+def test_a_baseline_only_screen_has_the_column_and_it_is_true():
+    """The column is there in every batch (the table's shape never depends on the plan); the baseline is no draft."""
+    df = read_table(_samples() / "company_years.csv")
+    out = evaluate_batch(df.drop(columns=["policy", *[c for c in df.columns if c.startswith("attest_")]]))
+    cols = list(out.columns)
+    assert cols[cols.index("overall_status") + 1] == "plan_reviewed" and out["plan_reviewed"].tolist() == [True] * 9
+    assert out.attrs["columns"]["plan_reviewed"]["zh"] == "规划已复核"
+
+
+def test_the_worksheet_functions_mark_every_status_under_a_draft_and_none_once_settled(tmp_path, monkeypatch):
+    plans = tmp_path / "plans"
+    draft_plan(plans)
+    monkeypatch.setenv("XLMODEL_PLANS", str(plans))  # Excel has no --plans
+    args = _udf_args(load_case(write_case(tmp_path, DRAFT)))
+    udfs.clear_caches()
+    table, path = udfs.XLM_EVALUATE(*args), udfs.XLM_PLAN(*args)
+    rule = table[1][0]
+    status_of_rule = udfs.XLM_RULE_STATUS(rule, *args)
+    statuses = [r[2] for r in table[1:]]
+    assert statuses and all(s.endswith(UNREVIEWED) for s in statuses), statuses
+    assert f"通过{UNREVIEWED}" in statuses and "通过" not in statuses
+    assert status_of_rule == statuses[0]
+    assert [r[-1] for r in path[1:]] and all(r[-1].endswith(UNREVIEWED) for r in path[1:]), path
+    settle(plans / f"{DRAFT}.yaml")
+    udfs.clear_caches()
+    settled, settled_path = udfs.XLM_EVALUATE(*args), udfs.XLM_PLAN(*args)
+    assert not any(UNREVIEWED in str(c) for r in settled + settled_path for c in r)
+    # the same table otherwise: only the mark differs, the figures are the reviewed plan's
+    assert [[c.removesuffix(UNREVIEWED) if isinstance(c, str) else c for c in r] for r in table] == settled
+    assert [[c.removesuffix(UNREVIEWED) if isinstance(c, str) else c for c in r] for r in path] == settled_path
+    assert udfs.XLM_RULE_STATUS(rule, *args) == settled[1][2]

@@ -1055,7 +1055,8 @@ def evaluate_batch(df: pd.DataFrame, policy: str | Policy | None = None, source:
     Columns are named by field id, Chinese label or a data terminal's name (:mod:`xlmodel.columns`);
     every problem is reported at once (:class:`BatchError`), naming the row, the column and the
     company and year. The result's columns: :func:`result_columns` (company, policy, year, ``forecast``
-    where the input has that column, ``in_plan_period``, the outputs, then per rule status, actual, bound, margin, shortfall).
+    where the input has that column, ``in_plan_period``, the outputs with :data:`REVIEWED_COLUMN` after ``overall_status``,
+    then per rule status, actual, bound, margin, shortfall).
     ``result.attrs``: ``warnings`` (amounts that look like 万元/亿元: not errors), ``notes`` (what was
     read how: scaled units, codes, boards, the screen), ``columns`` (each column's labels and unit, for
     :mod:`xlmodel.batch_output`), ``policies`` (each plan's title and plan years).
@@ -1086,6 +1087,10 @@ LEAD_COLUMNS = ("policy", "fiscal_year", "in_plan_period")
 FORECAST_COLUMN = FORECAST.id
 #: the inputs a row lacks for the rules it could not decide (缺少输入), each with its year; blank when none
 MISSING_COLUMN = "missing_inputs"
+#: right after ``overall_status``: False on every row of a plan with open review items (an unreviewed draft,
+#: :func:`xlmodel.policy.open_reviews`: no verdict of compliance), True elsewhere, in a baseline-only screen
+#: too (the baseline is no draft); present in every batch, so the table's shape never depends on the plan
+REVIEWED_COLUMN = "plan_reviewed"
 #: the named outputs of every row, after the lead columns and before the rules (:data:`xlmodel.outputs.HEADLINE`)
 OUTPUT_COLUMNS = tuple(o.column for o in _outputs.HEADLINE)
 #: the outputs that count rules: whole numbers
@@ -1099,6 +1104,7 @@ _LEAD_LABELS = {
     "policy": ("分红回报规划", "Plan (policy id)", "文本"),
     "fiscal_year": ("会计年度", "Fiscal year", "年"),
     "in_plan_period": ("在规划期内", "Fiscal year within the plan's years", "是/否"),
+    REVIEWED_COLUMN: ("规划已复核", "Plan reviewed (False: an unreviewed draft, no verdict of compliance)", "是/否"),
     FORECAST_COLUMN: (FORECAST.zh, FORECAST.en, FORECAST.unit_zh),
     MISSING_COLUMN: ("未能判定的规则缺少的输入", "Inputs missing for the rules it could not decide", "文本"),
 }
@@ -1126,11 +1132,13 @@ def result_columns(model: cat.Model, company: tuple[str, ...] = ("stock_code",),
     """The result columns of one plan's rows, in order (``company``: the company columns given;
     ``screen``: a baseline-only screen, without the plan's own results :data:`SCREEN_OMITS`;
     ``forecast``: the input has a forecast column, so the result marks the rows on forecast figures,
-    :data:`FORECAST_COLUMN` after the fiscal year)."""
+    :data:`FORECAST_COLUMN` after the fiscal year). :data:`REVIEWED_COLUMN` follows ``overall_status``."""
     lead = list(LEAD_COLUMNS)
     if forecast:
         lead.insert(lead.index("fiscal_year") + 1, FORECAST_COLUMN)
-    cols = [c for c in COMPANY_COLUMNS if c in company] + lead + list(OUTPUT_COLUMNS)
+    outs = list(OUTPUT_COLUMNS)
+    outs.insert(outs.index("overall_status") + 1, REVIEWED_COLUMN)
+    cols = [c for c in COMPANY_COLUMNS if c in company] + lead + outs
     if screen:
         cols = [c for c in cols if c not in SCREEN_OMITS]
     for rd in model.rules:
@@ -1162,6 +1170,7 @@ def _results(model: cat.Model, env, pid: str, company: dict, years: np.ndarray,
     if forecast is not None:
         res[FORECAST_COLUMN] = forecast
     res["in_plan_period"] = (years >= lo) & (years <= hi)
+    res[REVIEWED_COLUMN] = np.full(len(years), not unreviewed_plans({pid: model}))
     if isinstance(env, VectorEnv):
         return _results_typed(model, env, res)
     for name in OUTPUT_COLUMNS:

@@ -8,7 +8,9 @@
   needs, a legend), then the results sheet 结果 with a two-row header (Chinese label, column id),
   frozen below the header and right of the company columns, an autofilter, 元 amounts as
   ``#,##0.00``, ratios as percentages, dates as dates, statuses and yes/no in Chinese
-  (满足/不满足, 通过/不通过/警告, 不适用, 缺少输入; 是/否) and coloured by conditional formats.
+  (满足/不满足, 通过/不通过/警告, 不适用, 缺少输入; 是/否) and coloured by conditional formats; the overall
+  status of a row whose plan is an unreviewed draft (``plan_reviewed`` 否) carries
+  :data:`~xlmodel.report.UNREVIEWED`, uncoloured, and the summary counts those rows.
   Every cell is a static value: no formula is written.
 
 Both are written as the rows arrive (:meth:`xlmodel.batch.Batch.frames`, a chunk at a time: memory
@@ -152,6 +154,7 @@ class Tally:
         self.by_rule: dict[str, dict] = {c: {} for c in self.status_cols}
         self.plans: dict[str, list[int]] = {}  # plan id -> [rows, rows outside the plan years]
         self.forecast = 0  # rows whose results rest on forecast figures (the forecast column 是)
+        self.unreviewed = 0  # rows evaluated under an unreviewed draft (plan_reviewed 否): no verdict of compliance
         self._risk: list[pd.DataFrame] = []
         #: rows whose risk of the exchange warning could not be decided (its rule 缺少输入)
         self.risk_undecided = 0
@@ -166,6 +169,7 @@ class Tally:
             self.forecast += int(df[FORECAST.id].astype(bool).sum())
         if self.key:
             self.companies.update(df[self.key].tolist())
+        self.unreviewed += int(_draft_rows(df).sum())
         if "overall_status" in df:
             for k, v in df["overall_status"].value_counts().items():
                 self.overall[k] = self.overall.get(k, 0) + int(v)
@@ -464,7 +468,7 @@ def _results_sheet(ws, st: _Styles, columns: list[str], n_rows: int, frames, met
     r = HEADER_ROWS
     for df in frames:
         tally.add(df)
-        for row in df.itertuples(index=False, name=None):
+        for row in _draft_marked(df).itertuples(index=False, name=None):
             for j, raw in enumerate(row):
                 writers[j](r, j, raw)
             r += 1
@@ -480,6 +484,30 @@ def _results_sheet(ws, st: _Styles, columns: list[str], n_rows: int, frames, met
             ws.conditional_format(first, status_cols[0], last, status_cols[0],
                                   {"type": "cell", "criteria": "==", "value": f'"{label}"',
                                    "format": st.cond[code], "multi_range": ranges})
+
+
+def _draft_rows(df: pd.DataFrame) -> np.ndarray:
+    """The rows evaluated under an unreviewed draft: ``plan_reviewed`` False (not blank)."""
+    from .batch import REVIEWED_COLUMN
+
+    if REVIEWED_COLUMN not in df:
+        return np.zeros(len(df), bool)
+    return np.array([v is False or v is np.False_ for v in df[REVIEWED_COLUMN].tolist()], dtype=bool)
+
+
+def _draft_marked(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with the overall status of each row whose plan is an unreviewed draft (``plan_reviewed`` False)
+    as its Chinese label and :data:`~xlmodel.report.UNREVIEWED` (never a bare 通过, nor its colour)."""
+    from .report import UNREVIEWED
+
+    draft = _draft_rows(df)
+    if "overall_status" not in df or not draft.any():
+        return df
+    df = df.copy()
+    status = df["overall_status"].astype(object)
+    status[draft] = [f"{STATUS_LABELS.get(v, v)}{UNREVIEWED}" for v in status[draft].tolist()]
+    df["overall_status"] = status
+    return df
 
 
 def _col_name(j: int) -> str:
@@ -688,6 +716,11 @@ def _overall_section(ws, st: _Styles, tally: Tally, path: Path, r: int) -> int:
     ws.write_string(r, 0, "合计 Total", st.plain)
     ws.write_number(r, 2, n, st.bold_int)
     r += 1
+    if tally.unreviewed:
+        _put(ws, path, r, 0, f"其中 {tally.unreviewed:,} 个公司年度按未复核的草稿评估（plan_reviewed 为“否”），不构成合规结论 "
+                             f"({tally.unreviewed:,} company-years were evaluated under an unreviewed draft: no verdict "
+                             "of compliance)", st.note, f"{SUMMARY_SHEET} row {r + 1}")
+        r += 1
     ws.write_string(r, 0, "总体结果：任一规划要求或监管规则不通过即为不通过；否则有缺少输入即为缺少输入；否则有警告即为警告；否则通过。条件不计入。"
                           "Overall: fail if any obligation fails, else missing input, else warning, else pass; "
                           "conditions are not counted.", st.note)

@@ -343,13 +343,22 @@ class Result:
     def table(self) -> list[list]:
         if self._table is None:
             rows = [list(TABLE_HEADER)]
+            mark = draft_mark(self.model.policy)
             for rd in self.model.rules:
                 s, ck = rd.spec, rd.check
-                rows.append([s.id, s.clause, self.cell(f"{s.id}.status"), self.cell(f"{s.id}.actual", ck.unit),
+                status = f"{self.cell(f'{s.id}.status')}{mark}"
+                rows.append([s.id, s.clause, status, self.cell(f"{s.id}.actual", ck.unit),
                              self.cell(f"{s.id}.required", ck.unit) if ck.required is not None else "",
                              self.cell(f"{s.id}.shortfall", ck.unit) if ck.shortfall is not None else ""])
             self._table = rows
         return self._table
+
+
+def draft_mark(policy) -> str:
+    """What follows every status and verdict a worksheet function returns under ``policy``: :data:`UNREVIEWED`
+    when it is an unreviewed draft (open review items, :func:`xlmodel.policy.open_reviews`), never a bare
+    通过; "" for a reviewed plan."""
+    return UNREVIEWED if open_reviews(policy) else ""
 
 
 TABLE_HEADER = tuple(PART[k].heading for k in ("rule", "clause", "status", "actual", "bound", "shortfall"))
@@ -496,8 +505,8 @@ def _scalar(name: str, *args):
     out = res._outputs
     if name not in out:
         out[name] = res.cell(name)
-        if name == "overall_status" and open_reviews(res.model.policy):  # never a bare 通过 under a draft
-            out[name] = f"{out[name]}{UNREVIEWED}"
+        if name == "overall_status":  # never a bare 通过 under a draft
+            out[name] = f"{out[name]}{draft_mark(res.model.policy)}"
     return out[name]
 
 
@@ -579,7 +588,7 @@ def XLM_RULE_STATUS(rule_id, policy, evaluation_year, field_ids, years, values, 
             known = ", ".join(r.id for r in res.model.rules)
             raise UdfError(f"rule_id: {rid!r} 不是 {res.model.policy.id} 的规则 is not a rule of {res.model.policy.id} "
                            f"(known: {known})")
-        return res.cell(f"{rid}.status")
+        return f"{res.cell(f'{rid}.status')}{draft_mark(res.model.policy)}"
     return _guard(run)
 
 
@@ -602,10 +611,10 @@ def XLM_PLAN(policy, evaluation_year, field_ids, years, values, company_fields=N
                 attestation_values)
         case = parse_case(case_data(pol.id, *args), "UDF")  # a "forecast" row marks the forecast years
         check_attestations(case, model_attestations(model))
-        rows = [list(PLAN_HEADER)]
+        rows, mark = [list(PLAN_HEADER)], draft_mark(pol)
         for y in plan(case, pol):
             rows.append([float(y.fiscal_year), y.forecast, "" if y.min_cash_dividend is None else y.min_cash_dividend,
                          y.binding_rule or "", y.binding_clause, "" if y.max_distribution is None else y.max_distribution,
-                         STATUS_ZH[y.status]])
+                         f"{STATUS_ZH[y.status]}{mark}"])
         return rows
     return _guard(run)
