@@ -320,7 +320,7 @@ def test_batch_needs_an_output_and_never_overwrites_its_input(tmp_path):
     (lambda tmp: (tmp / "fake.docx").write_bytes(b"PK\x03\x04") and tmp / "fake.docx", []),
     (lambda tmp: ROOT / "templates" / "texts" / f"{GCL}.txt", ["--id", "Not An Id"]),
     (lambda tmp: ROOT / "templates" / "texts" / f"{GCL}.txt", ["--years", "soon"]),
-    (lambda tmp: ROOT / "templates" / "texts" / f"{GCL}.txt", ["--stock-code", "12"]),
+    (lambda tmp: ROOT / "templates" / "texts" / f"{GCL}.txt", ["--stock-code", "60086X"]),
 ])
 def test_draft_errors_chinese_first(tmp_path, make, extra):
     src = make(tmp_path)

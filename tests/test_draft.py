@@ -648,7 +648,9 @@ def test_command_errors_name_the_file(tmp_path, content, words):
 @pytest.mark.parametrize("args, words", [
     (["-o", "p.txt"], "must be a .yaml or .yml file"),
     (["-o", "p.yaml", "--id", "Not An Id"], "--id"),
-    (["-o", "p.yaml", "--stock-code", "2015"], "six digits"),
+    (["-o", "p.yaml", "--stock-code", "60086X"], "6-digit stock code"),
+    # 600869 is listed in Shanghai: a Shenzhen suffix is refused, as a case file or a batch refuses it
+    (["-o", "p.yaml", "--stock-code", "600869.SZ"], "600869"),
     (["-o", "p.yaml", "--years", "2024"], "--years"),
 ])
 def test_command_option_errors(tmp_path, args, words):
@@ -691,3 +693,23 @@ def test_hostile_sizes_are_bounded(tmp_path):
 def test_repeated_clause_numbers_are_said():
     text = plan("公司每年以现金方式分配的利润不少于当年实现的可分配利润的10%。") + "一、公司原则上每年进行一次现金分红。\n"
     assert [w for w, _ in draft_text(text).reviews] == ["clauses"]
+
+
+@pytest.mark.parametrize("written", ["600869.SH", "SH600869", "600869"])
+def test_stock_code_is_read_as_every_face_reads_it(tmp_path, written):
+    """Issue 51.4: --stock-code takes a code as a batch, a case file or a workbook takes it (600869.SH)."""
+    out = tmp_path / "p.yaml"
+    code, err = run_cli("draft", TEXTS / "houpu-2024-2026.txt", "-o", out, "--company", "远东智慧能源股份有限公司",
+                        "--stock-code", written)
+    assert code in (0, 1), err
+    p = load_policy_file(out)
+    assert (p.company.stock_code, p.company.board) == ("600869", "sse_main")  # 600xxx: the SSE main board
+
+
+def test_a_stock_code_without_its_leading_zeros_is_read_with_a_note(tmp_path):
+    out = tmp_path / "p.yaml"
+    code, err = run_cli("draft", TEXTS / "houpu-2024-2026.txt", "-o", out, "--company", "协鑫能源科技股份有限公司",
+                        "--stock-code", "2015")
+    assert code in (0, 1), err
+    assert "002015" in err and "leading zeros restored" in err
+    assert load_policy_file(out).company.stock_code == "002015"

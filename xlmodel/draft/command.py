@@ -51,8 +51,9 @@ def add_command(sub) -> None:
     p.add_argument("--id", help="规划 ID（默认：输出文件名）policy id (default: the output file's name, e.g. acme-2025-2027)")
     p.add_argument("--company", metavar="NAME", help="公司名称（默认：原文标题中的名称） company name (default: as the text's title names it); one line, "
                                                       "no control characters")
-    p.add_argument("--stock-code", metavar="CODE", help="六位股票代码 six-digit stock code: with it `company:` is written (the name from "
-                                                        "--company, else the text's title)")
+    p.add_argument("--stock-code", metavar="CODE", help="股票代码，如 600869 或 600869.SH six-digit stock code, read as "
+                                                        "everywhere (600869.SH, SH600869): with it `company:` is written "
+                                                        "(the name from --company, else the text's title)")
     p.add_argument("--board", choices=["sse_main", "szse_main", "chinext", "star", "bse"],
                    help="上市板块（默认：由股票代码推断）listing board (default: from the stock code)")
     p.add_argument("--years", metavar="Y1-Y2", help="规划年度 plan years, e.g. 2025-2027 (default: as the text states them)")
@@ -81,12 +82,27 @@ def _options(args, out: Path) -> dict:
         if not m or not 0 <= int(m.group(2)) - int(m.group(1)) <= 10:
             raise XlmodelError(f"--years {args.years!r}: 请给出规划的首尾年度 give the plan's first and last year, e.g. 2025-2027")
         years = (int(m.group(1)), int(m.group(2)))
-    code, board = args.stock_code, args.board
-    if code is not None and not re.fullmatch(r"\d{6}", code):
-        raise XlmodelError(f"--stock-code {code!r}: 股票代码为六位数字（保留前导零）a stock code is six digits (keep leading zeros, e.g. 002015)")
+    code, board = _stock_code(args.stock_code), args.board
     if code and board is None:
         board = next((b for prefix, b in _BOARD_BY_CODE if code.startswith(prefix)), None)
     return {"policy_id": pid, "years": years, "company_name": _company(args.company), "stock_code": code, "board": board}
+
+
+def _stock_code(raw: str | None) -> str | None:
+    """--stock-code read as every stock code is read (a case file, a workbook, a batch: 600869, 600869.SH,
+    SH600869, 2015 for 002015 with a note), one reading for every face (issue 51.4)."""
+    if raw is None:
+        return None
+    from ..case import read_field, stock_code_note
+    from ..fields import FIELDS
+
+    code, why = read_field(FIELDS["stock_code"], raw)
+    if why or not code:  # the message quotes the value, escaped
+        raise XlmodelError(f"--stock-code: {why or '证券代码应为6位数字 expected a 6-digit stock code'}")
+    note = stock_code_note(raw, code)
+    if note:
+        print(f"注意 Note: --stock-code: {note}", file=sys.stderr)
+    return code
 
 
 def _company(name: str | None) -> str | None:
