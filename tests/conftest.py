@@ -107,6 +107,32 @@ def run(policy: str, year: int, years: dict, attestations: dict | None = None, b
     return evaluate(c, baseline=baseline)
 
 
+def assert_process_ends(pid: int, seconds: float = 5.0) -> None:
+    """The process ``pid`` (an engine's child) is gone within ``seconds``."""
+    import time
+
+    for _ in range(int(seconds * 10)):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    pytest.fail(f"the engine's child {pid} is still running")
+
+
+@pytest.fixture
+def isolated_config(tmp_path, monkeypatch):
+    """A config folder of the test's own, no plan folders from the environment, the UDFs' caches empty."""
+    from xlmodel import udfs
+
+    monkeypatch.setenv("XLMODEL_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.delenv("XLMODEL_PLANS", raising=False)
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    udfs.clear_caches()
+    yield
+    udfs.clear_caches()
+
+
 def cli(capsys, *args):
     """Run the CLI in-process: (exit code, stdout, stderr). Only SystemExit is caught."""
     from xlmodel.cli import main

@@ -51,14 +51,7 @@ GCL_MIN_CASH = 85_509_212.89  # tests/test_cli.py: 10% × 855,092,128.94, rounde
 SECRET = "root:x:0:0:do-not-show"
 
 
-@pytest.fixture(autouse=True)
-def isolated(tmp_path, monkeypatch):
-    monkeypatch.setenv("XLMODEL_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.delenv("XLMODEL_PLANS", raising=False)
-    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
-    udfs.clear_caches()
-    yield
-    udfs.clear_caches()
+pytestmark = pytest.mark.usefixtures("isolated_config")
 
 
 def write_plan(folder: Path, pid: str = ACME, mutate=None, text: str | None = None) -> Path:

@@ -30,7 +30,7 @@ import openpyxl
 import pytest
 
 import hostile_corpus as hc
-from conftest import cli
+from conftest import assert_process_ends, cli
 from xlmodel.case import load_case
 from xlmodel.errors import XlmodelError
 from xlmodel.evaluator import evaluate
@@ -291,15 +291,7 @@ def test_an_engine_that_hangs_is_killed_with_what_it_started(tmp_path, monkeypat
         engines.LibreOffice().recalculate([src], tmp_path / "out", timeout=2)
     assert time.monotonic() - t < 15
     assert str(e.value).startswith("LibreOffice 在 2 秒内未完成，已终止") and "did not finish within 2 s" in str(e.value)
-    child = int(pidfile.read_text())
-    for _ in range(50):
-        try:
-            os.kill(child, 0)
-        except ProcessLookupError:
-            break
-        time.sleep(0.1)
-    else:
-        pytest.fail(f"the engine's child {child} is still running")
+    assert_process_ends(int(pidfile.read_text()))
 
 
 def test_the_default_engine_is_the_first_present(monkeypatch):

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 import hostile_corpus as hc
-from conftest import cli
+from conftest import assert_process_ends, cli
 from xlmodel.case import load_case
 from xlmodel.errors import XlmodelError
 from xlmodel.policy import policy_by_id
@@ -373,12 +373,4 @@ def test_a_signal_kills_the_engine_and_what_it_started(signum, gcl_book, tmp_pat
     assert e.value.exit_code == 128 + signum and time.monotonic() - t < 20
     assert signal.getsignal(signum) is before and not recalc._STOPPING.is_set() and not recalc._LIVE
     assert launches.read_text() == "x\n"
-    child = int(pidfile.read_text())
-    for _ in range(50):
-        try:
-            os.kill(child, 0)
-        except ProcessLookupError:
-            break
-        time.sleep(0.1)
-    else:
-        pytest.fail(f"the engine's child {child} is still running")
+    assert_process_ends(int(pidfile.read_text()))

@@ -31,14 +31,7 @@ CLAUSE = "三、(二)、1、(1)"  # the GCL plan's cash conditions (its first ru
 ITEM = "待复核 REVIEW: 条件未识别 condition not recognised: “现金流充裕”"
 
 
-@pytest.fixture(autouse=True)
-def isolated(tmp_path, monkeypatch):
-    monkeypatch.setenv("XLMODEL_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.delenv("XLMODEL_PLANS", raising=False)
-    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
-    udfs.clear_caches()
-    yield
-    udfs.clear_caches()
+pytestmark = pytest.mark.usefixtures("isolated_config")
 
 
 def _mark(data):

@@ -97,10 +97,12 @@ def _uid() -> int | None:
     return os.geteuid() if hasattr(os, "geteuid") else None
 
 
-def owned(st: os.stat_result) -> bool:
-    """The user's own (no one else may write it): owned by the user, no group or other write bit."""
+def owned(st: os.stat_result, private: bool = False) -> bool:
+    """The user's own (no one else may write it): owned by the user, no group or other write bit;
+    ``private``: no one else may read it either (no group or other bit at all)."""
     uid = _uid()
-    return uid is None or (st.st_uid == uid and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH))
+    bits = 0o077 if private else stat.S_IWGRP | stat.S_IWOTH
+    return uid is None or (st.st_uid == uid and not st.st_mode & bits)
 
 
 class Folder:
@@ -129,9 +131,9 @@ class Folder:
         where, at = self._at(name)
         return _open_folder(where, at, self.path / name, create)
 
-    def read(self, name: str, limit: int, head: bool = False) -> bytes | None:
+    def read(self, name: str, limit: int, head: bool = False, private: bool = False) -> bytes | None:
         """The bytes of the regular file ``name`` (the user's own, at most ``limit`` bytes; ``head``:
-        its first ``limit`` bytes), or None."""
+        its first ``limit`` bytes; ``private``: readable by no one else either), or None."""
         where, at = self._at(name)
         try:
             fd = os.open(where, _FILE_FLAGS, **at)
@@ -139,7 +141,7 @@ class Folder:
             return None
         with os.fdopen(fd, "rb") as f:
             st = os.fstat(f.fileno())
-            if not (stat.S_ISREG(st.st_mode) and owned(st)):
+            if not (stat.S_ISREG(st.st_mode) and owned(st, private)):
                 return None
             data = f.read(limit + 1)
         return data[:limit] if head else data if len(data) <= limit else None
@@ -278,16 +280,8 @@ def cache_key(create: bool = False) -> bytes | None:
 
 
 def _read_key(folder: Folder) -> bytes | None:
-    where, at = folder._at(KEY_FILE)
-    try:
-        fd = os.open(where, _FILE_FLAGS, **at)
-    except (OSError, ValueError):
-        return None
-    with os.fdopen(fd, "rb") as f:
-        st = os.fstat(f.fileno())
-        private = _uid() is None or (st.st_uid == _uid() and not st.st_mode & 0o077)
-        data = f.read(66).strip()
-    if not (stat.S_ISREG(st.st_mode) and private and len(data) == 64):
+    data = folder.read(KEY_FILE, 66, private=True)  # 64 hex digits and a line end
+    if data is None or len(data := data.strip()) != 64:
         return None
     try:
         return bytes.fromhex(data.decode("ascii"))
