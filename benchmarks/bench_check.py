@@ -5,7 +5,7 @@
 The folder: ``--n`` workbooks built from the bundled plans' samples and synthetic cases
 (xlmodel.synth.parity_cases, the three plans in turn), kept in ``--folder`` if given (built there
 once, reused by the next run). The floor: open each workbook's zip and parse every sheet's XML
-(xlmodel.workbook.parity.sheet_values over all its sheets: ElementTree's C parser, xlmodel.safexml) — no checks, no
+(xlmodel.engines.parity.sheet_values over all its sheets: ElementTree's C parser, xlmodel.inputs.safexml) — no checks, no
 evaluation. What is timed is the command as a user runs it (``xlmodel check … --json``, in this
 process, output discarded):
 
@@ -50,7 +50,7 @@ from xlmodel.case import load_case  # noqa: E402
 from xlmodel.cli import main as xlmodel_main  # noqa: E402
 from xlmodel.synth import parity_cases  # noqa: E402
 from xlmodel.workbook import checked_sheet, reader  # noqa: E402
-from xlmodel.workbook.parity import _sheet_parts, sheet_values  # noqa: E402
+from xlmodel.engines.parity import _sheet_parts, sheet_values  # noqa: E402
 from xlmodel.workbook.writer import build_workbook  # noqa: E402
 
 POLICIES = ("far-east-2022-2024", "gcl-energy-2022-2024", "houpu-2024-2026")
@@ -70,7 +70,7 @@ def build_folder(folder: Path, n: int) -> list[Path]:
 
 
 def floor(paths: list[Path]) -> None:
-    """Unzip each workbook and parse every sheet's XML (xlmodel.safexml), nothing else."""
+    """Unzip each workbook and parse every sheet's XML (xlmodel.inputs.safexml), nothing else."""
     for p in paths:
         with zipfile.ZipFile(p) as z:
             names = tuple(_sheet_parts(z))
@@ -101,8 +101,8 @@ with zipfile.ZipFile(sys.argv[1]) as z:
 
 #: what any ``check`` process imports before it reads a byte: the libraries it stands on (PyYAML, numpy,
 #: openpyxl — which imports numpy and Pillow itself —, pydantic) and the plan's models built
-#: (xlmodel.policy), nothing else
-_IMPORTS_PROCESS = "import yaml, numpy, openpyxl, pydantic, xlmodel.policy"
+#: (xlmodel.plans.schema), nothing else
+_IMPORTS_PROCESS = "import yaml, numpy, openpyxl, pydantic, xlmodel.plans.schema"
 
 
 def one_process(path: Path, rounds: int) -> tuple[list[float], list[float], list[float], list[float]]:

@@ -6,11 +6,11 @@ For ``--n`` synthetic cases of one plan (xlmodel.synth.parity_cases, as the test
 core, in this order: build the workbooks; recalculate them in LibreOffice in launches of each size
 of ``--launches`` (start-up included), each file saved as .xlsx; where LibreOffice's Python script provider is installed,
 recalculate them in LibreOffice and read its values in its memory, as the tests do
-(xlmodel.workbook.in_memory.read_libreoffice, launches of 50); recalculate them in Gnumeric (one
+(xlmodel.engines.in_memory.read_libreoffice, launches of 50); recalculate them in Gnumeric (one
 ``ssconvert`` a file), saved as .xlsx and as .xls; where python3-gi and gir1.2-gnumeric are installed,
 recalculate them in Gnumeric's own library and read its values in its memory, as the tests do
-(xlmodel.workbook.in_memory.read_gnumeric, launches of 50); read our workbooks' values; compare each
-engine's values with ours and with the evaluator (xlmodel.workbook.parity.compare). Prints seconds per workbook for each step, and the
+(xlmodel.engines.in_memory.read_gnumeric, launches of 50); read our workbooks' values; compare each
+engine's values with ours and with the evaluator (xlmodel.engines.parity.compare). Prints seconds per workbook for each step, and the
 sum as the tests run it: the CPU a part of 100 workbooks of the parity set takes is about 100 times
 that sum.
 
@@ -35,8 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from xlmodel.synth import parity_cases  # noqa: E402
-from xlmodel.workbook import in_memory, recalc  # noqa: E402
-from xlmodel.workbook.parity import FORMULA_SHEETS, compare, sheet_values  # noqa: E402
+from xlmodel.engines import in_memory, recalc  # noqa: E402
+from xlmodel.engines.parity import FORMULA_SHEETS, compare, sheet_values  # noqa: E402
 from xlmodel.workbook.writer import build_workbook  # noqa: E402
 
 

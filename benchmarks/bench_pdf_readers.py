@@ -41,8 +41,8 @@ PLANS = {"far-east-2022-2024": "证券代码：600869    证券简称：远东�
 
 
 def pdfium_positions(path: Path) -> list[list[str]]:
-    """xlmodel's own reading (xlmodel/pdfworker.py, here in-process: no child process)."""
-    from xlmodel import pdfworker
+    """xlmodel's own reading (xlmodel/inputs/pdfworker.py, here in-process: no child process)."""
+    from xlmodel.inputs import pdfworker
 
     return pdfworker.read(path.read_bytes(), 10**6, 10**9)["pages"]
 

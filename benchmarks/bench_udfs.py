@@ -29,7 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from xlmodel import udfs  # noqa: E402
-from xlmodel.batch import evaluate_batch  # noqa: E402
+from xlmodel.batch.evaluate import evaluate_batch  # noqa: E402
 from xlmodel.case import load_case, parse_case  # noqa: E402
 from xlmodel.evaluator import evaluate_one, model_for  # noqa: E402
 from xlmodel.fields import COMPANY_FIELDS, ENUMS, FIELDS, Kind  # noqa: E402

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import xlsx_floor  # noqa: E402
 
 from xlmodel.synth import parity_cases  # noqa: E402
-from xlmodel.workbook.recalc import recalculate, soffice  # noqa: E402
+from xlmodel.engines.recalc import recalculate, soffice  # noqa: E402
 from xlmodel.workbook.writer import build_workbook  # noqa: E402
 
 

@@ -15,8 +15,8 @@ import math
 
 import numpy as np
 
-from xlmodel.compiled import round_fen1 as r2
-from xlmodel.compiled import round_fen_v as r2v
+from xlmodel.rules.compiled import round_fen1 as r2
+from xlmodel.rules.compiled import round_fen_v as r2v
 
 EPOCH = dt.date(1899, 12, 30)
 ACCEPTED = ("standard_unqualified", "unqualified_with_emphasis")

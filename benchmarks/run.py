@@ -91,7 +91,7 @@ def single(n_parity: int):
     import gcl_hand
 
     from xlmodel.case import load_case
-    from xlmodel.compiled import evaluate_scalar
+    from xlmodel.rules.compiled import evaluate_scalar
     from xlmodel.evaluator import case_getter, evaluate, model_for, plan_by_id, reference_arrays
     from xlmodel.report import build_report, report_roots
     from xlmodel.synth import parity_cases
@@ -175,8 +175,8 @@ def batch(companies: int):
     import gcl_hand
     import numpy as np
 
-    import xlmodel.compiled as K
-    from xlmodel.batch import evaluate_batch
+    import xlmodel.rules.compiled as K
+    from xlmodel.batch.evaluate import evaluate_batch
     from xlmodel.case import parse_case
     from xlmodel.evaluator import model_for
     from xlmodel.synth import cases_frame, random_case_data
@@ -296,7 +296,7 @@ def build(n_builds: int, libreoffice: bool):
              statistics.median(tb) / statistics.median(tf))
         line(f"build {n_builds:,} workbooks in one process", f"{t_many:,.1f} s", f"{t_many / n_builds * 1e3:.1f} ms each")
         if libreoffice:
-            from xlmodel.workbook.recalc import recalculate, soffice
+            from xlmodel.engines.recalc import recalculate, soffice
 
             if soffice() is None:
                 print("  LibreOffice not installed: recalculation not timed")
@@ -335,7 +335,7 @@ def startup():
              "print(','.join(m for m in ('numpy','pandas','pydantic','openpyxl','xlsxwriter') if m in sys.modules))")
     print("\nstart-up: the xlmodel command (a fresh process each time; best / median of 15)")
     line("python -c pass (the interpreter alone)", f"{bare[0] * 1e3:.0f} / {bare[1] * 1e3:.0f} ms")
-    wall([str(exe), "policies"], n=1)  # the listing cached (xlmodel/listing_cache.py)
+    wall([str(exe), "policies"], n=1)  # the listing cached (xlmodel/caches/listing_cache.py)
     for args, fresh, what in ((["--help"], False, ""), (["policies"], False, " (listed from its cache)"),
                               (["policies"], True, " (first listing: every plan validated)")):
         t = wall([str(exe), *args], n=7 if fresh else 15, fresh=fresh)

@@ -107,7 +107,7 @@ def main() -> int:
     import pypdfium2 as pdfium
 
     from xlmodel.workbook.layout import SHEETS
-    from xlmodel.workbook.recalc import export_pdf
+    from xlmodel.engines.recalc import export_pdf
 
     with tempfile.TemporaryDirectory() as tmp:
         book = build(Path(tmp))

@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 #: what the commands load after the CLI's own import (the case and its plan, the workbook's writer and reader)
-PRELOAD = ("xlmodel.case", "xlmodel.evaluator", "xlmodel.policy", "xlmodel.untrusted", "xlmodel.workbook.builder",
+PRELOAD = ("xlmodel.case", "xlmodel.evaluator", "xlmodel.plans.schema", "xlmodel.inputs.untrusted", "xlmodel.workbook.builder",
            "xlmodel.workbook.xmlbook", "openpyxl", "xlsxwriter")
 
 _SERVER = r"""

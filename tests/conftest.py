@@ -13,8 +13,8 @@ import pytest
 
 from xlmodel.case import parse_case
 from xlmodel.evaluator import evaluate
-from xlmodel.workbook.in_memory import gnumeric_python, uno_in_office
-from xlmodel.workbook.recalc import soffice, ssconvert
+from xlmodel.engines.in_memory import gnumeric_python, uno_in_office
+from xlmodel.engines.recalc import soffice, ssconvert
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
@@ -164,12 +164,12 @@ def gnumeric():
     return _engine(ssconvert(), "Gnumeric", "gnumeric")
 
 
-#: how each engine's values are read in its memory (xlmodel.workbook.in_memory) and what that needs
+#: how each engine's values are read in its memory (xlmodel.engines.in_memory) and what that needs
 IN_MEMORY = {"libreoffice": (uno_in_office, "libreoffice-script-provider-python"), "gnumeric": (gnumeric_python, "python3-gi and gir1.2-gnumeric")}
 
 
 def in_memory(engine: str) -> bool:
-    """``engine``'s values are read in its memory (xlmodel.workbook.in_memory): its bindings (LibreOffice's
+    """``engine``'s values are read in its memory (xlmodel.engines.in_memory): its bindings (LibreOffice's
     Python script provider) are there. CI requires them; elsewhere without them the tests read the engine's recalculated copies
     (LibreOffice's .xlsx, Gnumeric's .xls), which tests/test_parity_engines.py proves the same."""
     found, package = IN_MEMORY[engine]
@@ -183,12 +183,12 @@ def in_memory(engine: str) -> bool:
 def engine_values(engine: str, paths: list, outdir, k: int = 1) -> dict[str, dict]:
     """{workbook name: {(sheet, cell): value}} for every workbook of ``paths`` recalculated in
     ``engine``, ``k`` engine processes side by side: read in the engine's memory where its bindings
-    are installed, else from the copies it saves (xlmodel.workbook.parity.engine_values)."""
+    are installed, else from the copies it saves (xlmodel.engines.parity.engine_values)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from xlmodel.workbook.in_memory import read_gnumeric, read_libreoffice
-    from xlmodel.workbook.parity import FORMULA_SHEETS, engine_values as copy_values
-    from xlmodel.workbook.recalc import recalculate, recalculate_gnumeric
+    from xlmodel.engines.in_memory import read_gnumeric, read_libreoffice
+    from xlmodel.engines.parity import FORMULA_SHEETS, engine_values as copy_values
+    from xlmodel.engines.recalc import recalculate, recalculate_gnumeric
 
     if in_memory(engine):
         read = read_libreoffice if engine == "libreoffice" else read_gnumeric

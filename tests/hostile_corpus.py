@@ -1174,7 +1174,7 @@ def _(d, ctx):
     src = write_long_batch(d / "long.csv", BIG_BATCH_ROWS)
     assert src.stat().st_size < 64 * 2**20
     out = d / "out.csv"
-    # evaluated in chunks (xlmodel.batch.CHUNK_ROWS) and written as they come: memory stays flat (issue 21.6;
+    # evaluated in chunks (xlmodel.batch.evaluate.CHUNK_ROWS) and written as they come: memory stays flat (issue 21.6;
     # before, every calculation was one array of 600,000 values and numpy ran out of memory under the limit)
     return Hostile("", "", ["evaluate", "--batch", str(src), "--policy", POLICY, "-o", str(out)], exit=(0, 1),
                    produces=[out.name], check=check_csv_rows(out, BIG_BATCH_ROWS), timeout=300,
@@ -1945,7 +1945,7 @@ def _(d, ctx):
 
 def _check_drafted(run: Run) -> None:
     p = Path(run.dir) / "plan.yaml"
-    from xlmodel.policy import load_policy_file
+    from xlmodel.plans.schema import load_policy_file
 
     assert len(load_policy_file(p).rules) == 22, "the GCL plan's 22 rules"
 
@@ -2094,7 +2094,7 @@ def _no_escapes(run: Run) -> None:
 def _plan_loads(path: Path, text: str | None = None):
     """A check: the installed plan ``path`` still loads, and its text is still ``text``."""
     def check(run: Run) -> None:
-        from xlmodel.policy import load_policy_file, plan_text
+        from xlmodel.plans.schema import load_policy_file, plan_text
 
         p = load_policy_file(path)
         if text is not None:
@@ -2163,7 +2163,7 @@ def _(d, ctx):
 def _custom_book(d: Path, ctx: Ctx, pid: str = "acme-2022-2024") -> Path:
     """A workbook built (by this xlmodel) for a custom plan in ``d/plans``: it carries that plan."""
     from xlmodel import load_case
-    from xlmodel.plan_folders import cli_plan_dirs
+    from xlmodel.plans.folders import cli_plan_dirs
     from xlmodel.workbook.writer import build_workbook
 
     write_custom_plan(d / "plans", pid)
@@ -2670,7 +2670,8 @@ def _forged_listing(d: Path, mode: int) -> dict[str, str]:
     """``cfg/cache/policies.json`` as xlmodel keeps it for this folder (sealed under the user's key, made here),
     then a plan line added after the seal's line (what anyone who may write the file can do); the cache
     folder's mode ``mode``. The environment of the run."""
-    from xlmodel import cli, listing_cache
+    from xlmodel import cli
+    from xlmodel.caches import listing_cache
 
     env = {"XLMODEL_CONFIG_HOME": str(d / "cfg")}
     saved = {k: os.environ.get(k) for k in (*env, "XLMODEL_PLANS")}
@@ -2704,7 +2705,7 @@ def _(d, ctx):
     env = _forged_listing(d, 0o700)
     path = d / "cfg" / "cache" / "policies.json"
     head, body = path.read_bytes().split(b"\n", 1)
-    from xlmodel import user_cache
+    from xlmodel.caches import user_cache
 
     key = bytes.fromhex((d / "cfg" / user_cache.KEY_FILE).read_text(encoding="ascii").strip())
     path.write_bytes(user_cache.sealed(key, "policies.json", body))  # as if xlmodel had sealed the forged line

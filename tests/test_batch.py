@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xlmodel.batch import evaluate_batch
+from xlmodel.batch.evaluate import evaluate_batch
 from xlmodel.case import Case
 from xlmodel.errors import CaseError
 from xlmodel.evaluator import evaluate

@@ -20,12 +20,12 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from xlmodel.batch import BatchError, evaluate_batch, prepare_batch, read_table, screen_model
-from xlmodel.batch_output import SUMMARY_SHEET, write_batch_csv, write_batch_xlsx
+from xlmodel.batch.evaluate import BatchError, evaluate_batch, prepare_batch, read_table, screen_model
+from xlmodel.batch.output import SUMMARY_SHEET, write_batch_csv, write_batch_xlsx
 from xlmodel.case import read_field
-from xlmodel.columns import NAMES_FILE, names, read_header, table_rows
+from xlmodel.batch.columns import NAMES_FILE, names, read_header, table_rows
 from xlmodel.fields import FIELDS
-from xlmodel.policy import Settings, load_baseline
+from xlmodel.plans.schema import Settings, load_baseline
 from xlmodel.synth import market_frame
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,10 +57,10 @@ def test_every_name_reads_one_field_and_every_field_reads_by_id_and_labels():
 
 
 def test_the_names_reference_in_the_docs_lists_the_table():
-    from xlmodel.columns import reference_markdown
+    from xlmodel.batch.columns import reference_markdown
 
     doc = (ROOT / "docs" / "column-names.md").read_text(encoding="utf-8")
-    assert doc == reference_markdown(), "run: python -m xlmodel.columns > docs/column-names.md"
+    assert doc == reference_markdown(), "run: python -m xlmodel.batch.columns > docs/column-names.md"
     for row in table_rows():
         assert f"| {row.name} |" in doc, row.name
     assert NAMES_FILE.name in doc
@@ -374,7 +374,7 @@ def test_a_column_read_as_arrays_reads_every_cell_as_read_field_does(fid):
 
 
 def test_results_do_not_depend_on_the_chunk_size(monkeypatch):
-    import xlmodel.batch as B
+    import xlmodel.batch.evaluate as B
 
     assert B.CHUNK_ROWS == 8192  # the shipped chunk, as docs/reference.md (Big files) states; patched below
     df = market_frame(300, 5, seed=3)
@@ -384,7 +384,7 @@ def test_results_do_not_depend_on_the_chunk_size(monkeypatch):
 
 
 def test_the_csv_writer_writes_what_the_csv_module_would(tmp_path):
-    from xlmodel.batch_output import _csv_text
+    from xlmodel.batch.output import _csv_text
 
     out = evaluate_batch(EN)
     out.loc[0, "company_name"] = 'a, "quoted"\nname'
@@ -402,7 +402,7 @@ def test_the_csv_writer_writes_what_the_csv_module_would(tmp_path):
 
 
 def test_floats_are_written_as_repr_writes_them():
-    from xlmodel.batch_output import _csv_text, _float_text
+    from xlmodel.batch.output import _csv_text, _float_text
 
     rng = np.random.default_rng(8)
     vals = [float(round(x, int(d))) for x, d in zip(rng.uniform(-1, 1, 20000) * 10.0 ** rng.integers(-3, 15, 20000),

@@ -18,11 +18,11 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from xlmodel.batch import (Batch, BatchError, LEAD_COLUMNS, evaluate_batch, prepare_batch, read_table,
+from xlmodel.batch.evaluate import (Batch, BatchError, LEAD_COLUMNS, evaluate_batch, prepare_batch, read_table,
                            result_columns, screen_model)
-from xlmodel.batch_output import RESULTS_SHEET, SUMMARY_SHEET, write_batch_csv, write_batch_xlsx
+from xlmodel.batch.output import RESULTS_SHEET, SUMMARY_SHEET, write_batch_csv, write_batch_xlsx
 from xlmodel.case import read_field
-from xlmodel.columns import read_header
+from xlmodel.batch.columns import read_header
 from xlmodel.errors import has_chinese
 from xlmodel.evaluator import model_for
 from xlmodel.fields import FORECAST
@@ -187,7 +187,7 @@ def test_without_the_column_the_columns_are_as_before():
 
 
 def model_for_houpu():
-    from xlmodel.policy import policy_by_id
+    from xlmodel.plans.schema import policy_by_id
 
     return model_for(policy_by_id(HOUPU))
 

@@ -22,13 +22,13 @@ import openpyxl
 import pandas as pd
 import pytest
 
-import xlmodel.batch
+import xlmodel.batch.evaluate
 import xlmodel.progress
-from xlmodel.batch import (COMPANY_COLUMNS, KEY_COLUMNS, LEAD_COLUMNS, OUTPUT_COLUMNS, REVIEWED_COLUMN, RULE_PARTS,
+from xlmodel.batch.evaluate import (COMPANY_COLUMNS, KEY_COLUMNS, LEAD_COLUMNS, OUTPUT_COLUMNS, REVIEWED_COLUMN, RULE_PARTS,
                            evaluate_batch, result_columns, rule_parts)
-from xlmodel.batch_output import (AMOUNT_FORMAT, DATE_FORMAT, RESULTS_SHEET, STATUS_LABELS, SUMMARY_SHEET, at_risk,
+from xlmodel.batch.output import (AMOUNT_FORMAT, DATE_FORMAT, RESULTS_SHEET, STATUS_LABELS, SUMMARY_SHEET, at_risk,
                                   write_batch_csv, write_batch_xlsx)
-from xlmodel.catalogue import BOUND_ZH, STATUS_ZH
+from xlmodel.rules.catalogue import BOUND_ZH, STATUS_ZH
 from xlmodel.evaluator import evaluate, model_for
 from xlmodel.fields import FIELDS
 from xlmodel.synth import cases_frame, parity_cases, synthetic_code
@@ -376,7 +376,7 @@ def test_5000_company_years_to_xlsx_with_a_bar_on_a_terminal(capsys, tmp_path, b
     assert head[:5] == ("company_name", "stock_code", "policy", "fiscal_year", "in_plan_period")
     assert ws.max_row == 5012
     wb.close()
-    res = evaluate_batch(xlmodel.batch.read_table(big_csv))
+    res = evaluate_batch(xlmodel.batch.evaluate.read_table(big_csv))
     _check_summary_at_risk_only(out, res)
 
 

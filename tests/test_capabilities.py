@@ -32,10 +32,10 @@ import pytest
 import yaml
 
 from conftest import case, formulas as _formulas
-from xlmodel.catalogue import REASONS
+from xlmodel.rules.catalogue import REASONS
 from xlmodel.errors import PolicyError
 from xlmodel.evaluator import evaluate, evaluate_years, model_for
-from xlmodel.policy import Policy, load_policy_file
+from xlmodel.plans.schema import Policy, load_policy_file
 
 DATA = Path(__file__).parent / "data"
 FIFTH = DATA / "fifth_plan" / "demo5-2025-2027.yaml"
@@ -157,7 +157,7 @@ def test_fifth_plan_baseline(fifth):
 
 
 def test_every_clause_of_the_fifth_plan_is_accounted_for(fifth):
-    from xlmodel.policy import plan_clauses
+    from xlmodel.plans.schema import plan_clauses
 
     assert set(plan_clauses(fifth)) == set(fifth.clauses)
 
@@ -706,7 +706,7 @@ def test_registered_capital_gate(fifth, ocf, status):
 
 def test_new_fields_are_amounts_of_the_year():
     from xlmodel.fields import FIELDS, Kind
-    from xlmodel.policy import AMOUNT_FIELDS
+    from xlmodel.plans.schema import AMOUNT_FIELDS
 
     for fid in ("cash_and_equivalents", "registered_capital", "half_year_net_profit_attributable"):
         assert FIELDS[fid].kind == Kind.AMOUNT and fid in AMOUNT_FIELDS
@@ -945,20 +945,20 @@ def test_the_parity_cases_reach_the_new_statuses(parity_built):
 def test_capability_workbooks_in_real_engines(parity_built, engine, request):
     """Every formula cell equals the value xlmodel cached; every year's statuses and outputs equal evaluate()."""
     from conftest import engine_values
-    from xlmodel.workbook.parity import compare
+    from xlmodel.engines.parity import compare
 
     request.getfixturevalue(engine)
     root, built = parity_built
     theirs = engine_values(engine, [p for _, _, p in built], root / engine, k=2)  # in its memory, as the parity set
     compared = [compare(engine, c, ours, None, pol, theirs_values=theirs[ours.name])
-                for pol, c, ours in built]  # (xlmodel.workbook.parity)
+                for pol, c, ours in built]  # (xlmodel.engines.parity)
     aside = [c.name for c in compared if c.aside]  # an engine's half-fen ROUND (docs/domain.md §4)
     mismatches = [str(m) for c in compared for m in c.differences]
     cells = sum(c.cells for c in compared)
     print(f"\n{engine}: {len(built) - len(aside)} workbooks, {cells} cells compared, {len(mismatches)} mismatches; "
           f"set aside (half fen): {aside}")
     # 65% / 70% / 75% / 90% of an amount in fen land on an exact half fen about once in ten (0.65 × 0.10 = 0.065):
-    # Gnumeric rounds those binary halves its own way (xlmodel.workbook.parity.SET_ASIDE; LibreOffice only on amounts ≥ 2e10)
+    # Gnumeric rounds those binary halves its own way (xlmodel.engines.parity.SET_ASIDE; LibreOffice only on amounts ≥ 2e10)
     assert len(aside) <= max(3, len(built) // 5), aside
     assert not mismatches, "\n".join(mismatches[:30])
 
@@ -977,7 +977,7 @@ def test_readme_excerpt_is_the_fifth_plan():
 
 def test_major_outlay_summary(fifth, sixth):
     """One line per definition for `policies show` (MajorOutlay.summary), with each op as the plan words it."""
-    from xlmodel.policy import load_policy
+    from xlmodel.plans.schema import load_policy
 
     assert load_policy("gcl-energy-2022-2024").major_outlay.summary() == ", ≥ 30% of total_assets and > 50,000,000 元"
     assert sixth.major_outlay.summary() == ", > 30% of net_assets and ≥ 50,000,000 元"

@@ -31,7 +31,7 @@ from conftest import cli
 from xlmodel.cli import main
 from xlmodel.errors import XlmodelError
 from xlmodel.evaluator import model_for
-from xlmodel.policy import load_policy
+from xlmodel.plans.schema import load_policy
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "samples"
@@ -507,7 +507,7 @@ def test_batch_xlsx_in_and_out(capsys, tmp_path):
     code, stdout, err = cli(capsys, "evaluate", "--batch", src, "-o", out)
     assert code == 1
     # the results sheet: Chinese labels on row 1, column ids on row 2; statuses shown in Chinese
-    from xlmodel.batch_output import RESULTS_SHEET, STATUS_LABELS
+    from xlmodel.batch.output import RESULTS_SHEET, STATUS_LABELS
 
     df = pd.read_excel(out, sheet_name=RESULTS_SHEET, header=1, dtype={"stock_code": str})
     codes = {zh: code for code, zh in STATUS_LABELS.items()}
@@ -742,7 +742,7 @@ def test_samples_finds_the_bundled_samples_from_another_directory(tmp_path):
 
 
 def test_samples_without_bundled_samples_says_so(capsys, tmp_path, monkeypatch):
-    import xlmodel.workbook.cli as wcli
+    import xlmodel.commands.workbook as wcli
 
     monkeypatch.setattr(wcli, "bundled_samples", lambda: None)
     code, stdout, err = cli(capsys, "samples", "--out", tmp_path / "out")
@@ -753,7 +753,7 @@ def test_samples_without_bundled_samples_says_so(capsys, tmp_path, monkeypatch):
 
 
 def test_bundled_samples_are_the_source_trees():
-    from xlmodel.workbook.cli import bundled_samples
+    from xlmodel.commands.workbook import bundled_samples
 
     assert bundled_samples().resolve() == SAMPLES.resolve()
 

@@ -1,4 +1,4 @@
-"""Generated Python (xlmodel.codegen): a traceback through it shows its lines, its names are read off the
+"""Generated Python (xlmodel.rules.codegen): a traceback through it shows its lines, its names are read off the
 calculations, and a plan's text never reaches its source, however hostile."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from xlmodel import catalogue as cat, codegen, compiled as K, expr as E
+from xlmodel.rules import catalogue as cat, codegen, compiled as K, expr as E
 from xlmodel.case import Case
-from xlmodel.catalogue import Model, Param
+from xlmodel.rules.catalogue import Model, Param
 from xlmodel.evaluator import evaluate_one, load_policy, model_for
 from xlmodel.report import _assembler, build_report, report_roots
 

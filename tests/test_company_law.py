@@ -251,7 +251,7 @@ def test_fiscal_2024_still_asks_the_supervisory_board():
 
 
 def test_a_title_without_the_supervisory_board_is_worded_as_the_plan_words_it():
-    from xlmodel.policy import worded_for_year
+    from xlmodel.plans.schema import worded_for_year
 
     assert worded_for_year("利润分配政策调整经2/3以上通过", "Any change passed with 2/3", 2026) == \
         ("利润分配政策调整经2/3以上通过", "Any change passed with 2/3")

@@ -34,8 +34,8 @@ from xlmodel import udfs
 from xlmodel.case import load_case
 from xlmodel.errors import PolicyError, UnknownPolicyError, XlmodelError
 from xlmodel.evaluator import evaluate
-from xlmodel.plan_folders import user_plan_dir
-from xlmodel.policy import (PlanTextError, load_policy, plan_clauses, plan_dirs, policy_by_id, policy_source,
+from xlmodel.plans.folders import user_plan_dir
+from xlmodel.plans.schema import (PlanTextError, load_policy, plan_clauses, plan_dirs, policy_by_id, policy_source,
                             read_plan_text, text_ref_problem)
 from xlmodel.workbook import embed
 from xlmodel.workbook.layout import SHEETS

@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 from conftest import cli
-from xlmodel.batch import MISSING_COLUMN, evaluate_batch
+from xlmodel.batch.evaluate import MISSING_COLUMN, evaluate_batch
 from xlmodel.case import Case
 from xlmodel.evaluator import evaluate
 
@@ -149,7 +149,7 @@ def test_year_is_for_a_batch(capsys, tmp_path):
 def test_the_workbook_decides_alike_in_both_engines(engine, request, tmp_path):
     """The three cases of the floor's boundary as workbooks: every formula cell and every status equal the evaluator."""
     from conftest import engine_values
-    from xlmodel.workbook.parity import compare
+    from xlmodel.engines.parity import compare
     from xlmodel.workbook.writer import build_workbook
 
     request.getfixturevalue(engine)
@@ -169,7 +169,8 @@ def test_only_a_rule_three_valued_logic_can_help_is_decided_and_never_a_minimum(
     which its missing-input test already says. Of the bundled and test plans, the exchange warning alone gains."""
     import glob
 
-    from xlmodel import catalogue as cat, policy as pol
+    from xlmodel.rules import catalogue as cat
+    from xlmodel.plans import schema as pol
 
     base = pol.load_baseline(pol.Settings().regulatory_baseline)
     for path in sorted(glob.glob("templates/*.yaml") + glob.glob("tests/data/*/*.yaml")):

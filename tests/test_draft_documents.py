@@ -27,7 +27,7 @@ import plan_documents as pd
 from conftest import IN_CI
 from test_draft import run_cli
 from xlmodel.draft.source import make_plan_text
-from xlmodel.policy import load_policy_file
+from xlmodel.plans.schema import load_policy_file
 
 ROOT = Path(__file__).resolve().parent.parent
 TEXTS = ROOT / "templates" / "texts"
@@ -271,7 +271,7 @@ def test_a_docx_is_read_as_word_shows_it(tmp_path):
         f"<w:p>{num.format(0)}{run('附则')}</w:p>",
         f"<w:p>{num.format(1)}{run('解释')}</w:p>",
     ])
-    from xlmodel.documents import read_docx
+    from xlmodel.inputs.documents import read_docx
 
     doc = read_docx(pd.docx_bytes(body, numbering=True), "x.docx")
     assert doc.pages == [["示例股份有限公司股东分红回报规划", "一、利润分配", "（一）每年现金分红不低于10% 。", "（二）条件",

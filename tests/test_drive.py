@@ -34,9 +34,9 @@ from conftest import assert_process_ends, cli
 from xlmodel.case import load_case
 from xlmodel.errors import XlmodelError
 from xlmodel.evaluator import evaluate
-from xlmodel.workbook import engines
+from xlmodel.engines import engines
 from xlmodel.workbook.layout import SHEETS
-from xlmodel.workbook.parity import case_layout, sheet_values
+from xlmodel.engines.parity import case_layout, sheet_values
 from xlmodel.workbook.reader import read_workbook
 from xlmodel.workbook.writer import build_workbook
 
@@ -259,8 +259,8 @@ def test_recalc_never_hands_an_engine_what_could_act_outside_the_workbook(what, 
 
 def test_the_gate_passes_what_xlmodel_and_the_engines_write(tmp_path):
     """Every function of a plan's workbook (with its UDF sheet) passes; Gnumeric's ERROR() print titles too."""
-    from xlmodel.policy import policy_by_id
-    from xlmodel.workbook.drive import foreign_content, functions_of, xlmodel_functions
+    from xlmodel.plans.schema import policy_by_id
+    from xlmodel.engines.drive import foreign_content, functions_of, xlmodel_functions
 
     pol = policy_by_id(GCL)
     built = build_workbook(tmp_path / "udf.xlsx", case=load_case(GCL_SAMPLE), udf=True)
@@ -282,7 +282,7 @@ def test_an_engine_that_hangs_is_killed_with_what_it_started(tmp_path, monkeypat
     fake.chmod(0o755)
     monkeypatch.setattr(engines, "soffice", lambda: str(fake))
     monkeypatch.setattr(engines, "STARTUP", 0.0)
-    import xlmodel.workbook.recalc as recalc
+    import xlmodel.engines.recalc as recalc
 
     monkeypatch.setattr(recalc, "soffice", lambda: str(fake))
     src = build_workbook(tmp_path / "in" / "book.xlsx", case=load_case(GCL_SAMPLE))
@@ -476,7 +476,7 @@ def test_selftest_with_excel_through_the_fake_opens_one_excel_for_every_workbook
 def _result(aside: dict[str, int], engine: str = "libreoffice"):
     """A self-test's result as LibreOffice gives it for the three bundled plans and one drafted plan installed
     beside them, 20 workbooks each, with ``aside[plan]`` workbooks set aside (a half fen on 计算!H52)."""
-    from xlmodel.selftest import PlanResult, Result
+    from xlmodel.engines.selftest import PlanResult, Result
 
     plans = []
     for pid in ("drafted-2024-2026", "far-east-2022-2024", GCL, "houpu-2024-2026"):
@@ -494,7 +494,7 @@ def test_selftest_allows_each_plan_its_own_set_aside():
     pass (each plan may have max(1% of its 20 workbooks, 1) = 1 set aside); it failed ("too many set aside",
     exit 1) when the cap was one workbook for all 80. Each is listed with its cell, LibreOffice's value and
     xlmodel's, and why LibreOffice's differs."""
-    from xlmodel.selftest import summary
+    from xlmodel.engines.selftest import summary
 
     result = _result({GCL: 1, "drafted-2024-2026": 1})
     assert result.ok and [result.cap(p) for p in result.plans] == [1, 1, 1, 1]
@@ -509,7 +509,7 @@ def test_selftest_allows_each_plan_its_own_set_aside():
 def test_selftest_fails_when_one_plan_has_more_set_aside_than_its_cap():
     """Two half fens in one plan of 20 workbooks are one more than its cap of 1: the run fails, naming the plan
     (the other plans' allowance is not lent to it)."""
-    from xlmodel.selftest import summary
+    from xlmodel.engines.selftest import summary
 
     result = _result({"drafted-2024-2026": 2})
     assert not result.ok and [p.plan for p in result.over_cap] == ["drafted-2024-2026"]
@@ -553,7 +553,7 @@ def _break_a_formula(path: Path, case) -> str:
 @pytest.mark.parametrize("engine", ENGINES)
 def test_selftest_fails_when_a_formula_is_broken_and_names_it(engine, request, capsys, monkeypatch):
     request.getfixturevalue(engine)
-    from xlmodel import selftest
+    from xlmodel.engines import selftest
 
     real, broken = selftest.build_all, {}
 

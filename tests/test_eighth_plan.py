@@ -23,7 +23,7 @@ import pytest
 from conftest import case
 from test_capabilities import _DROP, _mini_data, _years, load_errors, mini, run
 from xlmodel.evaluator import evaluate, model_for
-from xlmodel.policy import load_policy_file, plan_clauses
+from xlmodel.plans.schema import load_policy_file, plan_clauses
 
 EIGHTH = Path(__file__).parent / "data" / "eighth_plan" / "demo8-2025-2027.yaml"
 M = 1_000_000
@@ -336,7 +336,7 @@ def test_the_workbook_caches_the_evaluators_numbers(eighth, book):
 def test_the_batch_reads_the_new_fields(eighth):
     import pandas as pd
 
-    from xlmodel.batch import evaluate_batch
+    from xlmodel.batch.evaluate import evaluate_batch
 
     rows = [{"stock_code": "600998", "fiscal_year": y, **COMPANY, **v} for y, v in Y8.items()]
     rows[-1] = {**rows[-1], "transaction_target_revenue": 500 * M, "distributable_profit_ifrs": 90 * M}

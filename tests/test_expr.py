@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from xlmodel.expr import EDate, If, In, Max, Min, Missing, Num, P, Round2, Sum, _edate, to_serial
+from xlmodel.rules.expr import EDate, If, In, Max, Min, Missing, Num, P, Round2, Sum, _edate, to_serial
 from xlmodel.money import round_fen
 import datetime as dt
 
@@ -113,7 +113,7 @@ def test_a_guarded_part_moves_with_its_guard():
     """Splitting a long formula must not compute x/n in a cell of its own where the formula only
     computes it when n > 0 (the part would show #DIV/0! in every year with n = 0): a part from a
     branch of an IF moves as IF(guard, part, 0), and gives the formula's value where it is read."""
-    from xlmodel.expr import guarded_part, hoistable
+    from xlmodel.rules.expr import guarded_part, hoistable
 
     n = In("years")
     guarded = Round2(Max(Num(0), P("ratio") * (In("a") + In("b") + In("c")) / n))
@@ -129,7 +129,7 @@ def test_a_guarded_part_moves_with_its_guard():
 
 def test_nested_guards_nest_and_are_never_anded():
     """IF(g1, IF(g2, x, 0), 0): an AND would compute g2 where g1 is false (and g2 may fail there)."""
-    from xlmodel.expr import guarded_part, hoistable
+    from xlmodel.rules.expr import guarded_part, hoistable
 
     x = In("a") / In("n")
     tree = If(In("n") > Num(0), If(In("a") / In("n") > Num(1), x + Num(1), Num(0)), Num(0))
@@ -141,7 +141,7 @@ def test_nested_guards_nest_and_are_never_anded():
 def test_a_shared_subtree_moves_only_where_every_occurrence_may_read_it():
     """A part replaces the node at every occurrence: a node read under a guard in one place and
     unguarded in another moves unguarded; one read under two different guards does not move."""
-    from xlmodel.expr import hoistable
+    from xlmodel.rules.expr import hoistable
 
     shared = In("a") + In("b")
     both = If(In("c") > Num(0), shared, Num(0)) + shared  # one occurrence unguarded
@@ -155,12 +155,12 @@ def test_a_shared_subtree_moves_only_where_every_occurrence_may_read_it():
 def test_a_split_formula_computes_what_the_whole_one_did(monkeypatch):
     """The plans compiled with formulas split at 100 characters instead of 250: many more parts move,
     and every calculation of the plan has the values it had, on the sample cases."""
-    from xlmodel import catalogue as cat
+    from xlmodel.rules import catalogue as cat
     from xlmodel.case import load_case
-    from xlmodel.env import ArrayEnv
+    from xlmodel.rules.env import ArrayEnv
     from xlmodel.evaluator import case_getter
-    from xlmodel.expr import EstimateRenderer
-    from xlmodel.policy import load_policy
+    from xlmodel.rules.expr import EstimateRenderer
+    from xlmodel.plans.schema import load_policy
 
     root = __import__("pathlib").Path(__file__).resolve().parents[1]
     split = cat.split_long_formulas
@@ -190,10 +190,10 @@ def test_the_workbook_split_changes_no_value(monkeypatch, plan):
     import dataclasses
 
     from test_capabilities import _capability_cases
-    from xlmodel import catalogue as cat
-    from xlmodel.env import ArrayEnv
+    from xlmodel.rules import catalogue as cat
+    from xlmodel.rules.env import ArrayEnv
     from xlmodel.evaluator import case_getter
-    from xlmodel.policy import load_policy_file
+    from xlmodel.plans.schema import load_policy_file
 
     policy = load_policy_file(__import__("pathlib").Path(__file__).parent / "data" / plan)
     split = cat.split_long_formulas

@@ -4,7 +4,7 @@ mutation the issue names.
 * ``xlmodel plan --pay YEAR=`` exactly the year's minimum is feasible; one fen less is 低于最低额 (exit 1).
   Mutation ``fixed < least`` → ``fixed <= least`` in :func:`xlmodel.planner.plan_year`: the exact minimum
   is then reported below it, and :func:`test_pay_exactly_the_minimum_is_feasible_one_fen_less_is_not` fails.
-* :func:`xlmodel.workbook.parity.same`, on which ``selftest`` and the parity proofs rest, tells a one-fen
+* :func:`xlmodel.engines.parity.same`, on which ``selftest`` and the parity proofs rest, tells a one-fen
   difference from none on large amounts. Mutation: its tolerance ×10 (0.001 → 0.01 on amounts): .23 and .24
   of 12,345,678,901 are then "the same", and :func:`test_same_tells_one_fen_from_none_on_large_amounts` fails.
 
@@ -20,7 +20,7 @@ import yaml
 
 from conftest import cli
 from test_planner import M, gcl
-from xlmodel.workbook.parity import same
+from xlmodel.engines.parity import same
 
 
 def _write(tmp_path, case):

@@ -16,11 +16,11 @@ import pytest
 import yaml
 
 from conftest import case
-from xlmodel.batch import evaluate_batch
-from xlmodel.catalogue import REASONS, STATUS_ZH
+from xlmodel.batch.evaluate import evaluate_batch
+from xlmodel.rules.catalogue import REASONS, STATUS_ZH
 from xlmodel.errors import PolicyError
 from xlmodel.evaluator import evaluate
-from xlmodel.policy import load_policy_file
+from xlmodel.plans.schema import load_policy_file
 from xlmodel.report import render_markdown, render_table
 
 GCL, FAR_EAST, HOUPU = "gcl-energy-2022-2024", "far-east-2022-2024", "houpu-2024-2026"
@@ -426,7 +426,7 @@ def test_the_risk_warning_header_agrees_with_a_missing_input_row():
 # ---- 13. citations -------------------------------------------------------------------------
 
 def test_the_baseline_cites_the_listing_rule_items_and_the_sale_rules():
-    from xlmodel.policy import load_baseline
+    from xlmodel.plans.schema import load_baseline
 
     b = load_baseline("cn-regulatory-baseline-2024")
     text = " ".join(b.sources)

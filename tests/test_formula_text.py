@@ -1,8 +1,8 @@
 """A rule's formula, checked where it is rendered (issue 25.7), fast and without a spreadsheet engine.
 
-A rule is written once, as an expression tree (:mod:`xlmodel.catalogue`), and rendered three times: as
+A rule is written once, as an expression tree (:mod:`xlmodel.rules.catalogue`), and rendered three times: as
 the workbook's Excel formula text (``Node.render`` through the layout's ``CellRenderer``), as plain
-Python for one case and as numpy for many (:mod:`xlmodel.compiled`). Before this file a wrong formula
+Python for one case and as numpy for many (:mod:`xlmodel.rules.compiled`). Before this file a wrong formula
 was caught only by the sample workbooks' golden test (whose message says to regenerate the samples,
 which would bless the mistake) and by the engine runs. Here:
 
@@ -32,8 +32,8 @@ import re
 import numpy as np
 import pytest
 
-from xlmodel import expr as E
-from xlmodel.compiled import ScalarProgram, VectorProgram, param_values
+from xlmodel.rules import expr as E
+from xlmodel.rules.compiled import ScalarProgram, VectorProgram, param_values
 from xlmodel.evaluator import model_for
 from xlmodel.workbook.layout import CellRenderer, Layout
 
@@ -227,12 +227,12 @@ def test_a_changed_formula_fails_with_the_formula(pid, name, mutate):
 def test_a_changed_threshold_fails_with_the_value():
     """A threshold is a 参数 cell, not formula text: a plan whose 10% became 15% keeps the formula and fails the
     threshold check."""
-    from xlmodel.policy import load_policy
+    from xlmodel.plans.schema import load_policy
 
     policy = load_policy(GCL)
     rules = [r.model_copy(update={"components": [r.components[0].model_copy(update={"ratio": 0.15})]})
              if r.id == "min_annual" else r for r in policy.rules]
-    from xlmodel import catalogue as cat
+    from xlmodel.rules import catalogue as cat
 
     model = cat.compile_policy(policy.model_copy(update={"rules": rules}))
     assert rendered(GCL, "min_annual.required", model) == rendered(GCL, "min_annual.required")

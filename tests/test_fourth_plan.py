@@ -25,7 +25,7 @@ import yaml
 from conftest import case
 from xlmodel.errors import PolicyError
 from xlmodel.evaluator import evaluate, model_for
-from xlmodel.policy import load_policy
+from xlmodel.plans.schema import load_policy
 from xlmodel.workbook.writer import build_workbook
 
 PATH = Path(__file__).parent / "data" / "fourth_plan" / "demo-2025-2027.yaml"
@@ -553,7 +553,7 @@ def _outputs(path: Path) -> dict:
 
 @pytest.mark.libreoffice
 def test_workbook_recalculated_matches_hand_values(policy, tmp_path, libreoffice):
-    from xlmodel.workbook.recalc import recalculate
+    from xlmodel.engines.recalc import recalculate
 
     fallback = copy.deepcopy(BASE_YEARS)
     fallback[YEAR]["total_liabilities"] = 4_000_000_000  # leverage gate fails

@@ -306,7 +306,7 @@ def test_cond_audit_opinion_missing():
     (999_999_999_999.95, 299_999_999_999.98, 299_999_999_999.99, False),
     (999_999_999_999.95, 299_999_999_999.99, 299_999_999_999.99, True),
     # 30% × 100,000,000.10 = 30,000,000.03: ≥ 30% but below 5,000万 → not major (assets of at least
-    # 1,000万元: a smaller total is refused as a figure in 万元, xlmodel.consistency)
+    # 1,000万元: a smaller total is refused as a figure in 万元, xlmodel.rules.consistency)
     (100_000_000.10, 30_000_000.03, 30_000_000.03, False),
     # outlay above 50m but below 30% of assets: not major (AND)
     (1_000_000_000.0, 60_000_000.00, 300_000_000.00, False),
@@ -1099,7 +1099,7 @@ def test_distribution_caps_in_real_engines(engine, request, tmp_path):
     from conftest import case as make_case
     from conftest import engine_values
     from xlmodel.evaluator import evaluate as evaluate_case
-    from xlmodel.workbook.parity import compare
+    from xlmodel.engines.parity import compare
     from xlmodel.workbook.writer import build_workbook
 
     request.getfixturevalue(engine)
@@ -1128,7 +1128,7 @@ def test_distribution_cap_in_every_face(final, status, tmp_path, capsys):
     from conftest import case as make_case
     from conftest import cli
     from xlmodel import udfs
-    from xlmodel.batch import evaluate_batch
+    from xlmodel.batch.evaluate import evaluate_batch
     from xlmodel.synth import cases_frame
 
     years = copy.deepcopy(FY2024)

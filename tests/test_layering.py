@@ -76,9 +76,9 @@ def test_the_cycle_finder_finds_a_cycle():
 def test_the_core_never_imports_the_workbook_or_the_command_line():
     """The evaluator and everything under it know nothing of workbooks, UDFs or the CLI."""
     edges = _imports(_modules())
-    core = ["xlmodel.expr", "xlmodel.catalogue", "xlmodel.policy", "xlmodel.case", "xlmodel.env",
-            "xlmodel.compiled", "xlmodel.evaluator", "xlmodel.report", "xlmodel.batch",
-            "xlmodel.plan_folders", "xlmodel.plan_clauses", "xlmodel.plan_install", "xlmodel.listing_cache"]
+    core = ["xlmodel.rules.expr", "xlmodel.rules.catalogue", "xlmodel.plans.schema", "xlmodel.case", "xlmodel.rules.env",
+            "xlmodel.rules.compiled", "xlmodel.evaluator", "xlmodel.report", "xlmodel.batch.evaluate",
+            "xlmodel.plans.folders", "xlmodel.plans.clauses", "xlmodel.plan_install", "xlmodel.caches.listing_cache"]
     higher = ("xlmodel.workbook", "xlmodel.cli", "xlmodel.udfs", "xlmodel.draft")
     wrong = {m: sorted(t for t in edges[m] if t.startswith(higher)) for m in core}
     assert {m: t for m, t in wrong.items() if t} == {}
@@ -92,14 +92,14 @@ def test_the_worksheet_functions_sit_below_the_workbook():
 
 
 def test_code_generation_is_the_bottom_of_the_house():
-    """xlmodel.codegen imports nothing of xlmodel: every module that compiles source may use it."""
-    assert _imports(_modules())["xlmodel.codegen"] == set()
+    """xlmodel.rules.codegen imports nothing of xlmodel: every module that compiles source may use it."""
+    assert _imports(_modules())["xlmodel.rules.codegen"] == set()
 
 
 def test_the_plan_folders_and_the_listing_cache_load_no_policy():
-    """xlmodel.plan_folders (where plans are found) and xlmodel.listing_cache (the cache of `xlmodel
+    """xlmodel.plans.folders (where plans are found) and xlmodel.caches.listing_cache (the cache of `xlmodel
     policies`) import nothing that loads a policy (pydantic, YAML): a listing from the cache takes a
-    millisecond. The clause splitter (xlmodel.plan_clauses) sits below the policy schema that uses it."""
+    millisecond. The clause splitter (xlmodel.plans.clauses) sits below the policy schema that uses it."""
     edges = _imports(_modules())
 
     def reach(m: str) -> set[str]:
@@ -111,6 +111,6 @@ def test_the_plan_folders_and_the_listing_cache_load_no_policy():
                     todo.append(t)
         return seen
 
-    for m in ("xlmodel.plan_folders", "xlmodel.listing_cache", "xlmodel.plan_clauses"):
-        assert "xlmodel.policy" not in reach(m), m
-    assert "xlmodel.plan_clauses" in edges["xlmodel.policy"]
+    for m in ("xlmodel.plans.folders", "xlmodel.caches.listing_cache", "xlmodel.plans.clauses"):
+        assert "xlmodel.plans.schema" not in reach(m), m
+    assert "xlmodel.plans.clauses" in edges["xlmodel.plans.schema"]

@@ -1,8 +1,8 @@
 """`xlmodel policies` lists from its cache while nothing the listing is made from has changed
-(xlmodel/listing_cache.py), and never from a cache that is stale, damaged or not what xlmodel writes.
+(xlmodel/caches/listing_cache.py), and never from a cache that is stale, damaged or not what xlmodel writes.
 
 Issue 48, item 8: a listing is printed only from the user's own private cache folder and only when its
-MAC checks under the user's key (xlmodel/user_cache.py): a line added by anyone else, a cache in a folder
+MAC checks under the user's key (xlmodel/caches/user_cache.py): a line added by anyone else, a cache in a folder
 others may write or own, or through a link, is never printed. The damaged caches below are sealed with
 the user's key (as if xlmodel had written them): what the MAC lets through is still checked."""
 
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import cli
-from xlmodel import listing_cache, user_cache
+from xlmodel.caches import listing_cache, user_cache
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 
@@ -161,7 +161,7 @@ def test_a_plan_text_in_a_deeper_folder_is_part_of_the_fingerprint(home):
 def test_the_fingerprint_covers_every_module_the_listing_is_made_with(tmp_path):
     """A listing made afresh (a cache folder of its own, so nothing cached) loads only modules of xlmodel
     whose files the fingerprint takes the stat of: xlmodel/*.py, one level (an edit of any of them,
-    say xlmodel/plan_install.py or xlmodel/plan_clauses.py, lists the plans again)."""
+    say xlmodel/plan_install.py or xlmodel/plans/clauses.py, lists the plans again)."""
     import subprocess
     import sys
 

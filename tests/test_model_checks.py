@@ -16,10 +16,10 @@ import pytest
 
 from xlmodel.case import load_case
 from xlmodel.evaluator import model_for
-from xlmodel.policy import load_policy
+from xlmodel.plans.schema import load_policy
 from xlmodel.workbook import layout as layout_mod
 from xlmodel.workbook.reader import compare_formulas
-from xlmodel.workbook.recalc import recalculate, recalculate_gnumeric
+from xlmodel.engines.recalc import recalculate, recalculate_gnumeric
 from xlmodel.workbook.writer import build_workbook
 
 SAMPLE = "samples/gcl-energy-2022-2024.yaml"

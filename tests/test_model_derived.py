@@ -7,8 +7,8 @@ import gc
 import linecache
 from types import SimpleNamespace
 
-from xlmodel import compiled as K, expr as E
-from xlmodel.catalogue import Derived, Model, Param
+from xlmodel.rules import compiled as K, expr as E
+from xlmodel.rules.catalogue import Derived, Model, Param
 from xlmodel.evaluator import attestation_ids, model_for
 from xlmodel.report import _rule_plan, report_roots
 

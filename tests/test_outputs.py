@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from xlmodel import catalogue as cat
+from xlmodel.rules import catalogue as cat
 from xlmodel import outputs, udfs
-from xlmodel.batch import (OUTPUT_COLUMNS, RULE_PART_LABELS, RULE_PARTS, SCREEN_OMITS, column_labels, evaluate_batch,
+from xlmodel.batch.evaluate import (OUTPUT_COLUMNS, RULE_PART_LABELS, RULE_PARTS, SCREEN_OMITS, column_labels, evaluate_batch,
                            read_table)
-from xlmodel.batch_output import AMOUNT_COLUMNS, is_amount_column
+from xlmodel.batch.output import AMOUNT_COLUMNS, is_amount_column
 from xlmodel.case import load_case
 from xlmodel.evaluator import evaluate
 from xlmodel.report import render_by_year, render_markdown, render_table

@@ -1,12 +1,12 @@
 """Outputs are safe (issue 9): inert text, checked paths, atomic and exclusive writes.
 
-1. ``xlmodel.sanitize``: CSV cells (OWASP), Markdown, plain-text reports;
+1. ``xlmodel.inputs.sanitize``: CSV cells (OWASP), Markdown, plain-text reports;
 2. workbooks: text from a case is a string cell, never a formula (read from the XML in the zip);
    nothing is truncated silently;
-3. batch output (``xlmodel.batch_output``): CSV with a BOM and ``'``-prefixed formula-like text,
+3. batch output (``xlmodel.batch.output``): CSV with a BOM and ``'``-prefixed formula-like text,
    XLSX with string cells only, a styled, frozen, filtered header and money formats;
-4. output paths (``xlmodel.io.check_output``) are checked before any work, errors exit 2;
-5. ``xlmodel.io.atomic_write``: exclusive without ``--force``, no temporary file left on an
+4. output paths (``xlmodel.inputs.files.check_output``) are checked before any work, errors exit 2;
+5. ``xlmodel.inputs.files.atomic_write``: exclusive without ``--force``, no temporary file left on an
    error or a signal, temporary names that do not look like a finished output;
 6. text and Markdown reports: a company name cannot forge lines, headings or table rows.
 """
@@ -32,12 +32,12 @@ import pandas as pd
 import pytest
 
 import xlmodel
-from xlmodel.batch_output import RESULTS_SHEET, SUMMARY_SHEET, write_batch_csv, write_batch_xlsx
+from xlmodel.batch.output import RESULTS_SHEET, SUMMARY_SHEET, write_batch_csv, write_batch_xlsx
 from xlmodel.case import load_case
 from xlmodel.errors import OutputExistsError, XlmodelError
-from xlmodel.io import Interrupted, atomic_write, check_output
+from xlmodel.inputs.files import Interrupted, atomic_write, check_output
 from xlmodel.report import render_markdown, render_table
-from xlmodel.sanitize import csv_cell, md_text, plain_text
+from xlmodel.inputs.sanitize import csv_cell, md_text, plain_text
 from xlmodel.workbook.layout import SHEETS
 from xlmodel.workbook.reader import read_workbook
 from xlmodel.workbook.writer import MAX_TEXT, CheckedWorksheet, build_workbook
@@ -314,18 +314,18 @@ def test_batch_cli_output_carries_no_live_formula(tmp_path, capsys, ext):
 @pytest.fixture()
 def no_evaluation(monkeypatch):
     """Output errors must come before the inputs are read or evaluated."""
-    import xlmodel.batch
+    import xlmodel.batch.evaluate
     import xlmodel.case
-    import xlmodel.workbook.drive
+    import xlmodel.engines.drive
     import xlmodel.workbook.fill
     import xlmodel.workbook.reader
 
     def boom(*a, **k):
         raise AssertionError("the output should have been refused before any work")
-    for mod, name in ((xlmodel.batch, "read_table"), (xlmodel.batch, "evaluate_batch"),
+    for mod, name in ((xlmodel.batch.evaluate, "read_table"), (xlmodel.batch.evaluate, "evaluate_batch"),
                       (xlmodel.case, "load_case"), (xlmodel.workbook.reader, "read_workbook"),
                       (xlmodel.workbook.fill, "load_case"), (xlmodel.workbook.fill, "read_workbook"),
-                      (xlmodel.workbook.drive, "read_workbook")):
+                      (xlmodel.engines.drive, "read_workbook")):
         monkeypatch.setattr(mod, name, boom)
 
 
@@ -606,7 +606,7 @@ def test_no_report_line_or_cell_starts_with_a_formula_from_the_input(text):
 # ---------------------------------------------------------------------------------------------
 # 7. issue 21: temporaries a killed run left, a full disk, the batch's own input
 
-from xlmodel import io as xio  # noqa: E402
+from xlmodel.inputs import files as xio  # noqa: E402
 
 
 def _left(d: Path, name: str, age: float) -> str:

@@ -3,7 +3,7 @@
 For every plan, N randomised and boundary cases (xlmodel.synth) are built into
 workbooks once (in parts, see PART), then recalculated in headless LibreOffice (a profile that forces
 recalculation on load) and in Gnumeric (what ``ssconvert --recalc`` does), and read back: each
-engine's values read in its memory (xlmodel.workbook.in_memory: LibreOffice through UNO, Gnumeric
+engine's values read in its memory (xlmodel.engines.in_memory: LibreOffice through UNO, Gnumeric
 through its own library), which the copies each engine saves are proven to equal here (LibreOffice's
 .xlsx export; Gnumeric's .xls copy, itself proven equal to its .xlsx copy), or those copies where
 the bindings are missing outside CI.
@@ -24,10 +24,10 @@ import pytest
 from xlmodel.evaluator import evaluate
 from xlmodel.synth import parity_cases
 from conftest import engine_values, in_memory
-from xlmodel.workbook.parity import (FORMULA_SHEETS, SET_ASIDE, aside_within_cap, compare, same, sheet_values,
+from xlmodel.engines.parity import (FORMULA_SHEETS, SET_ASIDE, aside_within_cap, compare, same, sheet_values,
                                      xls_values)
-from xlmodel.workbook.in_memory import gnumeric_number, read_gnumeric, read_libreoffice
-from xlmodel.workbook.recalc import recalculate, recalculate_gnumeric, soffice, ssconvert
+from xlmodel.engines.in_memory import gnumeric_number, read_gnumeric, read_libreoffice
+from xlmodel.engines.recalc import recalculate, recalculate_gnumeric, soffice, ssconvert
 from xlmodel.workbook.writer import build_workbook
 
 POLICIES = ("far-east-2022-2024", "gcl-energy-2022-2024", "houpu-2024-2026")
@@ -36,7 +36,7 @@ N = int(os.environ.get("XLMODEL_PARITY_N", "300"))
 ENGINES = ("libreoffice", "gnumeric")
 pytestmark = pytest.mark.engines
 
-#: the comparison is xlmodel's own (xlmodel.workbook.parity), the one ``xlmodel selftest`` makes on the
+#: the comparison is xlmodel's own (xlmodel.engines.parity), the one ``xlmodel selftest`` makes on the
 #: user's desk; the engines' half-fen ROUND deviations (docs/domain.md §4) are set aside there, under a cap
 
 #: the parity set is built, recalculated and compared in parts of this many workbooks, each part a
@@ -123,7 +123,7 @@ _DONE: dict = {}
     pytest.param((part, engine), id=f"{engine}@{_part_name(part)}") for part in PARTS for engine in ENGINES])
 def parity(request, tmp_path_factory):
     """(engine, the compared workbooks of a part of the set) for every part, per engine: each case's
-    workbook, recalculated in the engine, read and compared (xlmodel.workbook.parity.compare)."""
+    workbook, recalculated in the engine, read and compared (xlmodel.engines.parity.compare)."""
     part, engine = request.param
     request.getfixturevalue(engine)  # the engine is installed (fails in CI when it is not)
     if part not in _DONE:

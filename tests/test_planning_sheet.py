@@ -22,8 +22,8 @@ from xlmodel.case import load_case
 from xlmodel.evaluator import plan_by_id
 from xlmodel.planner import STATUS_ZH
 from xlmodel.workbook.layout import SHEETS
-from xlmodel.workbook.parity import same, sheet_values
-from xlmodel.workbook.recalc import recalculate, recalculate_gnumeric
+from xlmodel.engines.parity import same, sheet_values
+from xlmodel.engines.recalc import recalculate, recalculate_gnumeric
 from xlmodel.workbook.writer import WorkbookBuilder
 
 ROOT = Path(__file__).resolve().parents[1]

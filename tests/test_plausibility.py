@@ -1,6 +1,6 @@
 """Amounts typed in 万元, and inputs that contradict each other (issue 20, items 6 and 8).
 
-Two levels, by how sure the signal is (xlmodel/consistency.py, the baseline rule reg_amounts_plausible):
+Two levels, by how sure the signal is (xlmodel/rules/consistency.py, the baseline rule reg_amounts_plausible):
 * certain — refused on input, naming the field and year (the row of a batch, the cell of a workbook):
   total assets below 10,000,000 元 (unless ``amounts_confirmed``), net assets above total assets, a count of
   distributions the amounts deny, a payout before its AGM;
@@ -25,7 +25,7 @@ import yaml
 
 from test_regulatory import GCL_BASE, M, gcl
 from xlmodel import udfs
-from xlmodel.batch import evaluate_batch
+from xlmodel.batch.evaluate import evaluate_batch
 from xlmodel.case import load_case, parse_case
 from xlmodel.errors import CaseError
 from xlmodel.evaluator import evaluate
@@ -378,7 +378,7 @@ def test_the_workbook_and_a_worksheet_function_fail_the_slip(tmp_path, capsys):
 
 def test_a_pair_names_two_different_fields_once():
     from pydantic import ValidationError
-    from xlmodel.policy import PlausibleAmounts
+    from xlmodel.plans.schema import PlausibleAmounts
     base = dict(id="u", kind="plausible_amounts", clause="数据合理性", quote="金额以元填写", title_zh="t", title_en="t", assets_floor=1,
                 revenue_floor=1, small=1, jump_ratio=1000, jump_fields=["revenue"])
     PlausibleAmounts(**base, pairs=[["distributable_profit", "net_profit_attributable"]])

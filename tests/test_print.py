@@ -16,7 +16,7 @@ import pytest
 import board_page
 from xlmodel.case import load_case
 from xlmodel.evaluator import model_for
-from xlmodel.policy import load_policy
+from xlmodel.plans.schema import load_policy
 from xlmodel.workbook.layout import SHEETS
 from xlmodel.workbook.writer import build_workbook
 
@@ -58,7 +58,7 @@ def test_every_other_sheet_prints_the_cells_it_holds(tmp_path):
 
 @pytest.mark.engines
 def test_the_sign_off_prints_on_two_pages_or_fewer(libreoffice, tmp_path):
-    from xlmodel.workbook.recalc import export_pdf
+    from xlmodel.engines.recalc import export_pdf
 
     books = [build_workbook(tmp_path / f"{s.stem}.xlsx", case=load_case(s)) for s in SAMPLES]
     books += [build_workbook(tmp_path / f"{p}-empty.xlsx", policy=p) for p in PLANS]

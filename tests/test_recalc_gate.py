@@ -27,9 +27,9 @@ import hostile_corpus as hc
 from conftest import assert_process_ends, cli
 from xlmodel.case import load_case
 from xlmodel.errors import XlmodelError
-from xlmodel.policy import policy_by_id
-from xlmodel.workbook import engines, recalc
-from xlmodel.workbook.drive import check_timeout, foreign_content, xlmodel_functions
+from xlmodel.plans.schema import policy_by_id
+from xlmodel.engines import engines, recalc
+from xlmodel.engines.drive import check_timeout, foreign_content, xlmodel_functions
 from xlmodel.workbook.formula_gate import formula_problems
 from xlmodel.workbook.writer import build_workbook
 
@@ -358,7 +358,7 @@ def test_a_signal_kills_the_engine_and_what_it_started(signum, gcl_book, tmp_pat
     """A fake soffice that starts a child and hangs; the signal arrives while it runs (in a launch thread,
     as `recalc` runs it): Interrupted in the main thread within seconds, both processes gone, no
     further launch (no retry), and the handlers as they were."""
-    from xlmodel.io import Interrupted
+    from xlmodel.inputs.files import Interrupted
 
     fake, pidfile, launches = tmp_path / "soffice", tmp_path / "child.pid", tmp_path / "launches"
     fake.write_text(f"#!/bin/sh\necho x >> {launches}\nsleep 300 &\necho $! > {pidfile}\nwait\n")

@@ -46,7 +46,7 @@ from conftest import cli
 from xlmodel.errors import XlmodelError
 from xlmodel.evaluator import model_for
 from xlmodel.fields import COMPANY_FIELDS, ENUMS, YEAR_FIELDS, Kind
-from xlmodel.policy import load_policy
+from xlmodel.plans.schema import load_policy
 from xlmodel.report import render_markdown, render_table
 from xlmodel.synth import interims_within_totals, parity_cases, random_case_data
 from xlmodel.workbook.integrity import verdict_lines
@@ -502,7 +502,7 @@ def test_any_cell_value_gives_a_read_or_cell_errors_never_a_crash(tmp_path_facto
         read = read_workbook(path)
     except WorkbookError as e:
         assert e.problems
-        # only edited cells are blamed, or (values that contradict each other, xlmodel.consistency) a cell
+        # only edited cells are blamed, or (values that contradict each other, xlmodel.rules.consistency) a cell
         # whose message names the edited field it contradicts
         edited = {fid for fid, _ in values}
         assert all(p.where in set(where.values()) or any(f in p.message for f in edited) for p in e.problems)
@@ -576,7 +576,7 @@ def test_untouched_and_resaved_workbooks_are_not_reported(gcl_book, tmp_path, ca
 
 @pytest.mark.libreoffice
 def test_libreoffice_recalculated_workbooks_are_trusted(libreoffice, tmp_path, capsys):
-    from xlmodel.workbook.recalc import recalculate
+    from xlmodel.engines.recalc import recalculate
 
     cases = [load_case(p) for p in SAMPLES] + [parse_case(random_case_data(np.random.default_rng(7), pid, 2024))
                                                 for pid in POLICIES]

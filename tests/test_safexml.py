@@ -1,4 +1,4 @@
-"""xlmodel.safexml: defusedxml's refusals kept, ElementTree's C parser where a part can declare no entity."""
+"""xlmodel.inputs.safexml: defusedxml's refusals kept, ElementTree's C parser where a part can declare no entity."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import iterparse as defused_iterparse
 
-from xlmodel import safexml
+from xlmodel.inputs import safexml
 
 SAMPLES = sorted((Path(__file__).resolve().parents[1] / "samples").glob("*.xlsx"))
 

@@ -1,4 +1,4 @@
-"""Issue 13: the compiled renderings of the trees (xlmodel/compiled.py) compute what Node.eval computes.
+"""Issue 13: the compiled renderings of the trees (xlmodel/rules/compiled.py) compute what Node.eval computes.
 
 * the scalar program (one case, plain Python): every report field of ``evaluate`` equals the
   report built from ``Node.eval`` (the reference), on 300 random and boundary cases per plan, with
@@ -24,10 +24,10 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from xlmodel import compiled as K
-from xlmodel import expr as E
+from xlmodel.rules import compiled as K
+from xlmodel.rules import expr as E
 from xlmodel.case import Case, load_case, parse_case
-from xlmodel.catalogue import Model, Param
+from xlmodel.rules.catalogue import Model, Param
 from xlmodel.evaluator import (case_getter, evaluate, evaluate_arrays, evaluate_timeline, evaluate_years, model_for,
                                reference_arrays, timeline_getter)
 from xlmodel.money import round_fen
@@ -455,7 +455,7 @@ def test_a_report_from_its_own_program_equals_one_from_every_calculation():
     computes fewer values."""
     from test_capabilities import FIFTH, SIXTH, SEVENTH, _capability_cases
 
-    from xlmodel.policy import load_policy_file
+    from xlmodel.plans.schema import load_policy_file
     from xlmodel.report import report_roots
 
     plans = [(model_for(pid), parity_cases(pid, 60, seed=21)) for pid in POLICIES]

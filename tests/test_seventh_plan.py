@@ -17,7 +17,7 @@ import pytest
 
 from test_capabilities import _mini_data, _years, load_errors, mini, run
 from xlmodel.evaluator import model_for
-from xlmodel.policy import load_policy_file, plan_clauses
+from xlmodel.plans.schema import load_policy_file, plan_clauses
 
 SEVENTH = Path(__file__).parent / "data" / "seventh_plan" / "demo7-2025-2027.yaml"
 M = 1_000_000

@@ -23,7 +23,7 @@ import yaml
 from xlmodel.draft import draft_text
 from xlmodel.errors import CaseError, PolicyError
 from xlmodel.fields import FIELDS
-from xlmodel.policy import load_policy_file
+from xlmodel.plans.schema import load_policy_file
 
 from conftest import run
 from test_gcl import BASE_ATTEST, BASE_YEARS, YEAR
@@ -148,7 +148,7 @@ def test_an_interim_above_the_years_total_is_refused_in_a_case(part, total):
 
 
 def test_an_interim_above_the_years_total_is_refused_in_a_batch():
-    from xlmodel.batch import evaluate_batch
+    from xlmodel.batch.evaluate import evaluate_batch
     from xlmodel.synth import cases_frame, parity_cases
     df = cases_frame(parity_cases(GCL, 3))
     df["interim_cash_dividend"] = 0.0

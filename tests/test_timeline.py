@@ -19,11 +19,11 @@ import openpyxl
 import pytest
 
 from xlmodel.case import load_case
-from xlmodel.catalogue import STATUS_ZH
+from xlmodel.rules.catalogue import STATUS_ZH
 from xlmodel.evaluator import evaluate, model_for
 from xlmodel.workbook.layout import FIRST_YEAR_COL, HEADER_ROW, OUTPUTS, SHEETS, Layout, col_name, timeline
 from xlmodel.workbook.reader import read_workbook
-from xlmodel.workbook.recalc import recalculate, recalculate_gnumeric
+from xlmodel.engines.recalc import recalculate, recalculate_gnumeric
 from xlmodel.workbook.writer import build_workbook
 from conftest import cli
 

@@ -37,15 +37,15 @@ import xlmodel
 from conftest import in_memory
 from xlmodel import udfs
 from xlmodel.case import load_case, parse_case
-from xlmodel.catalogue import STATUS_ZH
+from xlmodel.rules.catalogue import STATUS_ZH
 from xlmodel.cli import main
 from xlmodel.evaluator import evaluate, model_for
-from xlmodel.expr import to_serial
+from xlmodel.rules.expr import to_serial
 from xlmodel.fields import AUDIT_OPINIONS, COMPANY_FIELDS, ENUMS, FIELDS, Kind
 from xlmodel.synth import parity_cases
 from xlmodel.workbook.layout import CHECK_COL_INDEX, INPUT_SECTIONS, SHEETS, Layout, col_name
-from xlmodel.workbook.in_memory import read_libreoffice
-from xlmodel.workbook.recalc import recalculate
+from xlmodel.engines.in_memory import read_libreoffice
+from xlmodel.engines.recalc import recalculate
 from xlmodel.workbook.udf_sheet import CONF_SHEET, UDF_SHEET
 from xlmodel.workbook.writer import build_workbook
 
@@ -681,7 +681,7 @@ def test_xlmodel_check_accepts_a_udf_workbook(udf_book, capsys):
 def recalculated(libreoffice, tmp_path_factory):
     """(case, built workbook, LibreOffice's values of it) for the samples and 8 parity cases and an
     empty model of each plan: every workbook recalculated and read in LibreOffice's memory
-    (:func:`xlmodel.workbook.in_memory.read_libreoffice`, proven equal to its .xlsx export by
+    (:func:`xlmodel.engines.in_memory.read_libreoffice`, proven equal to its .xlsx export by
     tests/test_parity_engines.py), in the shape of that export's reading (:class:`_EngineBook`). Without
     LibreOffice's Python script provider the tests are skipped, saying so (in CI they fail: conftest.in_memory)."""
     if not in_memory("libreoffice"):

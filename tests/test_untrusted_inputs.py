@@ -22,13 +22,13 @@ import pytest
 import yaml
 
 from conftest import cli
-from xlmodel import untrusted as u
-from xlmodel.batch import evaluate_batch, read_table
+from xlmodel.inputs import untrusted as u
+from xlmodel.batch.evaluate import evaluate_batch, read_table
 from xlmodel.case import (MAX_TEXT, check_attestations, from_cell, load_case, parse_case, read_field, read_year)
 from xlmodel.errors import CaseError, PolicyError, UnknownPolicyError, XlmodelError
 from xlmodel.evaluator import evaluate, model_for
 from xlmodel.fields import FIELDS, Field, Kind
-from xlmodel.policy import POLICY_ID, load_policy, load_policy_file, plan_dirs, policy_by_id, policy_paths
+from xlmodel.plans.schema import POLICY_ID, load_policy, load_policy_file, plan_dirs, policy_by_id, policy_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "samples"

@@ -14,7 +14,7 @@ from xlmodel.case import load_case
 from xlmodel.errors import OutputExistsError
 from xlmodel.evaluator import evaluate, model_for
 from xlmodel.fields import COMPANY_FIELDS, YEAR_FIELDS
-from xlmodel.policy import load_policy
+from xlmodel.plans.schema import load_policy
 from xlmodel.workbook.layout import OUTPUTS, SHEETS, Layout, pname
 from xlmodel.workbook.writer import build_workbook
 
@@ -227,7 +227,7 @@ def test_no_true_or_false_in_the_workbook(case_path):
     bools = [f"{ws.title}!{c.coordinate}" for ws in values.worksheets for row in ws.iter_rows() for c in row
              if isinstance(c.value, bool)]
     assert not bools, f"{len(bools)} TRUE/FALSE cells, e.g. {bools[:5]}"
-    from xlmodel.workbook.parity import case_layout
+    from xlmodel.engines.parity import case_layout
 
     case = load_case(case_path)
     L = case_layout(case)  # the sample's own timeline
@@ -250,7 +250,7 @@ def test_no_formula_is_longer_than_a_modeller_can_audit(tmp_path):
     characters; the longest is reported."""
     import openpyxl
 
-    from xlmodel.policy import load_policy, policy_paths
+    from xlmodel.plans.schema import load_policy, policy_paths
     from xlmodel.workbook.writer import build_workbook
 
     fourth = Path(__file__).parent / "data" / "fourth_plan" / "demo-2025-2027.yaml"

@@ -11,7 +11,7 @@ _LAZY = {
     "Case": "case", "load_case": "case", "parse_case": "case",
     "CaseError": "errors", "PolicyError": "errors", "XlmodelError": "errors",
     "evaluate": "evaluator", "plan": "planner",
-    "list_policies": "policy", "load_policy": "policy",
+    "list_policies": "plans.schema", "load_policy": "plans.schema",
 }
 
 
@@ -31,8 +31,8 @@ def __dir__():
 
 
 def evaluate_batch(df, policy=None):
-    """Evaluate a DataFrame of company-years; see :mod:`xlmodel.batch`."""
-    from .batch import evaluate_batch as _eb
+    """Evaluate a DataFrame of company-years; see :mod:`xlmodel.batch.evaluate`."""
+    from .batch.evaluate import evaluate_batch as _eb
 
     return _eb(df, policy=policy)
 

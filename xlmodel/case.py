@@ -50,13 +50,13 @@ from typing import Any
 
 import numpy as np
 
-from .consistency import CONFIRM_FIELD, INTERIM_PARTS, case_findings, interim_message
+from .rules.consistency import CONFIRM_FIELD, INTERIM_PARTS, case_findings, interim_message
 from .errors import CaseError, Problem
 from .fields import BOARDS, BOOL_LABELS, COMPANY_FIELDS, ENUMS, FIELDS, FORECAST, YEAR_FIELDS, Field, Kind
-from .policy import POLICY_ID
-from .sanitize import BAD_LINE, BAD_TEXT
-from .untrusted import (MAX_CASE_BYTES, InputFileError, SafeLoader, SciFloat, YamlInt, decode_utf8, did_you_mean,
-                        load_json, load_yaml, read_regular, shown, yaml_int_surprise)
+from .plans.schema import POLICY_ID
+from .inputs.sanitize import BAD_LINE, BAD_TEXT
+from .inputs.untrusted import (MAX_CASE_BYTES, InputFileError, SafeLoader, SciFloat, YamlInt, decode_utf8, did_you_mean,
+                               load_json, load_yaml, read_regular, shown, yaml_int_surprise)
 
 _Loader = SafeLoader  # the case loader (kept for callers of the old name)
 
@@ -293,7 +293,7 @@ def _read_date(v: Any, origin: str) -> tuple[dt.date | None, str | None]:
             return None, got
         if not (math.isfinite(x) and 1 <= x <= MAX_SERIAL):
             return None, got
-        from .expr import from_serial
+        from .rules.expr import from_serial
 
         d = from_serial(x)
     elif isinstance(v, str):
@@ -551,7 +551,7 @@ def from_cell(kind: Kind, v: Any) -> Any:
             if err is None:
                 return x
     if kind == Kind.DATE and _is_number(v) and 1 <= v <= MAX_SERIAL:
-        from .expr import from_serial
+        from .rules.expr import from_serial
 
         return from_serial(float(v))
     return v
@@ -562,7 +562,7 @@ part_message = interim_message  # (kept for callers of the old name)
 
 def part_problems(vals: dict[str, Any], confirmed: bool = False) -> list[tuple[str, str]]:
     """(field, message) for each value of one year that its other values contradict, or that no listed
-    company's 元 figure could be (:mod:`xlmodel.consistency`; ``confirmed``: the case's amounts_confirmed)."""
+    company's 元 figure could be (:mod:`xlmodel.rules.consistency`; ``confirmed``: the case's amounts_confirmed)."""
     return case_findings(vals, confirmed)
 
 
@@ -803,7 +803,7 @@ def check_attestations(case: Case, known: list[str]) -> None:
 
 def load_case(path: str | Path) -> Case:
     """A case file: YAML (``.yaml``/``.yml``/other) or JSON (``.json``), read within the limits of
-    :mod:`xlmodel.untrusted`."""
+    :mod:`xlmodel.inputs.untrusted`."""
     path = Path(path)
     source = str(path)
     try:

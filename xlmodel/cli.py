@@ -17,7 +17,7 @@ from . import __version__
 
 # Start-up: ``xlmodel --help`` and ``xlmodel policies`` import only what they use. Modules are
 # imported in the functions that need them (numpy, pandas and pydantic by the commands that use
-# them); the commands of xlmodel.workbook.cli and xlmodel.draft are registered for real only when
+# them); the commands of xlmodel.commands.workbook and xlmodel.draft are registered for real only when
 # the command line names them, else as stubs with the same help (tests/test_scalar_path.py keeps
 # the two help texts equal).
 
@@ -181,10 +181,10 @@ def cmd_policies(args) -> int:
     if args.action in ("check", "install"):
         return _policies_check_install(args)
     if args.action == "show":
-        from .catalogue import compile_policy  # (numpy: only where the rules are compiled)
+        from .rules.catalogue import compile_policy  # (numpy: only where the rules are compiled)
         from .errors import XlmodelError
-        from .policy import POLICY_ID, find_plan, load_policy, plan_clauses, policy_source
-        from .sanitize import plain_text as t  # every text from the plan file: no terminal control, no forged line
+        from .plans.schema import POLICY_ID, find_plan, load_policy, plan_clauses, policy_source
+        from .inputs.sanitize import plain_text as t  # every text from the plan file: no terminal control, no forged line
 
         if not args.id:
             raise XlmodelError("policies show 需要规划 ID policies show needs a policy id")
@@ -221,8 +221,8 @@ def cmd_policies(args) -> int:
 
 def _list_policies() -> int:
     """One line per plan (errors on stderr) and the plan folders; from the cache while no plan, plan
-    text or xlmodel file has changed (:mod:`xlmodel.listing_cache`)."""
-    from . import listing_cache
+    text or xlmodel file has changed (:mod:`xlmodel.caches.listing_cache`)."""
+    from .caches import listing_cache
 
     hit = listing_cache.cached()
     if hit is None:
@@ -230,7 +230,7 @@ def _list_policies() -> int:
         out, err, code = _listing_lines()
         listing_cache.store(out, err, code, print_)
     else:
-        from .sanitize import plain_text  # the cache is a file: printed as plain text whatever it holds
+        from .inputs.sanitize import plain_text  # the cache is a file: printed as plain text whatever it holds
 
         out, err, code = [plain_text(x) for x in hit[0]], ["\n".join(map(plain_text, x.split("\n"))) for x in hit[1]], hit[2]
     for line in out:
@@ -242,7 +242,7 @@ def _list_policies() -> int:
 
 def _listing_lines() -> tuple[list[str], list[str], int]:
     from .plan_install import folders_line, list_plans
-    from .sanitize import plain_text
+    from .inputs.sanitize import plain_text
 
     out, err, worst = [], [], EXIT_OK
     for item in list_plans():
@@ -266,7 +266,7 @@ def _error(message) -> None:
 def _error_text(message) -> str:
     """``xlmodel: …``, Chinese first, every line of the message as plain text (no terminal control, no forged line)."""
     from .errors import chinese_first
-    from .sanitize import plain_text
+    from .inputs.sanitize import plain_text
 
     return "xlmodel: " + "\n".join(plain_text(line) for line in chinese_first(str(message)).split("\n"))
 
@@ -276,8 +276,8 @@ def _policies_check_install(args) -> int:
     """`policies check FILE`: every problem of one policy file at once; `policies install FILE`:
     the same check, then a copy in the user's plan folder."""
     from .plan_install import check_policy_file, install_policy_file
-    from .policy import load_policy_file, plan_clauses, policy_source
-    from .sanitize import plain_text  # file names and a plan's version: one line each, inert
+    from .plans.schema import load_policy_file, plan_clauses, policy_source
+    from .inputs.sanitize import plain_text  # file names and a plan's version: one line each, inert
 
     if not args.id:
         raise XlmodelError(f"policies {args.action} 需要规划文件 policies {args.action} needs a policy FILE")
@@ -315,14 +315,14 @@ def cmd_evaluate(args) -> int:
     if args.year is not None and not args.batch:
         raise XlmodelError("--year 仅用于 --batch --year is for --batch only")
     if args.batch:
-        from .batch import prepare_batch, read_table
+        from .batch.evaluate import prepare_batch, read_table
 
         if not args.output:
             raise XlmodelError("--batch 需要输出文件（-o 结果.csv 或 结果.xlsx）--batch needs -o OUT.csv|OUT.xlsx")
-        from .batch_output import Tally, risk_headline, write_batch_csv, write_batch_xlsx
+        from .batch.output import Tally, risk_headline, write_batch_csv, write_batch_xlsx
         from .outputs import OUTPUT
-        from .io import check_output
-        from .sanitize import plain_text
+        from .inputs.files import check_output
+        from .inputs.sanitize import plain_text
 
         out = check_output(args.output, force=args.force, suffixes=(".csv", ".xlsx"), inputs=[args.batch])  # before any work
         table = read_table(args.batch)
@@ -349,7 +349,7 @@ def cmd_evaluate(args) -> int:
               file=sys.stderr)
         for zh, en in tally.units_lines():  # a likely 万元 slip: the rows fail, and the amounts above are not 元
             print(f"注意 Warning: {plain_text(zh)} / {plain_text(en)}", file=sys.stderr)
-        from .batch import unreviewed_plans
+        from .batch.evaluate import unreviewed_plans
 
         drafts = unreviewed_plans(batch.models)  # an unreviewed draft's rows are no pass (said above, as a warning)
         return EXIT_FAIL if counts.get("fail") or counts.get("missing_input") or drafts else EXIT_OK
@@ -389,7 +389,7 @@ def cmd_plan(args) -> int:
     from .case import load_case
     from .evaluator import plan_by_id
     from .planner import exit_code, parse_pay, plan, render_plan_markdown, render_plan_text, with_later_years_forecast
-    from .sanitize import plain_text
+    from .inputs.sanitize import plain_text
 
     pay = parse_pay(args.pay)  # before the case is read: a bad --pay value is named first
     params = None
@@ -431,7 +431,7 @@ def _year_json(rep) -> dict:
         "rules": {r.id: r.status for r in rep.rules}}
 
 
-#: the commands other modules add (:func:`xlmodel.workbook.cli.add_commands`, :func:`xlmodel.draft.command.add_command`),
+#: the commands other modules add (:func:`xlmodel.commands.workbook.add_commands`, :func:`xlmodel.commands.draft.add_command`),
 #: in their order, with their help: what ``xlmodel --help`` lists without importing those modules
 LAZY_COMMANDS = {
     "check": ("workbook", "读回填好的工作簿，评估并检查其完整性 read a filled-in workbook back, evaluate it and check its integrity"),
@@ -531,12 +531,12 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     word = None if argv is None else _command_word(argv)
     full = argv is None or word in LAZY_COMMANDS
     if full and (argv is None or LAZY_COMMANDS[word][0] == "workbook"):
-        from .workbook.cli import add_commands
+        from .commands.workbook import add_commands
         add_commands(sub)
     else:
         _stubs(sub, "workbook")
     if full and (argv is None or LAZY_COMMANDS[word][0] == "draft"):  # xlmodel draft PLAN.txt -o plan.yaml
-        from .draft.command import add_command as add_draft
+        from .commands.draft import add_command as add_draft
         add_draft(sub)
     else:
         _stubs(sub, "draft")
@@ -562,7 +562,7 @@ def main(argv: list[str] | None = None) -> int:
             return _run(args)
         finally:
             if caught:
-                from .sanitize import plain_text
+                from .inputs.sanitize import plain_text
 
                 for note in notes(caught):
                     print(f"注意 Note: {plain_text(note)}", file=sys.stderr)
@@ -570,7 +570,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args) -> int:
     from .errors import XlmodelError
-    from .plan_folders import cli_plan_dirs
+    from .plans.folders import cli_plan_dirs
 
     try:
         with cli_plan_dirs((getattr(args, "plans", None) or []) + getattr(args, "plans_after", [])):
@@ -579,7 +579,7 @@ def _run(args) -> int:
     except XlmodelError as e:
         _error(e)  # one message, its lines ours: text quoted from a file cannot add lines or escape sequences
         return EXIT_INPUT
-    except KeyboardInterrupt as e:  # Ctrl-C, or SIGINT/SIGTERM while writing (xlmodel.io.Interrupted)
+    except KeyboardInterrupt as e:  # Ctrl-C, or SIGINT/SIGTERM while writing (xlmodel.inputs.files.Interrupted)
         print(f"xlmodel: 已中断，未留下写了一半的文件 {e or 'interrupted'}; no output was left half-written",
               file=sys.stderr)
         return getattr(e, "exit_code", 130)
@@ -594,8 +594,8 @@ def _warn_open_plan_folders(args) -> None:
     """A plan folder anyone may write to is said before a command that reads plans (all but draft)."""
     if args.command == "draft":
         return
-    from .plan_folders import writable_by_anyone
-    from .sanitize import plain_text
+    from .plans.folders import writable_by_anyone
+    from .inputs.sanitize import plain_text
 
     for d in writable_by_anyone():
         print(f"注意 Warning: 规划文件夹 {plain_text(d.path)}（{d.origin}）任何用户都可写入：任何人都可以放入或修改规划；"

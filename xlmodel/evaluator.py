@@ -1,6 +1,6 @@
 """The evaluator: a compiled policy × inputs -> every calculation.
 
-Three renderings of the same expression trees compute (:mod:`xlmodel.compiled`): one case in
+Three renderings of the same expression trees compute (:mod:`xlmodel.rules.compiled`): one case in
 plain Python (:func:`evaluate`, :func:`evaluate_years`, the timeline of a workbook, the worksheet
 functions), many cases on numpy arrays without per-row Python (:func:`evaluate_arrays`, the
 batch), and the reference, ``Node.eval`` through :class:`ArrayEnv` (:func:`reference_arrays`),
@@ -14,14 +14,14 @@ import os
 
 import numpy as np
 
-from . import catalogue as cat
+from .rules import catalogue as cat
 from .case import Case, check_attestations
-from .compiled import TimelineEnv, Unsupported, evaluate_scalar, vector_program
-from .env import ArrayEnv, Getter  # noqa: F401 - the reference environment, re-exported
-from .expr import to_serial
+from .rules.compiled import TimelineEnv, Unsupported, evaluate_scalar, vector_program
+from .rules.env import ArrayEnv, Getter  # noqa: F401 - the reference environment, re-exported
+from .rules.expr import to_serial
 from .fields import FIELDS, Kind
-from .plan_folders import plan_directory_key
-from .policy import Policy, load_policy, policy_by_id
+from .plans.folders import plan_directory_key
+from .plans.schema import Policy, load_policy, policy_by_id
 from .report import build_report, report_roots
 
 
@@ -62,8 +62,8 @@ def _unchanged(path: str, stamp: tuple | None) -> bool:
 
 
 def plan_by_id(pid) -> Policy:
-    """:func:`xlmodel.policy.policy_by_id`, remembered while nothing it depends on changes: the plan
-    folders (:func:`~xlmodel.plan_folders.plan_directories`), each folder's entries (its modification time,
+    """:func:`xlmodel.plans.schema.policy_by_id`, remembered while nothing it depends on changes: the plan
+    folders (:func:`~xlmodel.plans.folders.plan_directories`), each folder's entries (its modification time,
     size and inode change when a file is added, removed or renamed) and the plan file itself."""
     if not isinstance(pid, str):
         return policy_by_id(pid)
@@ -77,7 +77,7 @@ def plan_by_id(pid) -> Policy:
             return hit[4]
     stamps = tuple(_stat_key(p) for p, _ in dirs)
     policy = policy_by_id(pid)
-    from .policy import find_policy
+    from .plans.schema import find_policy
 
     path = str(find_policy(pid).resolve())
     if len(_BY_ID) > 256:
@@ -185,7 +185,7 @@ def reference_arrays(model: cat.Model, n: int, getter: Getter, years=None, param
 
 def evaluate_one(model: cat.Model, case: Case, params: dict | None = None, roots=None):
     """One case in its evaluation year: the scalar program (``Node.eval`` for a tree it cannot compile);
-    every calculation, or the ``roots`` and what they need (:func:`xlmodel.compiled.evaluate_scalar`)."""
+    every calculation, or the ``roots`` and what they need (:func:`xlmodel.rules.compiled.evaluate_scalar`)."""
     try:
         return evaluate_scalar(model, case, params, roots)
     except Unsupported:

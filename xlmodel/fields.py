@@ -159,7 +159,7 @@ COMPANY_FIELDS: tuple[Field, ...] = (
     Field("stock_code", "证券代码", "Stock code", _T, per_year=False),
     Field("board", "上市板块", "Board", _E, per_year=False, choices=tuple(BOARDS)),
     Field("listing_date", "上市日期", "Listing date", _D, per_year=False),
-    # 万元 caught (xlmodel.consistency): figures a listed company could hardly have are refused or warned
+    # 万元 caught (xlmodel.rules.consistency): figures a listed company could hardly have are refused or warned
     # about unless the case confirms they are real 元 amounts
     Field("amounts_confirmed", "金额单位已核对为元（小额或跳变属实）", "Amounts checked as 元 (small figures or jumps are real)",
           _B, per_year=False),

@@ -2,7 +2,7 @@
 folders (``xlmodel policies check`` / ``install``).
 
 A plan outside ``templates/`` is referred to by its id exactly like a bundled one, once it is in a
-plan folder (:func:`xlmodel.plan_folders.plan_directories`: ``--plans DIR``, else ``XLMODEL_PLANS``, and
+plan folder (:func:`xlmodel.plans.folders.plan_directories`: ``--plans DIR``, else ``XLMODEL_PLANS``, and
 the user's plan folder, where ``xlmodel policies install`` puts it). A bundled plan is never
 replaced: a user plan with a bundled plan's id is refused by ``install`` and, found in a folder,
 makes that id an error naming both files.
@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import OutputExistsError, PolicyError, Problem, XlmodelError
-from .plan_folders import BUNDLED, USER_ORIGIN, plan_directories, user_plan_dir
-from .policy import (POLICY_ID, Policy, PlanFile, _validate_policy, load_policy_file, plan_files, policy_by_id, policy_source,
-                     text_ref_problem)
+from .plans.folders import BUNDLED, USER_ORIGIN, plan_directories, user_plan_dir
+from .plans.schema import (POLICY_ID, Policy, PlanFile, _validate_policy, load_policy_file, plan_files, policy_by_id,
+                           policy_source, text_ref_problem)
 
 
 @dataclass
@@ -25,7 +25,7 @@ class Checked:
 
     policy: Policy
     path: Path
-    model: object  #: the compiled model (:class:`xlmodel.catalogue.Model`)
+    model: object  #: the compiled model (:class:`xlmodel.rules.catalogue.Model`)
     notes: list[str] = field(default_factory=list)
 
 
@@ -49,10 +49,10 @@ def check_policy_file(path, *, install: bool = False) -> Checked:
 
     Checked: the schema (every field error), the plan text (``text:`` inside the file's folder,
     every clause accounted for, every quote in its clause), the references between rules, that
-    it compiles (:func:`xlmodel.catalogue.compile_policy`) and, for a file in a plan folder, that
+    it compiles (:func:`xlmodel.rules.catalogue.compile_policy`) and, for a file in a plan folder, that
     its id is its file name (a plan there is found by its file name). Elsewhere a file name that
     is not the id is only noted: ``install`` names the copy ``<id>.yaml``."""
-    from .untrusted import MAX_POLICY_BYTES, InputFileError, decode_utf8, read_regular
+    from .inputs.untrusted import MAX_POLICY_BYTES, InputFileError, decode_utf8, read_regular
 
     path = Path(path)
     source = str(path)
@@ -77,7 +77,7 @@ def check_policy_file(path, *, install: bool = False) -> Checked:
                          f"{pid}.yaml")
     model = None
     if policy is not None:
-        from .catalogue import compile_policy
+        from .rules.catalogue import compile_policy
 
         try:
             model = compile_policy(policy)
@@ -106,9 +106,9 @@ def check_policy_file(path, *, install: bool = False) -> Checked:
 
 
 def review_problems(policy) -> list[Problem]:
-    """One problem per open review item (:func:`xlmodel.policy.open_reviews`): a draft nobody has reviewed is
+    """One problem per open review item (:func:`xlmodel.plans.schema.open_reviews`): a draft nobody has reviewed is
     not a plan yet. Each says how to settle it: in the file itself, where the item is."""
-    from .policy import open_reviews
+    from .plans.schema import open_reviews
 
     return [Problem(where, f"未复核的草稿项：{_short(what)} — 核对原文后改写规则或条款，删去“待复核”标记（或改为"
                            "“已复核”以明示不采纳）open review item of a draft: check it against the text, settle the "
@@ -135,7 +135,7 @@ def install_policy_file(path, *, force: bool = False) -> tuple[Path, Path | None
     names; a file another installed plan reads (such a plan naming ``texts/<id>.txt``) is never
     replaced. Atomic (a temporary file renamed into place); an existing different file is never
     replaced without ``force``; a bundled plan's id, or an id another plan folder defines, is refused."""
-    from .io import atomic_write
+    from .inputs.files import atomic_write
 
     checked = check_policy_file(path, install=True)
     policy = checked.policy
@@ -186,7 +186,7 @@ def install_policy_file(path, *, force: bool = False) -> tuple[Path, Path | None
 def _with_text_ref(yaml_text: str, ref: str, path) -> str:
     """``yaml_text`` (a valid policy file) with its top-level ``text:`` value replaced by ``ref``, the rest
     of the file as it is (comments, order, quoting); checked by reading both back."""
-    from .untrusted import PlainIntLoader, load_yaml
+    from .inputs.untrusted import PlainIntLoader, load_yaml
 
     loader = PlainIntLoader(yaml_text)
     try:
@@ -212,7 +212,7 @@ def _with_text_ref(yaml_text: str, ref: str, path) -> str:
 
 def _text_readers(home: Path, dest: Path, pid: str) -> list[Path]:
     """The other plans of the user's plan folder ``home`` whose ``text:`` is the file ``dest``."""
-    from .untrusted import MAX_POLICY_BYTES, PlainIntLoader, decode_utf8, load_yaml, read_regular
+    from .inputs.untrusted import MAX_POLICY_BYTES, PlainIntLoader, decode_utf8, load_yaml, read_regular
 
     out = []
     try:
@@ -235,7 +235,7 @@ def _text_readers(home: Path, dest: Path, pid: str) -> list[Path]:
 
 
 def _current(dest: Path) -> bytes | None:
-    from .untrusted import MAX_POLICY_BYTES, InputFileError, read_regular
+    from .inputs.untrusted import MAX_POLICY_BYTES, InputFileError, read_regular
 
     if not dest.exists() and not dest.is_symlink():
         return None

@@ -28,13 +28,13 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from . import catalogue as cat
+from .rules import catalogue as cat
 from .case import Case
 from .errors import XlmodelError
 from .evaluator import evaluate, model_for, plan_by_id
 from .money import round_fen
 from .outputs import OUTPUT
-from .policy import Policy
+from .plans.schema import Policy
 from .report import Report
 
 FEN = 0.01
@@ -309,7 +309,7 @@ def exit_code(path: list[PlanYear]) -> int:
 def render_plan_text(path: list[PlanYear], case: Case, policy: Policy) -> str:
     """The path as text for a terminal, Chinese first: one line per year, then what each year rests on."""
     from .report import _pad, _width
-    from .sanitize import plain_text as t
+    from .inputs.sanitize import plain_text as t
 
     name, pol = _heading(case, policy)
     heads = ("年度 FY", f"{OUTPUT['min_cash_dividend'].heading} (元)", "决定规则 Binding rule",
@@ -338,7 +338,7 @@ def render_plan_text(path: list[PlanYear], case: Case, policy: Policy) -> str:
 
 def render_plan_markdown(path: list[PlanYear], case: Case, policy: Policy) -> str:
     """The path as Markdown for the board papers (every text inert: no markup, no forged row)."""
-    from .sanitize import md_text
+    from .inputs.sanitize import md_text
 
     name, pol = _heading(case, policy)
     lines = [f"### {md_text(name) + ' — ' if name else ''}股东分红回报规划期分红测算 Dividend plan", "",

@@ -11,11 +11,11 @@ import datetime as dt
 import numpy as np
 
 from .case import INTERIM_PARTS, Case, parse_case, read_field
-from .consistency import CONFIRM_FIELD, MIN_TOTAL_ASSETS
+from .rules.consistency import CONFIRM_FIELD, MIN_TOTAL_ASSETS
 from .evaluator import case_getter, evaluate_arrays, model_for
-from .expr import _edate, from_serial, to_serial
+from .rules.expr import _edate, from_serial, to_serial
 from .fields import FIELDS
-from .policy import load_policy
+from .plans.schema import load_policy
 
 OPINIONS = ("standard_unqualified", "unqualified_with_emphasis", "qualified", "adverse", "disclaimer")
 STAGES = ("mature", "growth", "indeterminate")
@@ -37,7 +37,7 @@ def _fen(x: float) -> float:
 
 def random_year(rng: np.random.Generator, p_missing: float = 0.0, scale: float | None = None) -> dict:
     """One fiscal year's inputs around ``scale`` 元 of profit (a listed company's: assets at least 1,000万元,
-    :mod:`xlmodel.consistency`); by default a scale of its own."""
+    :mod:`xlmodel.rules.consistency`); by default a scale of its own."""
     scale = 10 ** rng.uniform(6.5, 10) if scale is None else scale
     npa = _fen(scale * (1 if rng.random() > 0.2 else -0.5) * rng.uniform(0.2, 1.5))
     assets = _fen(scale * rng.uniform(5, 40))
@@ -227,7 +227,7 @@ def _share_each_exact(data: dict, rng: np.random.Generator) -> None:
 
 def make_consistent(data: dict) -> None:
     """Move case data that its own values contradict onto the nearest case that is not (a boundary, a blank,
-    a test's edit or a random draw may make one): what :mod:`xlmodel.consistency` refuses on input is not a
+    a test's edit or a random draw may make one): what :mod:`xlmodel.rules.consistency` refuses on input is not a
     case. An interim above its year's total comes down to it; total assets below the floor no listed
     company has go up to it (unless the case confirms its figures); net assets above total assets down to
     them; a payout before its AGM onto the AGM's day; a count of distributions to what the amounts say."""

@@ -34,15 +34,15 @@ from typing import Any
 import numpy as np
 import xlwings as xw
 
-from . import catalogue as cat
-from .catalogue import LABEL_TEXT
+from .rules import catalogue as cat
+from .rules.catalogue import LABEL_TEXT
 from .case import MAX_SERIAL, check_attestations, from_cell, parse_case
 from .errors import CaseError, XlmodelError, problem_zh, zh_first
 from .evaluator import attestation_ids as model_attestations, evaluate_one, model_for
-from .expr import from_serial
+from .rules.expr import from_serial
 from .fields import ENUMS, FIELDS, Kind
 from .outputs import OUTPUT, PART
-from .policy import Policy, find_policy, list_policies, open_reviews, policy_by_id, worded_for_year
+from .plans.schema import Policy, find_policy, list_policies, open_reviews, policy_by_id, worded_for_year
 from .report import UNREVIEWED
 
 __all__ = [
@@ -305,7 +305,7 @@ def policy_entry(ref) -> tuple[Policy, cat.Model, float]:
     """A policy and its compiled model by id, loaded once and reloaded when its file changes.
 
     A worksheet function's ``policy`` argument is an input: it names a plan by id
-    (:func:`xlmodel.policy.policy_by_id`), never a path. Ids are found in the same plan folders
+    (:func:`xlmodel.plans.schema.policy_by_id`), never a path. Ids are found in the same plan folders
     as on the command line: the bundled plans, ``XLMODEL_PLANS`` and the user's plan folder
     (``xlmodel policies install``); Excel passes no ``--plans``."""
     ref = _text(ref, "policy")
@@ -356,7 +356,7 @@ class Result:
 
 def draft_mark(policy) -> str:
     """What follows every status and verdict a worksheet function returns under ``policy``: :data:`UNREVIEWED`
-    when it is an unreviewed draft (open review items, :func:`xlmodel.policy.open_reviews`), never a bare
+    when it is an unreviewed draft (open review items, :func:`xlmodel.plans.schema.open_reviews`), never a bare
     通过; "" for a reviewed plan."""
     return UNREVIEWED if open_reviews(policy) else ""
 

@@ -1,6 +1,6 @@
 """``xlmodel draft``: a policy file drafted from a plan's published text (issue 12, part 3).
 
-The text is split into its numbered clauses (:mod:`xlmodel.plan_clauses`), each clause is
+The text is split into its numbered clauses (:mod:`xlmodel.plans.clauses`), each clause is
 read by recognisers for the wording plans share (:mod:`.conditions`, :mod:`.minimums`,
 :mod:`.stage`, :mod:`.procedure`), and what is left is boilerplate, neutral text or a
 review item (:mod:`.lexicon`). The result is a complete policy file: every clause listed
@@ -105,7 +105,7 @@ def draft_text(text: str, *, source: str = "plan.txt", policy_id: str | None = N
 
 def _check_size(d: Draft, yaml_text: str, policy: dict) -> None:
     """The file reads back as the data it was made from, within the limits a policy file is read with."""
-    from ..untrusted import MAX_POLICY_BYTES, InputFileError
+    from ..inputs.untrusted import MAX_POLICY_BYTES, InputFileError
 
     why = None
     if len(yaml_text.encode("utf-8")) > MAX_POLICY_BYTES:
@@ -122,7 +122,7 @@ def _check_size(d: Draft, yaml_text: str, policy: dict) -> None:
 
 def _repeated_numbers(d: Draft, text: str) -> None:
     """A clause number used twice (two ``一、``): the clause splitter keeps the last one only; say so."""
-    from .. import plan_clauses
+    from ..plans import clauses as plan_clauses
 
     headings = sum(1 for line in text.splitlines() for _, pat in plan_clauses._PATTERNS if pat.match(line.strip()))
     if headings > len(d.clauses) - 1:
@@ -178,7 +178,7 @@ def _title(d: Draft, text: str) -> str:
 
 def _body_line(line: str) -> bool:
     """A first line that is no title: a numbered clause or article, or a sentence (its punctuation says so)."""
-    from .. import plan_clauses
+    from ..plans import clauses as plan_clauses
 
     return any(pat.match(line) for _, pat in plan_clauses._PATTERNS) or bool(re.search(r"[。，,；;！？]", line))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .. import plan_clauses
+from ..plans import clauses as plan_clauses
 from .model import REVIEW, Draft, Rule
 from .text import descendants
 from .titles import titles

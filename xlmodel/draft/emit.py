@@ -2,7 +2,7 @@
 
 Nothing from the plan text (or the command line) is written but as a scalar the safe
 dumper quotes where needed, or inside a comment with line breaks and control characters
-shown as escapes (:func:`xlmodel.sanitize.plain_text`); the caller parses the result
+shown as escapes (:func:`xlmodel.inputs.sanitize.plain_text`); the caller parses the result
 back and checks it equals the data (:func:`check_round_trip`).
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import yaml
 
-from ..sanitize import plain_text
+from ..inputs.sanitize import plain_text
 
 _WIDTH = 10**6  # never fold a line: a quote stays one scalar on one line
 
@@ -73,7 +73,7 @@ def render(policy: dict, header: list[str], rule_comments: dict[str, str], claus
 
 def check_round_trip(text: str, policy: dict) -> None:
     """The file parses (with the loader xlmodel reads policies with) to exactly the data it was made from."""
-    from ..untrusted import PlainIntLoader, load_yaml
+    from ..inputs.untrusted import PlainIntLoader, load_yaml
 
     back = load_yaml(text, "draft", quote_problem=False, loader_class=PlainIntLoader)
     if _plain(back) != _plain(policy):

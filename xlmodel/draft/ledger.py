@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..plan_clauses import normalise
+from ..plans.clauses import normalise
 from .lexicon import QUANTITY, excerpt
 from .model import Draft
 from .suggest import rule_snippet

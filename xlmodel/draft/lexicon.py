@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from .. import plan_clauses
+from ..plans import clauses as plan_clauses
 from . import numbers as nb
 from .model import Draft
 from .suggest import number_snippet, rule_snippet

@@ -1,6 +1,6 @@
 """The plan text a draft is made from: a PDF, a .docx or a text file, as the plan reads.
 
-:func:`read_plan_source` reads the document (:mod:`xlmodel.documents`) and makes the plan's text of it:
+:func:`read_plan_source` reads the document (:mod:`xlmodel.inputs.documents`) and makes the plan's text of it:
 
 * **running headers and footers** go — the announcement's line 证券代码：… 证券简称：… 公告编号：…
   wherever it stands, page numbers (第 1 页 共 5 页, - 3 -, 3/5, and a bare number at a page's
@@ -33,11 +33,11 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import plan_clauses
-from ..documents import Document, read_document
-from ..untrusted import MAX_PLAN_TEXT_BYTES, InputFileError
+from ..plans import clauses as plan_clauses
+from ..inputs.documents import Document, read_document
+from ..inputs.untrusted import MAX_PLAN_TEXT_BYTES, InputFileError
 
-#: a clause starts a line with one of these (xlmodel.plan_clauses's four, and 第X条 / 1. that plans also use)
+#: a clause starts a line with one of these (xlmodel.plans.clauses's four, and 第X条 / 1. that plans also use)
 CLAUSE_START = re.compile(r"^(?:[一二三四五六七八九十]+[、.．]|[（(][一二三四五六七八九十]+[）)]|\d{1,2}[、]|[（(]\d{1,2}[）)]"
                           r"|\d{1,2}[.．](?!\d)|第[一二三四五六七八九十百零〇\d]+[条章节款]|[①-⑳])")
 _SENTENCE_END = re.compile(r"[。！？!?；;：:][”’）)」』】》\"']*$")
@@ -332,7 +332,7 @@ def check_plan_text(text: str, source: str) -> None:
         raise InputFileError(source, f"这不像分红回报规划：{han} 个汉字中没有“分红”“利润分配”“股利”等词语。{_TODO_ZH}。"
                                      f"Not a plan text: {han} Chinese characters and none of the words of a dividend "
                                      f"plan (分红, 利润分配, 股利): {_TODO_EN}")
-    # the styles a clause id is made of (xlmodel.plan_clauses); a text with none is read paragraph by paragraph,
+    # the styles a clause id is made of (xlmodel.plans.clauses); a text with none is read paragraph by paragraph,
     # unless its clauses are numbered in a way the clause ids cannot cite (第一节 …)
     if not any(pat.match(line.strip()) for line in text.splitlines() for _, pat in plan_clauses._PATTERNS) and \
             any(CLAUSE_START.match(line.strip()) for line in text.splitlines()):

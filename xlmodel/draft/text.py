@@ -1,7 +1,7 @@
 """A plan text as the recognisers see it: numbered clauses, sentences and pieces.
 
 Each clause keeps its own text as the policy loader compares quotes with it
-(:func:`xlmodel.plan_clauses.normalise`: no white space, ASCII brackets) and a folded
+(:func:`xlmodel.plans.clauses.normalise`: no white space, ASCII brackets) and a folded
 copy for matching (:func:`numbers.fold`: full-width digits and punctuation as ASCII).
 Positions are positions in the folded text; :meth:`ClauseText.quote` cuts the
 original behind them, so every quote stands in the clause as published.
@@ -13,7 +13,7 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
-from .. import plan_clauses
+from ..plans import clauses as plan_clauses
 from .numbers import Folded, fold
 
 _MARKER = re.compile(r"^(?:第[零〇一二三四五六七八九十百千\d]{1,8}条|[一二三四五六七八九十]+、|\([一二三四五六七八九十]+\)|\d{1,2}、|\(\d{1,2}\))")

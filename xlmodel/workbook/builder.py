@@ -15,11 +15,11 @@ import numpy as np
 from xlsxwriter.utility import xl_col_to_name, xl_range, xl_rowcol_to_cell
 
 from ..case import Case
-from ..catalogue import Derived
+from ..rules.catalogue import Derived
 from ..errors import XlmodelError
 from ..evaluator import evaluate_one, evaluate_timeline, model_for
-from ..expr import as_number
-from ..policy import Policy, worded_for_year
+from ..rules.expr import as_number
+from ..plans.schema import Policy, worded_for_year
 from .cached import EMPTY
 from .checked_sheet import MAX_TEXT, text_units
 from .layout import FIRST_YEAR_COL, HEADER_ROW, SHEETS, CellRenderer, Layout, q, timeline
@@ -81,7 +81,7 @@ class Builder:
 
     def calc_node(self, name: str):
         """The tree a calculation's cells are rendered from: the model's, a yes/no row's as the number 1/0
-        it shows (:func:`.layout.yes_no_rows`, :func:`xlmodel.expr.as_number`; kept with the model)."""
+        it shows (:func:`.layout.yes_no_rows`, :func:`xlmodel.rules.expr.as_number`; kept with the model)."""
         node = self.model.scalars[name]
         if name in self.L.mixed:
             return self.L.mixed[name]
@@ -217,7 +217,7 @@ class Builder:
 
     def title(self, spec) -> tuple[str, str]:
         """A rule's titles as worded for the evaluation year: the body that exists in it gives the statements
-        (:func:`xlmodel.policy.worded_for_year`: 监事会 before fiscal 2025, the board's 审计委员会 from it on)."""
+        (:func:`xlmodel.plans.schema.worded_for_year`: 监事会 before fiscal 2025, the board's 审计委员会 from it on)."""
         return worded_for_year(spec.title_zh, spec.title_en, self.year)
 
     def _header(self, ws, title_zh: str, title_en: str, cols: list[tuple[str, int]]):

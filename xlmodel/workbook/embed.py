@@ -14,9 +14,9 @@ Properties are used rather than a sheet: the reader takes inputs from visible sh
 a hidden sheet is refused; properties need no sheet and survive Excel's save.
 
 Reading back treats the workbook as untrusted: the number of parts, their length and alphabet,
-the packed and unpacked sizes are bounded (:mod:`xlmodel.untrusted` limits), the checksum must
+the packed and unpacked sizes are bounded (:mod:`xlmodel.inputs.untrusted` limits), the checksum must
 match, the payload is parsed with the bounded JSON reader and the policy with the same safe YAML
-loader and schema as a policy file (:func:`xlmodel.policy.policy_from_workbook`).
+loader and schema as a policy file (:func:`xlmodel.plans.schema.policy_from_workbook`).
 
 Which plan a workbook is read with (:func:`workbook_plan`):
 
@@ -40,9 +40,9 @@ import zlib
 from dataclasses import dataclass
 
 from ..errors import AmbiguousPolicyError, PolicyError, UnknownPolicyError, XlmodelError
-from ..policy import POLICY_ID, Policy, find_plan, policy_by_id, policy_from_workbook, policy_source
-from ..untrusted import (MAX_EMBEDDED_PLAN_BYTES, MAX_EMBEDDED_PLAN_CHARS, MAX_EMBEDDED_PLAN_PARTS, MAX_PLAN_TEXT_BYTES,
-                         MAX_POLICY_BYTES, load_json, shown)
+from ..plans.schema import POLICY_ID, Policy, find_plan, policy_by_id, policy_from_workbook, policy_source
+from ..inputs.untrusted import (MAX_EMBEDDED_PLAN_BYTES, MAX_EMBEDDED_PLAN_CHARS, MAX_EMBEDDED_PLAN_PARTS,
+                                MAX_PLAN_TEXT_BYTES, MAX_POLICY_BYTES, load_json, shown)
 
 FORMAT = "1"
 PROP_FORMAT, PROP_SHA, PROP_PARTS = "xlmodel_plan_format", "xlmodel_plan_sha256", "xlmodel_plan_parts"

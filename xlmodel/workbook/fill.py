@@ -20,8 +20,8 @@ from pathlib import Path
 
 from ..case import Case, CaseError, check_attestations, load_case, part_problems
 from ..errors import Problem, XlmodelError
-from ..io import check_output
-from ..untrusted import shown
+from ..inputs.files import check_output
+from ..inputs.untrusted import shown
 from .reader import WorkbookRead, read_workbook
 
 

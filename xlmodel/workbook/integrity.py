@@ -34,7 +34,7 @@ def integrity(read, diffs: list[str]) -> dict:
     * ``trusted``: the workbook's own results can be relied on: the plan verified and reviewed, formulas checked
       and unchanged, cached results current, parameters as the plan sets them.
     """
-    from ..policy import open_reviews, policy_source
+    from ..plans.schema import open_reviews, policy_source
 
     built = read.built_with
     plan_built = built.get("xlmodel_policy_version") or None
@@ -156,7 +156,7 @@ Row = tuple
 
 
 def _cells(rows: list[Row], text) -> list[list[str]]:
-    from ..catalogue import STATUS_ZH
+    from ..rules.catalogue import STATUS_ZH
     from ..report import _fmt
 
     out = []
@@ -180,7 +180,7 @@ def summary_table(rows: list[Row], width: int | None = None, wide: bool = False,
     12 columns each the file goes on a line of its own beneath its row. Every line of a row
     begins with its number or with spaces, never with text from a file."""
     from ..report import MIN_WIDTH, _pad, _truncate, _width, color_enabled, paint, terminal_width
-    from ..sanitize import plain_text
+    from ..inputs.sanitize import plain_text
 
     color = color_enabled() if color is None else color
     cells = _cells(rows, plain_text)
@@ -229,7 +229,7 @@ def summary_table(rows: list[Row], width: int | None = None, wide: bool = False,
 
 def summary_markdown(rows: list[Row]) -> str:
     """The summary of several workbooks as a Markdown table (inert text in every cell)."""
-    from ..sanitize import md_text
+    from ..inputs.sanitize import md_text
 
     cells = _cells(rows, md_text)
     lines = [f"### 汇总 Summary（{len(rows)} 个工作簿 workbooks）", "",

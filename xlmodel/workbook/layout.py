@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell
 
-from .. import catalogue as cat
-from .. import expr as E
+from ..rules import catalogue as cat
+from ..rules import expr as E
 from ..errors import XlmodelError
 from ..fields import AUDIT_OPINIONS, BOARDS, COMPANY_FIELDS, FIELDS, HALF_YEAR_OPINIONS, STAGES, YEAR_FIELDS, Kind
 from ..outputs import HEADLINE as HEADLINE_OUTPUTS
@@ -279,12 +279,12 @@ def yes_no_rows(model: cat.Model) -> frozenset[str]:
 def mixed_rows(model: cat.Model) -> dict:
     """The calculations that are a yes/no in some branches of an IF and a number in others (a test where a
     rule applies, 0 where it does not): name -> the tree with each yes/no branch as 1/0
-    (:func:`xlmodel.expr.as_number_mixed`), so that no cell holds TRUE/FALSE. Kept with the model."""
+    (:func:`xlmodel.rules.expr.as_number_mixed`), so that no cell holds TRUE/FALSE. Kept with the model."""
     return model.derived.table("workbook mixed rows", None).once("rows", _mixed_rows, model)
 
 
 def _mixed_rows(model: cat.Model) -> dict:
-    from ..expr import BLANK, BOOL, NUMBER, as_number_mixed, kinds
+    from ..rules.expr import BLANK, BOOL, NUMBER, as_number_mixed, kinds
 
     leaf, rows = _kind_leaf(model), yes_no_rows(model)
     out = {}
@@ -297,7 +297,7 @@ def _mixed_rows(model: cat.Model) -> dict:
 
 def _kind_leaf(model: cat.Model):
     """What a leaf can be (expr.kinds) in ``model``: an input's field kind, a calculation's own kinds."""
-    from ..expr import BOOL, NUMBER, TEXT, kinds
+    from ..rules.expr import BOOL, NUMBER, TEXT, kinds
 
     memo: dict[str, frozenset] = {}
 
@@ -315,7 +315,7 @@ def _kind_leaf(model: cat.Model):
 
 
 def _yes_no_rows(model: cat.Model) -> frozenset[str]:
-    from ..expr import is_yes_no, yes_no_readers
+    from ..rules.expr import is_yes_no, yes_no_readers
 
     leaf = _kind_leaf(model)
     rows = frozenset(n for n in model.scalars if is_yes_no(leaf(E.C(n))))

@@ -27,7 +27,7 @@ import zipfile
 from collections import Counter
 from urllib.parse import unquote
 
-from .. import safexml
+from ..inputs import safexml
 from ..errors import Problem
 
 _CT_NS = "{http://schemas.openxmlformats.org/package/2006/content-types}"

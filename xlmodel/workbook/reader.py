@@ -21,13 +21,13 @@ from openpyxl.utils.escape import unescape
 
 from .. import __version__
 from ..case import Case, part_problems, read_field
-from ..consistency import CONFIRM_FIELD
+from ..rules.consistency import CONFIRM_FIELD
 from ..errors import Problem, ProblemsError, XlmodelError
 from ..evaluator import model_for
 from ..fields import COMPANY_FIELDS, FIELDS, YEAR_FIELDS, Field, Kind
-from ..policy import Policy
-from ..untrusted import (MAX_WORKBOOK_CELLS, MAX_XLSX_BYTES, MAX_XLSX_PART, MAX_XLSX_PARTS, MAX_XLSX_RATIO,
-                         MAX_XLSX_UNPACKED, inspect_xlsx, shown)
+from ..plans.schema import Policy
+from ..inputs.untrusted import (MAX_WORKBOOK_CELLS, MAX_XLSX_BYTES, MAX_XLSX_PART, MAX_XLSX_PARTS, MAX_XLSX_RATIO,
+                                MAX_XLSX_UNPACKED, inspect_xlsx, shown)
 from ..outputs import HEADLINE as HEADLINE_OUTPUTS, OUTPUT, SUMMARY as SUMMARY_OUTPUTS
 from .layout import CHECK_COL_INDEX, FIRST_YEAR_COL, HEADER_ROW, MAX_YEAR_COLUMNS, SHEETS, Layout, col_name, pname, q
 
@@ -66,7 +66,7 @@ _VERIFIED: dict[str, bytes] = {}  # path -> the bytes _inspect_zip checked (the 
 
 
 def _inspect_zip(path: Path) -> list[str]:
-    """Refuse what is not a sane xlsx before parsing any XML (:func:`xlmodel.untrusted.inspect_xlsx`:
+    """Refuse what is not a sane xlsx before parsing any XML (:func:`xlmodel.inputs.untrusted.inspect_xlsx`:
     size, parts, unpacked size, compression ratio, checksums, cells per sheet); return notes.
 
     The bytes checked are kept for :func:`_book`, so the file is parsed as it was inspected."""
@@ -97,7 +97,7 @@ def _read_bytes(path: Path, data: bytes):
     except XlmodelError:
         raise
     except CellError as e:  # NaN, INF: named by its cell, as every value a workbook cannot hold
-        from ..sanitize import plain_text
+        from ..inputs.sanitize import plain_text
 
         raise XlmodelError(f"{path}: 无法读取工作簿 cannot read the workbook: {plain_text(e.where)}: 值 {plain_text(e.text)!r} 不是数字 "
                            "is not a number (NaN and INF are no numbers a workbook holds)") from None
@@ -143,7 +143,7 @@ class NameProblem(Exception):
 
 def _shown_ref(ref: str, limit: int = 120) -> str:
     """A reference from the file as a message shows it: one line, escapes visible, cut to ``limit``."""
-    from ..sanitize import plain_text
+    from ..inputs.sanitize import plain_text
 
     s = plain_text(ref) or "(empty)"
     return s if len(s) <= limit else s[: limit - 1] + "…"
@@ -277,7 +277,7 @@ def read_workbook(path: str | Path, check_formulas: bool = True, installed_plan_
     _read_year_inputs(loc, found, inputs, L)
     found.years.setdefault(year, {})
     _read_company(loc, found, inputs, L)
-    for fy, vals in found.years.items():  # what a year's values contradict, named at the cell (xlmodel.consistency)
+    for fy, vals in found.years.items():  # what a year's values contradict, named at the cell (xlmodel.rules.consistency)
         loc.problems += [Problem(found.cell_of[(k, fy)], f"{k}: {msg} ({fy})")
                          for k, msg in part_problems(vals, bool(found.company.get(CONFIRM_FIELD)))]
     _read_attestations(loc, found, inputs, L, model)
@@ -692,7 +692,7 @@ def _reference(policy: Policy, layout: Layout, year: int) -> _Reference:
 def _reference_key(policy: Policy, layout: Layout, year: int) -> tuple:
     """What the reference is a function of, beside xlmodel's code: the plan's content and published text,
     the evaluation year and the timeline."""
-    from ..policy import policy_source
+    from ..plans.schema import policy_source
 
     src = policy_source(policy)
     return (policy.model_dump_json(), src.text if src is not None else None, year, layout.first_year,
@@ -810,7 +810,7 @@ def compare_formulas(wb, policy: Policy, case: Case, layout: Layout | None = Non
 
 def cached_differences(read: WorkbookRead, report) -> list[str]:
     """Where the workbook's own cached results differ from the evaluator's."""
-    from ..catalogue import STATUS_ZH
+    from ..rules.catalogue import STATUS_ZH
 
     want = {o.name: getattr(report, o.id) for o in HEADLINE_OUTPUTS}
     want[OUTPUT["overall_status"].name] = STATUS_ZH[report.overall_status]

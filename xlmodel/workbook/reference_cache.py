@@ -5,14 +5,14 @@ plan and timeline (:func:`xlmodel.workbook.reader._reference`): composing that r
 most of what checking one workbook costs in a new process. The reference is a function of the plan
 (its content and its published text), the timeline, the regulatory baselines, xlmodel's code and
 XlsxWriter's (which prepares each formula as it is written); it is kept in the user's cache folder
-(:mod:`xlmodel.user_cache`), ``references/<digest>.json``, the digest taken over all of them (the
+(:mod:`xlmodel.caches.user_cache`), ``references/<digest>.json``, the digest taken over all of them (the
 code by the ``stat`` of its files, the baselines by their content: an edit that keeps a baseline's size
 and times still gives another digest), so that a change to any gives another file.
 
 What is kept is what the comparison reads, every formula as text: a file is used only when the
 cache folder is the user's own and private, its MAC checks under the user's key (a file anyone else
 wrote or edited does not) and its layout, digest and every value's type are what xlmodel writes, else
-it is ignored and composed afresh (:mod:`xlmodel.user_cache`). The cache holds what xlmodel computed,
+it is ignored and composed afresh (:mod:`xlmodel.caches.user_cache`). The cache holds what xlmodel computed,
 never a workbook's text, and xlmodel never reads a cache file an input names. Only files xlmodel wrote
 are pruned. ``XLMODEL_NO_CACHE=1`` composes every reference afresh."""
 
@@ -27,8 +27,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from .. import __version__
-from .. import user_cache
-from ..user_cache import TooMany, stats
+from ..caches import user_cache
+from ..caches.user_cache import TooMany, stats
 
 FORMAT = 2  #: the layout of a cache file; a file of another layout is ignored
 SUB = "references"  #: the cache's folder of references
@@ -49,7 +49,7 @@ def _code_fingerprint() -> str | None:
     content (None: too many to look at, or a baseline unreadable; then nothing is cached)."""
     import importlib.util
 
-    from ..policy import BASELINES
+    from ..plans.schema import BASELINES
 
     spec = importlib.util.find_spec("xlsxwriter")  # found, not imported
     xw = Path(spec.origin).parent if spec is not None and spec.origin else None

@@ -19,8 +19,8 @@ from xlsxwriter.exceptions import XlsxWriterException
 from .. import __version__
 from ..case import Case
 from ..errors import XlmodelError
-from ..io import atomic_write, check_output, save_xlsx
-from ..policy import Policy, load_policy
+from ..inputs.files import atomic_write, check_output, save_xlsx
+from ..plans.schema import Policy, load_policy
 from .builder import MIN_PRINT_SCALE, PAGE_WIDTH, Builder
 from .checked_sheet import MAX_FORMULA, MAX_TEXT, CheckedWorksheet, text_units
 from .layout import INPUT_SECTIONS, YES_NO_OUTPUTS
@@ -114,7 +114,7 @@ def build_workbook(out: Path, policy: Policy | str | None = None, case: Case | N
     ``plan_pay``: 测算's proposed amounts, {year: 元} (as ``xlmodel plan --pay``; a workbook read back
     carries its own, :attr:`~xlmodel.workbook.reader.WorkbookRead.plan_pay`).
 
-    The path is checked before any work (:func:`xlmodel.io.check_output`); without ``force`` an
+    The path is checked before any work (:func:`xlmodel.inputs.files.check_output`); without ``force`` an
     existing file is never replaced, not even one that appears while the workbook is written."""
     out = check_output(out, force=force, suffixes=(".xlsx",))
     if isinstance(policy, Policy):
@@ -122,7 +122,7 @@ def build_workbook(out: Path, policy: Policy | str | None = None, case: Case | N
     elif policy:
         pol = load_policy(policy)  # the command line / Python API: an id or a path
     else:
-        from ..policy import policy_by_id
+        from ..plans.schema import policy_by_id
 
         pol = policy_by_id(case.policy)  # a case names its plan by id, never by a path
     builder = WorkbookBuilder(pol, case, evaluation_year, udf=udf)

@@ -3,8 +3,8 @@
 ``xlmodel check`` reads folders of hundreds of workbooks; openpyxl builds a full object model
 (styles, dimensions, validations, charts) twice for each (formulas, then cached values), for the
 few thousand cells the reader looks at. :func:`read_book` parses each worksheet once, with
-defusedxml's rules (no entity expansion, no external entities: :mod:`xlmodel.safexml`), from the bytes
-:func:`xlmodel.untrusted.inspect_xlsx` checked (parts, sizes, ratio, checksums, cells), and gives
+defusedxml's rules (no entity expansion, no external entities: :mod:`xlmodel.inputs.safexml`), from the bytes
+:func:`xlmodel.inputs.untrusted.inspect_xlsx` checked (parts, sizes, ratio, checksums, cells), and gives
 both views — formulas and cached values — behind the small part of openpyxl's interface the
 reader uses (``sheetnames``, ``wb[name]``, ``worksheets``, ``defined_names``, ``custom_doc_props``;
 ``ws.cell(r, c)``, ``ws["C3"]``, ``ws.iter_rows``, ``ws.sheet_state``, ``ws.defined_names``), so that every check
@@ -26,7 +26,7 @@ import io
 import zipfile
 from dataclasses import dataclass, field
 
-from .. import safexml
+from ..inputs import safexml
 
 _MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 _ROW, _C, _V, _F, _IS, _T, _R, _SI = (f"{_MAIN}{t}" for t in ("row", "c", "v", "f", "is", "t", "r", "si"))
@@ -34,7 +34,7 @@ _NUMFMT, _CELLXFS, _XF = f"{_MAIN}numFmt", f"{_MAIN}cellXfs", f"{_MAIN}xf"
 
 
 def _iterparse(f, events=("end",)):
-    """No entity expansion, no external entities (:mod:`xlmodel.safexml`): a part without a DTD by
+    """No entity expansion, no external entities (:mod:`xlmodel.inputs.safexml`): a part without a DTD by
     ElementTree's C parser, any other by defusedxml. ``f``: the part's bytes or a file of them (its
     size was checked by ``inspect_xlsx``)."""
     return safexml.iterparse(f if isinstance(f, bytes) else f.read(), events=events)

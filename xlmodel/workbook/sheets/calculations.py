@@ -13,7 +13,7 @@ import re
 import numpy as np
 from xlsxwriter.utility import xl_rowcol_to_cell
 
-from ... import catalogue as cat
+from ...rules import catalogue as cat
 from ..builder import _c
 from ..layout import FIRST_YEAR_COL, GUARDED, HEADER_ROW, SHEETS, TIMELINE_FLAGS, q
 from ..styles import fmt_key

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from xlsxwriter.utility import xl_rowcol_to_cell
 
-from ... import catalogue as cat
+from ...rules import catalogue as cat
 from ...outputs import PART
 from ..builder import _c
 from ..layout import CHECK_COL_INDEX, CHECK_STATUS_COL, HEADER_ROW, SHEETS, q

@@ -7,7 +7,7 @@ from __future__ import annotations
 from xlsxwriter.utility import xl_rowcol_to_cell
 
 from ... import __version__
-from ... import catalogue as cat
+from ...rules import catalogue as cat
 from ...outputs import CHECK_FLAG, MODEL_CHECK, OUTPUT, PART
 from ..builder import in_units_formula
 from ..layout import CHECK_COL_INDEX, SHEET_EN, SHEETS, q
@@ -74,7 +74,7 @@ def _results(b) -> list[tuple]:
 
 def _draft_row(p) -> list[tuple]:
     """Beneath the overall result, for a plan with open review items: it is an unreviewed draft."""
-    from ...policy import open_reviews
+    from ...plans.schema import open_reviews
 
     n = len(open_reviews(p))
     if not n:

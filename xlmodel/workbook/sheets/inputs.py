@@ -8,7 +8,7 @@ import re
 
 from xlsxwriter.utility import xl_rowcol_to_cell
 
-from ... import catalogue as cat
+from ...rules import catalogue as cat
 from ...case import INTERIM_PARTS
 from ...fields import BOOL_LABELS, COMPANY_FIELDS, ENUMS, FIELDS, SOURCES, Kind
 from ..builder import _c
@@ -212,7 +212,7 @@ def _validate(b, ws, row, col, kind, fid):
 
 
 def _validate_cross(b, ws, row, col, fid, cross):
-    """A value its year's other values bound (xlmodel.consistency): one rule over the row, relative to its
+    """A value its year's other values bound (xlmodel.rules.consistency): one rule over the row, relative to its
     first cell, so that each column checks its own year."""
     test, message = cross
     refs = {k: xl_rowcol_to_cell(b.L.inputs[k], col) for k in _CROSS_FIELDS[fid]}
@@ -244,7 +244,7 @@ def _write_note(b, ws, row: int, key: str):
 
 
 #: entry checks of a value against its year's other values, at data entry (the reader refuses the same,
-#: xlmodel.consistency): field -> (custom validation with {c} the cell and {<field>} the same year's, message)
+#: xlmodel.rules.consistency): field -> (custom validation with {c} the cell and {<field>} the same year's, message)
 _CROSS = {
     **{part: (f"AND(ISNUMBER({{c}}),{{c}}<={{{total}}})",
               f"中期部分不能超过全年合计（{FIELDS[total].zh}） The interim part cannot exceed the year's total")

@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 
 from xlsxwriter.utility import xl_rowcol_to_cell
 
-from ... import catalogue as cat
+from ...rules import catalogue as cat
 from ...evaluator import evaluate_timeline
-from ...expr import Blank, C, If, Max, Or
+from ...rules.expr import Blank, C, If, Max, Or
 from ...outputs import OUTPUT
 from ...planner import STATUS_ZH
 from ..cached import EMPTY

@@ -1,0 +1,1 @@
+"""Batch evaluation of a table of company-years: evaluation, output files, column names."""
