@@ -277,7 +277,7 @@ def reference_markdown() -> str:
              "breaks, underscores, full-width forms and case. A unit in the header (`(万元)`, `（元）`, `[单位]万股`, "
              "`(%)`) scales the column into the field's unit (元, shares, a fraction), with a note. A name that looks "
              "like a field's but is another figure is refused, saying what to export instead.", "",
-             f"The table: `xlmodel/{NAMES_FILE.name}` (columns `field,name,reading,vendors,note`). Units a header may "
+             f"The table: `xlmodel/batch/{NAMES_FILE.name}` (columns `field,name,reading,vendors,note`). Units a header may "
              f"state: amounts {'、'.join(AMOUNT_UNITS)}; shares {'、'.join(COUNT_UNITS)}; ratios {'、'.join(RATIO_UNITS)}.",
              "", "| 字段 field | 列名 name | 读法 reading | 数据终端 vendors | 说明 note |", "|---|---|---|---|---|"]
     for fid, (zh, en) in KEY_COLUMNS.items():

@@ -27,7 +27,7 @@ from .user_cache import TooMany, cache_folder, stats as _stats
 FORMAT = 2  #: the cache file's layout; a cache of another layout is ignored
 NAME = "policies.json"  #: in the cache folder
 MAX_CACHE_BYTES = 1 * 2**20  #: a listing of a thousand plans is ~100 KB
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parents[1]
 
 
 def cache_file() -> Path | None:

@@ -23,8 +23,8 @@ from pathlib import Path
 
 def _templates() -> Path:
     """templates/ of the source tree, or the copy an installed wheel carries as package data."""
-    source = Path(__file__).resolve().parent.parent / "templates"
-    return source if source.is_dir() else Path(__file__).resolve().parent / "templates"
+    source = Path(__file__).resolve().parents[2] / "templates"
+    return source if source.is_dir() else Path(__file__).resolve().parents[1] / "templates"
 
 
 TEMPLATES = _templates()
