@@ -2670,8 +2670,8 @@ def _forged_listing(d: Path, mode: int) -> dict[str, str]:
     """``cfg/cache/policies.json`` as xlmodel keeps it for this folder (sealed under the user's key, made here),
     then a plan line added after the seal's line (what anyone who may write the file can do); the cache
     folder's mode ``mode``. The environment of the run."""
-    from xlmodel import cli
     from xlmodel.caches import listing_cache
+    from xlmodel.commands import policies
 
     env = {"XLMODEL_CONFIG_HOME": str(d / "cfg")}
     saved = {k: os.environ.get(k) for k in (*env, "XLMODEL_PLANS")}
@@ -2679,7 +2679,7 @@ def _forged_listing(d: Path, mode: int) -> dict[str, str]:
     os.environ.pop("XLMODEL_PLANS", None)
     try:
         print_ = listing_cache.fingerprint()
-        out, err, code = cli._listing_lines()
+        out, err, code = policies._listing_lines()
         listing_cache.store(out, err, code, print_)
         path = listing_cache.cache_file()
     finally:

@@ -742,7 +742,7 @@ def test_samples_finds_the_bundled_samples_from_another_directory(tmp_path):
 
 
 def test_samples_without_bundled_samples_says_so(capsys, tmp_path, monkeypatch):
-    import xlmodel.commands.workbook as wcli
+    import xlmodel.commands.samples as wcli
 
     monkeypatch.setattr(wcli, "bundled_samples", lambda: None)
     code, stdout, err = cli(capsys, "samples", "--out", tmp_path / "out")
@@ -753,7 +753,7 @@ def test_samples_without_bundled_samples_says_so(capsys, tmp_path, monkeypatch):
 
 
 def test_bundled_samples_are_the_source_trees():
-    from xlmodel.commands.workbook import bundled_samples
+    from xlmodel.commands.samples import bundled_samples
 
     assert bundled_samples().resolve() == SAMPLES.resolve()
 

@@ -15,13 +15,11 @@ import sys
 
 from . import __version__
 
-# Start-up: ``xlmodel --help`` and ``xlmodel policies`` import only what they use. Modules are
-# imported in the functions that need them (numpy, pandas and pydantic by the commands that use
-# them); the commands of xlmodel.commands.workbook and xlmodel.draft are registered for real only when
-# the command line names them, else as stubs with the same help (tests/test_scalar_path.py keeps
-# the two help texts equal).
+# Start-up: ``xlmodel --help`` and ``xlmodel policies`` import only what they use. Every command is a
+# module of xlmodel.commands, imported when the command runs (:func:`_command`); those modules import
+# numpy, pandas and pydantic in the functions that use them (tests/test_scalar_path.py: `--help` loads none).
 
-EXIT_OK, EXIT_FAIL, EXIT_INPUT = 0, 1, 2
+from .errors import EXIT_INPUT, EXIT_OK
 
 _INTERRUPTED = ("  130  已中断 interrupted (Ctrl-C)，143 已终止 stopped (SIGTERM)：不留写了一半的文件\n"
                 "       no output is left half-written")
@@ -177,295 +175,118 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_INPUT)
 
 
-def cmd_policies(args) -> int:
-    if args.action in ("check", "install"):
-        return _policies_check_install(args)
-    if args.action == "show":
-        from .rules.catalogue import compile_policy  # (numpy: only where the rules are compiled)
-        from .errors import XlmodelError
-        from .plans.schema import POLICY_ID, find_plan, load_policy, plan_clauses, policy_source
-        from .inputs.sanitize import plain_text as t  # every text from the plan file: no terminal control, no forged line
+def _command(name: str):
+    """The function of ``xlmodel NAME``: :func:`xlmodel.commands.NAME.cmd_NAME`, imported when the command runs
+    (``xlmodel --help`` loads none of them)."""
+    def run(args) -> int:
+        from importlib import import_module
 
-        if not args.id:
-            raise XlmodelError("policies show 需要规划 ID policies show needs a policy id")
-        p = load_policy(args.id)
-        m = compile_policy(p)
-        print(f"{t(p.id)} v{t(p.version)}  {t(p.title_zh)}\n{t(p.title_en)}\n规划期 plan years {p.plan_years[0]}–{p.plan_years[1]}")
-        src = policy_source(p)
-        origin = find_plan(args.id).origin if POLICY_ID.fullmatch(args.id) else f"file: {src.path if src else args.id}"
-        print(f"来源 Source: {t(origin)}")
-        if src is not None and src.text_path is not None:
-            print(f"规划原文 Plan text: {t(src.text_path)} ({len(plan_clauses(p))} clauses)")
-        print()
-        if p.major_outlay:
-            mo = p.major_outlay
-            print(f"重大支出 Major outlay [{t(mo.clause)}]: {mo.definition}{mo.summary()}")
-        for rd in m.rules:
-            s = rd.spec
-            tag = "条件 condition" if rd.role == "condition" else ("警告 warn" if s.severity == "warn" else "要求 requirement")
-            print(f"\n[{t(s.clause)}] {s.id}  ({s.kind}; {tag}; when: {', '.join(s.when)})")
-            print(f"  {t(s.title_zh)}\n  {t(s.title_en)}\n  {'依据 Basis' if rd.role == 'regulatory' else '原文 Text'}: “{t(s.quote)}”")
-        print("\n参数 Parameters:")
-        for prm in m.params.values():
-            v = prm.value
-            shown = (", ".join(v) if isinstance(v, tuple) else f"{v:.2%}" if prm.unit == "%"
-                     else f"{int(v)}" if prm.unit in ("年", "月") else f"{v:,.2f}")
-            print(f"  {prm.name} = {t(shown)} {prm.unit if prm.unit not in ('%', '选项') else ''}  [{t(prm.clause)}] {t(prm.zh)}")
-        counts: dict[str, int] = {}
-        for c in p.clauses.values():
-            counts[c.treatment] = counts.get(c.treatment, 0) + 1
-        print(f"\n条款 Clauses: {len(p.clauses)} — " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
-        return EXIT_OK
-    return _list_policies()
+        return getattr(import_module(f".commands.{name}", __package__), f"cmd_{name}")(args)
+
+    run.__qualname__ = run.__name__ = f"cmd_{name}"
+    return run
 
 
-def _list_policies() -> int:
-    """One line per plan (errors on stderr) and the plan folders; from the cache while no plan, plan
-    text or xlmodel file has changed (:mod:`xlmodel.caches.listing_cache`)."""
-    from .caches import listing_cache
+def _add_workbook_commands(sub) -> None:
+    sc = sub.add_parser("check", help="读回填好的工作簿，评估并检查其完整性 read a filled-in workbook back, evaluate it and check its integrity")
+    sc.add_argument("workbook", metavar="BOOK.xlsx", nargs="+",
+                    help="要检查的工作簿，或一个文件夹（其中每个 *.xlsx，最后列汇总表） workbooks to check, or a folder: every *.xlsx in it (then a summary table)")
+    fmt = sc.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true",
+                     help="输出 JSON：总是一个列表，每个工作簿一个对象 print JSON: always a list, one object per workbook, with its integrity and exit code")
+    fmt.add_argument("--markdown", action="store_true", help="输出 Markdown（用于董事会材料）print Markdown (for a board memo)")
+    sc.add_argument("--wide", action="store_true",
+                    help="完整表格，每条规则一行，不按终端宽度收窄 the full table, one line per rule, not fitted to the terminal's width (COLUMNS)")
+    sc.set_defaults(func=_command("check"))
+    sr = sub.add_parser("refresh", help="用当前的规划和生成器重建工作簿，保留其输入 rebuild a workbook with the current plan and generator, keeping its inputs")
+    sr.add_argument("workbook", metavar="OLD.xlsx")
+    sr.add_argument("-o", "--output", required=True, help="新的 .xlsx the new .xlsx")
+    sr.add_argument("--force", action="store_true", help="覆盖已有文件 overwrite an existing file")
+    sr.set_defaults(func=_command("refresh"))
 
-    hit = listing_cache.cached()
-    if hit is None:
-        print_ = listing_cache.fingerprint()
-        out, err, code = _listing_lines()
-        listing_cache.store(out, err, code, print_)
-    else:
-        from .inputs.sanitize import plain_text  # the cache is a file: printed as plain text whatever it holds
-
-        out, err, code = [plain_text(x) for x in hit[0]], ["\n".join(map(plain_text, x.split("\n"))) for x in hit[1]], hit[2]
-    for line in out:
-        print(line)
-    for line in err:
-        print(line, file=sys.stderr)
-    return code
-
-
-def _listing_lines() -> tuple[list[str], list[str], int]:
-    from .plan_install import folders_line, list_plans
-    from .inputs.sanitize import plain_text
-
-    out, err, worst = [], [], EXIT_OK
-    for item in list_plans():
-        p = item.policy
-        if p is None:
-            err.append(_error_text(item.error))
-            worst = EXIT_INPUT
-            continue
-        company = p.company.company_name if p.company else ""
-        origin = item.files[0].origin
-        out.append(plain_text(f"{p.id:<28} v{p.version:<8} {p.plan_years[0]}–{p.plan_years[1]}  {len(p.rules):>3} rules  "
-                              f"{company}" + ("" if origin == "bundled" else f"  [{origin}]")))  # one line, inert
-    err.append(plain_text(folders_line()))
-    return out, err, worst
-
-
-def _error(message) -> None:
-    print(_error_text(message), file=sys.stderr)
-
-
-def _error_text(message) -> str:
-    """``xlmodel: …``, Chinese first, every line of the message as plain text (no terminal control, no forged line)."""
-    from .errors import chinese_first
-    from .inputs.sanitize import plain_text
-
-    return "xlmodel: " + "\n".join(plain_text(line) for line in chinese_first(str(message)).split("\n"))
-
-
-def _policies_check_install(args) -> int:
-    from .errors import XlmodelError
-    """`policies check FILE`: every problem of one policy file at once; `policies install FILE`:
-    the same check, then a copy in the user's plan folder."""
-    from .plan_install import check_policy_file, install_policy_file
-    from .plans.schema import load_policy_file, plan_clauses, policy_source
-    from .inputs.sanitize import plain_text  # file names and a plan's version: one line each, inert
-
-    if not args.id:
-        raise XlmodelError(f"policies {args.action} 需要规划文件 policies {args.action} needs a policy FILE")
-    if args.action == "install":
-        target, text, wrote = install_policy_file(args.id, force=args.force)
-        p = load_policy_file(target)
-        what = "已安装 installed" if wrote else "已安装过，内容相同 already installed, the same"
-        print(plain_text(f"{what}: {p.id} v{p.version} -> {target}" + (f" (plan text {text})" if text else "")))
-        print(f"案例、批量行或工作簿现可用其 ID 引用 a case, batch row or workbook now names it by its id: policy: {p.id}")
-        given = load_policy_file(args.id).text
-        if text is not None and given != p.text:
-            print(plain_text(f"注意 Note: 规划原文安装为 {p.text}，为该规划独有 — the plan text is installed as {p.text}, "
-                             f"its own (the file names {given}; the installed copy's `text:` names {p.text})"),
-                  file=sys.stderr)
-        return EXIT_OK
-    checked = check_policy_file(args.id)
-    p, m = checked.policy, checked.model
-    text = (f"; 规划原文 plan text {policy_source(p).text_path} ({len(plan_clauses(p))} clauses, every quote found)" if p.text
-            else "; 无规划原文（未核对引文）no plan text (quotes not checked)")
-    print(plain_text(f"{args.id}: 规划文件有效 valid policy {p.id} v{p.version} — {len(p.rules)} rules, {len(m.params)} parameters"
-                     f"{text}" + (f"; with the regulatory baseline {m.baseline.id}" if m.baseline else "")))
-    for note in checked.notes:
-        print(f"注意 Note: {plain_text(note)}", file=sys.stderr)
-    return EXIT_OK
+    sb = sub.add_parser("build", help="为案例或空白规划模型写出带公式的工作簿 write a formula-backed workbook for a case or an empty policy model")
+    sb.add_argument("case", nargs="?", metavar="CASE", help="用以填写工作簿的案例文件（YAML/JSON）case file (YAML/JSON) to fill the workbook with")
+    sb.add_argument("--policy", help="空白模型的规划 ID policy id for an empty model")
+    sb.add_argument("--year", type=int, help="空白模型的评估年度（默认：规划的最后一年）evaluation year of an empty model (default: the plan's last year)")
+    sb.add_argument("-o", "--output", required=True, help="要写出的 .xlsx the .xlsx to write")
+    sb.add_argument("--force", action="store_true", help="覆盖已有文件 overwrite an existing file")
+    sb.add_argument("--udf", action="store_true",
+                    help="另加一张调用 XLM_* 工作表函数（xlwings）的 UDF 工作表 add a UDF sheet calling the XLM_* worksheet functions (xlwings) beside the native results, "
+                         "and the xlwings.conf sheet naming the module")
+    sb.set_defaults(func=_command("build"))
+    sf = sub.add_parser("fill", help="把案例的输入写入为其规划和年度建好的工作簿 write a case's inputs into a workbook built for its plan and year")
+    sf.add_argument("workbook", metavar="BOOK.xlsx", help="由 xlmodel 为该案例的规划和年度生成的工作簿 a workbook xlmodel built for the case's plan and year")
+    sf.add_argument("case", metavar="CASE", help="案例文件（YAML/JSON）：数据、确认事项和备注 case file (YAML/JSON): its figures, attestations and notes")
+    sf.add_argument("-o", "--output", required=True, help="填好的 .xlsx（给 --force 可为 BOOK 本身）the filled .xlsx (BOOK itself with --force)")
+    sf.add_argument("--force", action="store_true", help="覆盖已有文件 overwrite an existing file")
+    sf.set_defaults(func=_command("fill"))
+    engines = ("excel", "libreoffice", "gnumeric")
+    sc2 = sub.add_parser("recalc", help="在电子表格引擎中重算工作簿并保存其值 recalculate a workbook in a spreadsheet engine (Excel, LibreOffice, "
+                                        "Gnumeric) and save its values")
+    sc2.add_argument("workbook", metavar="BOOK.xlsx")
+    sc2.add_argument("-o", "--output", required=True, help="重算后的 .xlsx the recalculated .xlsx")
+    sc2.add_argument("--engine", choices=engines,
+                     help="电子表格引擎（默认：本机第一个可用的）the engine (default: the first present: Excel on Windows/macOS, LibreOffice, Gnumeric)")
+    sc2.add_argument("--timeout", default=120.0, metavar="SECONDS",  # checked by check_timeout: no NaN, no infinity
+                     help="引擎处理该工作簿的时限（秒） time the engine has for the workbook, after a minute to start (default 120)")
+    sc2.add_argument("--force", action="store_true", help="覆盖已有文件 overwrite an existing file")
+    sc2.set_defaults(func=_command("recalc"))
+    st = sub.add_parser("selftest", help="在你的电子表格引擎中验证模型：随机与边界案例对照评估器 prove the models in your spreadsheet engine: random and boundary cases "
+                                         "against the evaluator")
+    st.add_argument("--engine", choices=engines,
+                    help="电子表格引擎（默认：本机第一个可用的）the engine (default: the first present: Excel on Windows/macOS, LibreOffice, Gnumeric)")
+    st.add_argument("--cases", type=int, default=20, metavar="N", help="每个规划的案例数 cases per plan (default 20; a third on boundaries)")
+    st.add_argument("--policy", action="append", metavar="ID", help="只测试此规划 test this plan only (repeatable; default: every plan)")
+    st.add_argument("--seed", type=int, default=20261201, help="案例的随机种子 the cases' seed (default: the parity tests')")
+    st.add_argument("--timeout", default=60.0, metavar="SECONDS",  # checked by check_timeout: no NaN, no infinity
+                    help="引擎处理每个工作簿的时限（秒） time the engine has for each workbook, after a minute to start (default 60)")
+    st.add_argument("--keep", metavar="DIR", help="把工作簿（我们的和引擎的）保存在这个新文件夹 keep the workbooks (ours and the engine's) in this new folder")
+    st.set_defaults(func=_command("selftest"))
+    _add_samples_command(sub)
 
 
-def cmd_evaluate(args) -> int:
-    import json
-
-    from .errors import XlmodelError
-    from .case import load_case
-    from .evaluator import evaluate, evaluate_years
-    from .report import render_by_year, render_table
-
-    if args.year is not None and not args.batch:
-        raise XlmodelError("--year 仅用于 --batch --year is for --batch only")
-    if args.batch:
-        from .batch.evaluate import prepare_batch, read_table
-
-        if not args.output:
-            raise XlmodelError("--batch 需要输出文件（-o 结果.csv 或 结果.xlsx）--batch needs -o OUT.csv|OUT.xlsx")
-        from .batch.output import Tally, risk_headline, write_batch_csv, write_batch_xlsx
-        from .outputs import OUTPUT
-        from .inputs.files import check_output
-        from .inputs.sanitize import plain_text
-
-        out = check_output(args.output, force=args.force, suffixes=(".csv", ".xlsx"), inputs=[args.batch])  # before any work
-        table = read_table(args.batch)
-        batch = prepare_batch(table, policy=args.policy, source=args.batch, year=args.year)
-        del table  # the raw cells: every column is read into the batch's arrays
-        for note in batch.notes:
-            print(f"注意 Note: {plain_text(args.batch)}: {plain_text(note)}", file=sys.stderr)
-        for w in batch.warnings:  # amounts that look like 万元/亿元
-            print(f"注意 Warning: {plain_text(args.batch)}: {plain_text(w)}", file=sys.stderr)
-        tally = Tally(batch.columns)
-        (write_batch_csv if out.suffix.lower() == ".csv" else write_batch_xlsx)(batch, out, force=args.force,
-                                                                                progress=None, tally=tally)
-        if tally.outside:
-            print(f"注意 Note: {tally.outside} 个公司年度在规划期外，仍按规划评估 company-years outside their plan's years "
-                  f"(in_plan_period False), evaluated all the same", file=sys.stderr)
-        counts = tally.overall
-        risk = tally.at_risk()
-        keys = sorted(set(map(plain_text, risk[tally.key]))) if tally.key in risk else []
-        print(f"已评估 {tally.n} 个公司年度 {tally.n} company-years evaluated -> {plain_text(out)}  "
-              f"({', '.join(f'{k}: {v}' for k, v in sorted(counts.items()))})", file=sys.stderr)
-        zh, en = risk_headline(len(risk), None, tally.risk_undecided)
-        print(f"{OUTPUT['st_risk_warning'].short_zh}：{zh} — at risk of the ST warning: {en}"
-              + (f" ({', '.join(keys[:20])}{' …' if len(keys) > 20 else ''})" if len(risk) else ""),
-              file=sys.stderr)
-        for zh, en in tally.units_lines():  # a likely 万元 slip: the rows fail, and the amounts above are not 元
-            print(f"注意 Warning: {plain_text(zh)} / {plain_text(en)}", file=sys.stderr)
-        from .batch.evaluate import unreviewed_plans
-
-        drafts = unreviewed_plans(batch.models)  # an unreviewed draft's rows are no pass (said above, as a warning)
-        return EXIT_FAIL if counts.get("fail") or counts.get("missing_input") or drafts else EXIT_OK
-    if not args.cases:
-        raise XlmodelError("evaluate 需要案例文件（或 --batch 批量文件）evaluate needs a CASE file (or --batch FILE)")
-    worst = EXIT_OK
-    reports, cases = [], []
-    for path in args.cases:
-        case = load_case(path)
-        cases.append(case)
-        for w in case.warnings:
-            print(f"注意 Warning: {case.source}: {w}", file=sys.stderr)
-        rep = evaluate(case)
-        reports.append((rep, evaluate_years(case) if args.by_year else None))
-        if args.by_year and case.forecast_years:
-            print(f"注意 Note: {case.source}: {'、'.join(map(str, sorted(case.forecast_years)))} 年为预测数 "
-                  "forecast figures, not reported ones", file=sys.stderr)
-        worst = max(worst, rep.exit_code)
-    objects = [{**r.to_output(), **({"by_year": [_year_json(y) | {"forecast": y.evaluation_year in c.forecast_years}
-                                                 for y in years]} if years is not None else {})}
-               for c, (r, years) in zip(cases, reports)]
-    if args.json:  # always a list, one object per case, whatever the number of files
-        print(json.dumps(objects, ensure_ascii=False, indent=2, default=str))
-    elif args.jsonl:  # JSON Lines: one compact object per case and line
-        for obj in objects:
-            print(json.dumps(obj, ensure_ascii=False, default=str))
-    else:
-        print("\n\n".join(render_table(r, wide=args.wide)
-                           + (f"\n\n{render_by_year(years, r.evaluation_year, c.forecast_years)}" if years else "")
-                           for c, (r, years) in zip(cases, reports)))
-    return worst
+def _add_samples_command(sub) -> None:
+    ss = sub.add_parser("samples", help="评估内置样例案例并生成其工作簿 evaluate the bundled sample cases and build their workbooks")
+    ss.add_argument("--dir", default=None,
+                    help="样例案例的文件夹 folder of sample cases (default: the samples that come with xlmodel, from any directory)")
+    ss.add_argument("--out", default="out", help="工作簿的输出文件夹 folder for the workbooks (default: out, in the current directory)")
+    ss.add_argument("--force", action="store_true", help="覆盖 --out 中已有的工作簿 overwrite workbooks that exist in --out")
+    ss.set_defaults(func=_command("samples"))
 
 
-def cmd_plan(args) -> int:
-    import json
-
-    from .case import load_case
-    from .evaluator import plan_by_id
-    from .planner import exit_code, parse_pay, plan, render_plan_markdown, render_plan_text, with_later_years_forecast
-    from .inputs.sanitize import plain_text
-
-    pay = parse_pay(args.pay)  # before the case is read: a bad --pay value is named first
-    params = None
-    if str(args.case).lower().endswith((".xlsx", ".xlsm")):  # a filled workbook: its inputs and parameters
-        from .workbook.reader import read_workbook
-
-        read = read_workbook(args.case, check_formulas=False, installed_plan_wins=True)
-        case, policy, params = with_later_years_forecast(read.case), read.policy, read.params or None
-        if read.plan_pay:  # 测算's proposed amounts; a --pay of the same year wins
-            print(f"注意 Note: 按“测算”表的拟定现金分红 the proposed amounts on 测算: "
-                  f"{', '.join(f'{y}={a:,.2f}' for y, a in sorted(read.plan_pay.items()) if y not in pay)}"
-                  f"{'（--pay 优先 --pay wins where given）' if set(pay) & set(read.plan_pay) else ''}", file=sys.stderr)
-            pay = {**read.plan_pay, **pay}
-        for note in read.notes:
-            print(f"注意 Note: {plain_text(note)}", file=sys.stderr)
-        if case.forecast_years:
-            print(f"注意 Note: {'、'.join(map(str, sorted(case.forecast_years)))} 年（评估年度之后）的数字按预测数测算 "
-                  "the figures of the years after the evaluation year are taken as forecasts", file=sys.stderr)
-    else:
-        case = load_case(args.case)
-        policy = plan_by_id(case.policy)
-    for w in case.warnings:
-        print(f"注意 Warning: {plain_text(case.source)}: {plain_text(w)}", file=sys.stderr)
-    path = plan(case, policy, pay, params)
-    if args.json:
-        print(json.dumps([y.to_dict() for y in path], ensure_ascii=False, indent=2))
-    elif args.markdown:
-        print(render_plan_markdown(path, case, policy))
-    else:
-        print(render_plan_text(path, case, policy))
-    return exit_code(path)
+#: `xlmodel draft --help`: what it reads and writes, and its exit codes
+_DRAFT_HELP = ("读取 PDF（其文字层）、Word .docx 或文本文件（UTF-8 或 GB18030），按内容区分；去掉页眉、页脚和页码，\n"
+               "把句中断开的行接回。写出规划文件，并在其旁写出 texts/<id>.txt：读取到的规划原文（UTF-8）。\n"
+               "Reads a PDF (its text layer), a Word .docx or a text file (UTF-8 or GB18030), told apart by content;\n"
+               "drops the pages' headers, footers and page numbers and joins lines broken inside a sentence.\n"
+               "Writes the policy file and, beside it, texts/<id>.txt: the plan text as read, UTF-8 (a policy's `text:`\n"
+               "must lie in its own folder), unless it is a UTF-8 text file already in that folder, unchanged.\n\n"
+               "退出码 exit codes:\n"
+               "  0    已写出（使用前请复核所列事项）written (review the items it lists before use)\n"
+               "  2    文件无法读取或不是规划原文（扫描件、无编号条款、未识别出规则），选项有误，\n"
+               "       或输出文件已存在而未给 --force\n"
+               "       a document that cannot be read or is not a plan text (a scan, no numbered clauses, no rule\n"
+               "       recognised), bad options, or the output exists and --force was not given\n"
+               "  130  已中断 interrupted (Ctrl-C)，143 已终止 stopped (SIGTERM)：不留写了一半的文件\n"
+               "       no output is left half-written")
 
 
-def _year_json(rep) -> dict:
-    """One year of ``--by-year``: the results and every rule's status (the rules in full are in the main object)."""
-    keys = ("evaluation_year", "in_plan_period", "overall_status", "cash_conditions_met", "min_cash_dividend",
-            "max_distribution", "fail_count", "warn_count", "missing_input_count", "st_risk_warning")
-    return {"fiscal_year" if k == "evaluation_year" else k: getattr(rep, k) for k in keys} | {
-        "rules": {r.id: r.status for r in rep.rules}}
-
-
-#: the commands other modules add (:func:`xlmodel.commands.workbook.add_commands`, :func:`xlmodel.commands.draft.add_command`),
-#: in their order, with their help: what ``xlmodel --help`` lists without importing those modules
-LAZY_COMMANDS = {
-    "check": ("workbook", "读回填好的工作簿，评估并检查其完整性 read a filled-in workbook back, evaluate it and check its integrity"),
-    "refresh": ("workbook", "用当前的规划和生成器重建工作簿，保留其输入 rebuild a workbook with the current plan and generator, keeping its inputs"),
-    "build": ("workbook", "为案例或空白规划模型写出带公式的工作簿 write a formula-backed workbook for a case or an empty policy model"),
-    "fill": ("workbook", "把案例的输入写入为其规划和年度建好的工作簿 write a case's inputs into a workbook built for its plan and year"),
-    "recalc": ("workbook", "在电子表格引擎中重算工作簿并保存其值 recalculate a workbook in a spreadsheet engine (Excel, LibreOffice, Gnumeric) and save "
-                           "its values"),
-    "selftest": ("workbook", "在你的电子表格引擎中验证模型：随机与边界案例对照评估器 prove the models in your spreadsheet engine: random and boundary cases against the "
-                             "evaluator"),
-    "samples": ("workbook", "评估内置样例案例并生成其工作簿 evaluate the bundled sample cases and build their workbooks"),
-    "draft": ("draft", "由规划的公告原文起草规划文件（使用前须审阅） draft a policy file from a plan's published text (review before use)"),
-}
-
-
-def _stubs(sub, module: str) -> None:
-    for name, (mod, text) in LAZY_COMMANDS.items():
-        if mod == module:
-            sub.add_parser(name, help=text)
-
-
-def _command_word(argv: list[str]) -> str | None:
-    """The command the arguments name (the first word that is not an option or --plans' folder)."""
-    skip = False
-    for a in argv:
-        if skip:
-            skip = False
-        elif a == "--plans":
-            skip = True
-        elif a == "--":
-            continue
-        elif not a.startswith("-"):
-            return a
-    return None
+def _add_draft_command(sub) -> None:
+    p = sub.add_parser("draft", help="由规划的公告原文起草规划文件（使用前须审阅） draft a policy file from a plan's published text (review before use)",
+                       epilog=_DRAFT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("plan", metavar="PLAN", help="公告的规划原文：PDF、Word .docx 或文本（UTF-8 或 GB18030） the plan as published: PDF, Word .docx, or text (UTF-8 or GB18030)")
+    p.add_argument("-o", "--output", required=True, metavar="plan.yaml", help="要写出的规划文件（.yaml）the policy file to write (.yaml)")
+    p.add_argument("--force", action="store_true", help="覆盖输出文件 overwrite the output file")
+    p.add_argument("--id", help="规划 ID（默认：输出文件名）policy id (default: the output file's name, e.g. acme-2025-2027)")
+    p.add_argument("--company", metavar="NAME", help="公司名称（默认：原文标题中的名称） company name (default: as the text's title names it); one line, "
+                                                      "no control characters")
+    p.add_argument("--stock-code", metavar="CODE", help="股票代码，如 600869 或 600869.SH six-digit stock code, read as "
+                                                        "everywhere (600869.SH, SH600869): with it `company:` is written "
+                                                        "(the name from --company, else the text's title)")
+    p.add_argument("--board", choices=["sse_main", "szse_main", "chinext", "star", "bse"],
+                   help="上市板块（默认：由股票代码推断）listing board (default: from the stock code)")
+    p.add_argument("--years", metavar="Y1-Y2", help="规划年度 plan years, e.g. 2025-2027 (default: as the text states them)")
+    p.set_defaults(func=_command("draft"))
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
@@ -486,7 +307,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     sp.add_argument("id", nargs="?", metavar="ID|FILE", help="规划 ID（show）或规划文件（show、check、install） "
                                                           "a policy id (show), or a policy file (show, check, install)")
     sp.add_argument("--force", action="store_true", help="安装时替换已安装的同 ID 规划 install: replace an installed plan of the same id")
-    sp.set_defaults(func=cmd_policies)
+    sp.set_defaults(func=_command("policies"))
 
     se = sub.add_parser("evaluate", help="评估案例文件（YAML/JSON）或批量 CSV/XLSX evaluate case files (YAML/JSON), or a batch CSV/XLSX")
     se.add_argument("cases", nargs="*", metavar="CASE", help="案例文件（YAML/JSON）case files (YAML/JSON)")
@@ -512,7 +333,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                                                              "--batch: evaluate the rows of this fiscal year only; the "
                                                              "other years' rows are read as their history")
     se.add_argument("--force", action="store_true", help="覆盖输出文件 overwrite the output file")
-    se.set_defaults(func=cmd_evaluate)
+    se.set_defaults(func=_command("evaluate"))
 
     sl = sub.add_parser("plan", help="测算规划期的分红：其余每年的最少现金分红、决定它的规则、上限与不可行年度 "
                                      "plan the dividends of the plan period: each remaining year's least cash dividend, "
@@ -526,20 +347,10 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     pfmt = sl.add_mutually_exclusive_group()
     pfmt.add_argument("--json", action="store_true", help="输出 JSON：列表，每年一个对象 print JSON: a list, one object per year")
     pfmt.add_argument("--markdown", action="store_true", help="输出董事会材料用的 Markdown print Markdown for the board papers")
-    sl.set_defaults(func=cmd_plan)
+    sl.set_defaults(func=_command("plan"))
 
-    word = None if argv is None else _command_word(argv)
-    full = argv is None or word in LAZY_COMMANDS
-    if full and (argv is None or LAZY_COMMANDS[word][0] == "workbook"):
-        from .commands.workbook import add_commands
-        add_commands(sub)
-    else:
-        _stubs(sub, "workbook")
-    if full and (argv is None or LAZY_COMMANDS[word][0] == "draft"):  # xlmodel draft PLAN.txt -o plan.yaml
-        from .commands.draft import add_command as add_draft
-        add_draft(sub)
-    else:
-        _stubs(sub, "draft")
+    _add_workbook_commands(sub)
+    _add_draft_command(sub)
     helps = {a.dest: a.help for a in sub._choices_actions}
     for name, cmd in sub.choices.items():  # the exit codes, in every command's --help
         cmd.add_argument("--plans", action="append", metavar="DIR", dest="plans_after", default=argparse.SUPPRESS,
@@ -569,6 +380,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args) -> int:
+    from .commands import error_text
     from .errors import XlmodelError
     from .plans.folders import cli_plan_dirs
 
@@ -577,7 +389,7 @@ def _run(args) -> int:
             _warn_open_plan_folders(args)
             return args.func(args)
     except XlmodelError as e:
-        _error(e)  # one message, its lines ours: text quoted from a file cannot add lines or escape sequences
+        print(error_text(e), file=sys.stderr)  # one message, its lines ours: text quoted from a file cannot add lines or escape sequences
         return EXIT_INPUT
     except KeyboardInterrupt as e:  # Ctrl-C, or SIGINT/SIGTERM while writing (xlmodel.inputs.files.Interrupted)
         print(f"xlmodel: 已中断，未留下写了一半的文件 {e or 'interrupted'}; no output was left half-written",

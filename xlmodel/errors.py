@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import re
 
+#: the exit codes of the command line: 0 compliant (or written), 1 a rule fails or an input a rule needs is
+#: missing, 2 bad input or usage (130/143: interrupted; :data:`xlmodel.cli.EXIT_HELP` says them in full)
+EXIT_OK, EXIT_FAIL, EXIT_INPUT = 0, 1, 2
+
 #: a CJK character (the Chinese of a message)
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 

@@ -13,7 +13,6 @@ against the text by :func:`xlmodel.plans.schema.load_policy_file`). The plan tex
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from pathlib import Path
@@ -24,40 +23,8 @@ try:  # the limit a policy's plan text is read with (the copy written beside the
     from ..inputs.untrusted import MAX_PLAN_TEXT_BYTES
 except ImportError:  # pragma: no cover - an older untrusted.py
     MAX_PLAN_TEXT_BYTES = 1 * 2**20
-EXIT_HELP = ("读取 PDF（其文字层）、Word .docx 或文本文件（UTF-8 或 GB18030），按内容区分；去掉页眉、页脚和页码，\n"
-             "把句中断开的行接回。写出规划文件，并在其旁写出 texts/<id>.txt：读取到的规划原文（UTF-8）。\n"
-             "Reads a PDF (its text layer), a Word .docx or a text file (UTF-8 or GB18030), told apart by content;\n"
-             "drops the pages' headers, footers and page numbers and joins lines broken inside a sentence.\n"
-             "Writes the policy file and, beside it, texts/<id>.txt: the plan text as read, UTF-8 (a policy's `text:`\n"
-             "must lie in its own folder), unless it is a UTF-8 text file already in that folder, unchanged.\n\n"
-             "退出码 exit codes:\n"
-             "  0    已写出（使用前请复核所列事项）written (review the items it lists before use)\n"
-             "  2    文件无法读取或不是规划原文（扫描件、无编号条款、未识别出规则），选项有误，\n"
-             "       或输出文件已存在而未给 --force\n"
-             "       a document that cannot be read or is not a plan text (a scan, no numbered clauses, no rule\n"
-             "       recognised), bad options, or the output exists and --force was not given\n"
-             "  130  已中断 interrupted (Ctrl-C)，143 已终止 stopped (SIGTERM)：不留写了一半的文件\n"
-             "       no output is left half-written")
 _BOARD_BY_CODE = (("688", "star"), ("689", "star"), ("60", "sse_main"), ("00", "szse_main"), ("30", "chinext"),
                   ("43", "bse"), ("83", "bse"), ("87", "bse"), ("92", "bse"))
-
-
-def add_command(sub) -> None:
-    p = sub.add_parser("draft", help="由规划的公告原文起草规划文件（使用前须审阅） draft a policy file from a plan's published text (review before use)",
-                       epilog=EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("plan", metavar="PLAN", help="公告的规划原文：PDF、Word .docx 或文本（UTF-8 或 GB18030） the plan as published: PDF, Word .docx, or text (UTF-8 or GB18030)")
-    p.add_argument("-o", "--output", required=True, metavar="plan.yaml", help="要写出的规划文件（.yaml）the policy file to write (.yaml)")
-    p.add_argument("--force", action="store_true", help="覆盖输出文件 overwrite the output file")
-    p.add_argument("--id", help="规划 ID（默认：输出文件名）policy id (default: the output file's name, e.g. acme-2025-2027)")
-    p.add_argument("--company", metavar="NAME", help="公司名称（默认：原文标题中的名称） company name (default: as the text's title names it); one line, "
-                                                      "no control characters")
-    p.add_argument("--stock-code", metavar="CODE", help="股票代码，如 600869 或 600869.SH six-digit stock code, read as "
-                                                        "everywhere (600869.SH, SH600869): with it `company:` is written "
-                                                        "(the name from --company, else the text's title)")
-    p.add_argument("--board", choices=["sse_main", "szse_main", "chinext", "star", "bse"],
-                   help="上市板块（默认：由股票代码推断）listing board (default: from the stock code)")
-    p.add_argument("--years", metavar="Y1-Y2", help="规划年度 plan years, e.g. 2025-2027 (default: as the text states them)")
-    p.set_defaults(func=cmd_draft)
 
 
 def read_plan_text(path) -> tuple[str, str]:
