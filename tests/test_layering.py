@@ -1,5 +1,7 @@
-"""The house is one-way: no module of xlmodel imports, directly or through others, a module that
-imports it back (lazy imports inside functions count too: they are cycles all the same)."""
+"""The house is one-way. Its rooms — the folders of xlmodel and the modules at its top — are declared in
+order, bottom up (:data:`ROOMS`): every import of every module (lazy imports inside functions count too)
+goes to its own room or a lower one, and no module imports, directly or through others, a module that
+imports it back. docs/extending.md shows the same map."""
 
 from __future__ import annotations
 
@@ -7,6 +9,29 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "xlmodel"
+
+#: the rooms, bottom up: a module may import its own room and the rooms below it, never one above
+ROOMS = (
+    "xlmodel.errors", "xlmodel.fields", "xlmodel.outputs", "xlmodel.money", "xlmodel.progress", "xlmodel.libnotes",
+    "xlmodel.inputs",       # untrusted files, safe XML, sanitizing text, writing outputs, plan documents
+    "xlmodel.plans",        # the policy schema and loading, plan folders, a plan's clauses
+    "xlmodel.caches",       # the user's cache folder: reference results, the policy listing
+    "xlmodel.rules",        # expression trees, code generation, compiled rules, the catalogue, consistency
+    "xlmodel.case",
+    "xlmodel.report",
+    "xlmodel.evaluator",
+    "xlmodel.plan_install",
+    "xlmodel.planner",
+    "xlmodel.synth",
+    "xlmodel.batch",        # a table of company-years: evaluation, output, column names
+    "xlmodel.udfs",
+    "xlmodel.draft",        # the drafter, a library
+    "xlmodel.workbook",     # writing workbooks and reading them back
+    "xlmodel.engines",      # spreadsheet engines: recalculation, parity, the selftest
+    "xlmodel.commands",     # one module per command
+    "xlmodel.cli",          # the parser and the dispatch
+    "xlmodel",              # the package: its public names, imported when first used
+)
 
 
 def _modules() -> dict[str, Path]:
@@ -18,6 +43,8 @@ def _modules() -> dict[str, Path]:
 
 
 def _imports(mods: dict[str, Path]) -> dict[str, set[str]]:
+    """Each module's imports of xlmodel modules. ``from xlmodel import __version__`` is none: the version is
+    the package's constant, set before anything else (the package imports nothing when loaded)."""
     edges: dict[str, set[str]] = {m: set() for m in mods}
     for m, f in mods.items():
         package = m.split(".") if f.name == "__init__.py" else m.split(".")[:-1]
@@ -26,11 +53,18 @@ def _imports(mods: dict[str, Path]) -> dict[str, set[str]]:
                 base = ".".join(package[:len(package) - n.level + 1] + ([n.module] if n.module else [])) if n.level else n.module
                 for a in n.names:
                     target = f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base
+                    if target == "xlmodel" and a.name == "__version__":
+                        continue
                     if target in mods and target != m:
                         edges[m].add(target)
             elif isinstance(n, ast.Import):
                 edges[m] |= {a.name for a in n.names if a.name in mods and a.name != m}
     return edges
+
+
+def _room(module: str) -> int:
+    """Where a module lives: its folder's room, or its own (the package's room is the package alone)."""
+    return max(i for i, r in enumerate(ROOMS) if module == r or (r != "xlmodel" and module.startswith(r + ".")))
 
 
 def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
@@ -65,6 +99,26 @@ def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
+def test_every_module_has_a_room():
+    """A new module at the top of xlmodel/ or a new folder is declared in ROOMS (and docs/extending.md)."""
+    top = [m for m in _modules() if m.count(".") == 1 and not _modules()[m].name == "__init__.py"]
+    assert sorted(m for m in _modules() if m != "xlmodel" and not any(m == r or m.startswith(r + ".")
+                                                                      for r in ROOMS[:-1])) == []
+    assert len(top) <= 15, sorted(top)  # the top of xlmodel/: at most 15 modules (issue 49)
+
+
+def test_every_import_goes_to_the_same_room_or_a_lower_one():
+    edges = _imports(_modules())
+    upward = {m: sorted(t for t in ts if _room(t) > _room(m)) for m, ts in edges.items()}
+    assert {m: t for m, t in upward.items() if t} == {}
+
+
+def test_the_rooms_finder_sees_an_import_running_up():
+    assert _room("xlmodel.workbook.writer") > _room("xlmodel.udfs") > _room("xlmodel.rules.catalogue")
+    assert _room("xlmodel.engines.selftest") > _room("xlmodel.workbook.reader")
+    assert _room("xlmodel") == len(ROOMS) - 1
+
+
 def test_no_module_imports_one_that_imports_it_back():
     assert _cycles(_imports(_modules())) == []
 
@@ -73,22 +127,14 @@ def test_the_cycle_finder_finds_a_cycle():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
-def test_the_core_never_imports_the_workbook_or_the_command_line():
-    """The evaluator and everything under it know nothing of workbooks, UDFs or the CLI."""
+def test_the_workbook_and_the_drafter_are_libraries():
+    """No argparse in xlmodel.workbook or xlmodel.draft (the commands live in xlmodel.commands), and the
+    workbook never imports the engines that recalculate it."""
     edges = _imports(_modules())
-    core = ["xlmodel.rules.expr", "xlmodel.rules.catalogue", "xlmodel.plans.schema", "xlmodel.case", "xlmodel.rules.env",
-            "xlmodel.rules.compiled", "xlmodel.evaluator", "xlmodel.report", "xlmodel.batch.evaluate",
-            "xlmodel.plans.folders", "xlmodel.plans.clauses", "xlmodel.plan_install", "xlmodel.caches.listing_cache"]
-    higher = ("xlmodel.workbook", "xlmodel.cli", "xlmodel.udfs", "xlmodel.draft")
-    wrong = {m: sorted(t for t in edges[m] if t.startswith(higher)) for m in core}
-    assert {m: t for m, t in wrong.items() if t} == {}
-
-
-def test_the_worksheet_functions_sit_below_the_workbook():
-    """The UDFs read their labels from the catalogue: the workbook (its UDF sheet) imports them, never
-    the other way round."""
-    edges = _imports(_modules())
-    assert sorted(t for t in edges["xlmodel.udfs"] if t.startswith("xlmodel.workbook")) == []
+    for m, f in _modules().items():
+        if m.startswith(("xlmodel.workbook", "xlmodel.draft")):
+            assert "argparse" not in f.read_text(encoding="utf-8"), m
+            assert not any(t.startswith("xlmodel.engines") for t in edges[m]), m
 
 
 def test_code_generation_is_the_bottom_of_the_house():
@@ -107,8 +153,7 @@ def test_the_plan_folders_and_the_listing_cache_load_no_policy():
         while todo:
             for t in edges[todo.pop()] - seen:
                 seen.add(t)
-                if t != "xlmodel":  # the package: `from . import __version__` loads none of its lazy names
-                    todo.append(t)
+                todo.append(t)
         return seen
 
     for m in ("xlmodel.plans.folders", "xlmodel.caches.listing_cache", "xlmodel.plans.clauses"):
