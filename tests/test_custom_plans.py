@@ -35,7 +35,7 @@ from xlmodel.case import load_case
 from xlmodel.errors import PolicyError, UnknownPolicyError, XlmodelError
 from xlmodel.evaluator import evaluate
 from xlmodel.plans.folders import user_plan_dir
-from xlmodel.plans.schema import (PlanTextError, load_policy, plan_clauses, plan_dirs, policy_by_id, policy_source,
+from xlmodel.plans.schema import (PlanTextError, load_policy, plan_clauses, plan_directories, policy_by_id, policy_source,
                             read_plan_text, text_ref_problem)
 from xlmodel.workbook import embed
 from xlmodel.workbook.layout import SHEETS
@@ -117,9 +117,9 @@ def test_plan_folders_are_the_bundled_the_given_and_the_users(tmp_path, monkeypa
     a, b = tmp_path / "a", tmp_path / "b"
     a.mkdir(), b.mkdir()
     assert user_plan_dir() == tmp_path / "config" / "plans"
-    assert plan_dirs() == [TEMPLATES, tmp_path / "config" / "plans"]
+    assert [d.path for d in plan_directories()] == [TEMPLATES, tmp_path / "config" / "plans"]
     monkeypatch.setenv("XLMODEL_PLANS", os.pathsep.join([str(a), "", str(tmp_path / "missing")]))
-    assert plan_dirs() == [TEMPLATES, a, tmp_path / "missing", tmp_path / "config" / "plans"]  # empty entry: not the cwd
+    assert [d.path for d in plan_directories()] == [TEMPLATES, a, tmp_path / "missing", tmp_path / "config" / "plans"]  # empty entry: not the cwd
     write_plan(b)
     # --plans replaces XLMODEL_PLANS for the command: the plan in b is found, only through --plans
     assert cli(capsys, "policies", "show", ACME)[0] == 2

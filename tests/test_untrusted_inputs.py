@@ -28,7 +28,7 @@ from xlmodel.case import (MAX_TEXT, check_attestations, from_cell, load_case, pa
 from xlmodel.errors import CaseError, PolicyError, UnknownPolicyError, XlmodelError
 from xlmodel.evaluator import evaluate, model_for
 from xlmodel.fields import FIELDS, Field, Kind
-from xlmodel.plans.schema import POLICY_ID, load_policy, load_policy_file, plan_dirs, policy_by_id, policy_paths
+from xlmodel.plans.schema import POLICY_ID, load_policy, load_policy_file, plan_directories, policy_by_id, policy_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "samples"
@@ -61,7 +61,7 @@ def clean(err: str):
 
 
 def test_plan_ids_are_found_in_the_plan_directories_only():
-    assert plan_dirs() and all(d.is_absolute() for d in plan_dirs())
+    assert plan_directories() and all(d.path.is_absolute() for d in plan_directories())
     assert set(policy_paths()) >= {GCL, "far-east-2022-2024", "houpu-2024-2026"}
     assert POLICY_ID.fullmatch(GCL) and not POLICY_ID.fullmatch("../gcl") and not POLICY_ID.fullmatch("a" * 81)
     assert policy_by_id(GCL).id == GCL

@@ -77,9 +77,9 @@ def plan_by_id(pid) -> Policy:
             return hit[4]
     stamps = tuple(_stat_key(p) for p, _ in dirs)
     policy = policy_by_id(pid)
-    from .plans.schema import find_policy
+    from .plans.schema import find_plan
 
-    path = str(find_policy(pid).resolve())
+    path = str(find_plan(pid).path.resolve())
     if len(_BY_ID) > 256:
         _BY_ID.clear()
     _BY_ID[pid] = (dirs, stamps, _stat_key(path), path, policy)

@@ -42,7 +42,7 @@ from .evaluator import attestation_ids as model_attestations, evaluate_one, mode
 from .rules.expr import from_serial
 from .fields import ENUMS, FIELDS, Kind
 from .outputs import OUTPUT, PART
-from .plans.schema import Policy, find_policy, list_policies, open_reviews, policy_by_id, worded_for_year
+from .plans.schema import Policy, find_plan, list_policies, open_reviews, policy_by_id, worded_for_year
 from .report import UNREVIEWED
 
 __all__ = [
@@ -317,7 +317,7 @@ def policy_entry(ref) -> tuple[Policy, cat.Model, float]:
                 return pol, model, mtime
         except OSError:
             pass
-    path = str(find_policy(ref))  # a str: stat takes it as it is, on every call
+    path = str(find_plan(ref).path)  # a str: stat takes it as it is, on every call
     pol = policy_by_id(ref)
     mtime = os.stat(path).st_mtime
     model = model_for(pol)

@@ -1077,12 +1077,6 @@ def policy_from_workbook(yaml_text: str, plan_text_: str | None, workbook: str, 
 from .folders import BUNDLED, PlanDir, plan_directories  # noqa: E402 - beside what uses them
 
 
-def plan_dirs() -> list[Path]:
-    """The directories plans are found in by id (:func:`plan_directories`), all absolute. Never
-    the working directory."""
-    return [d.path for d in plan_directories()]
-
-
 @dataclass(frozen=True)
 class PlanFile:
     """A ``<id>.yaml`` in a plan folder; ``problem`` says why it is refused (not a regular file, a
@@ -1141,7 +1135,7 @@ def plan_files() -> dict[str, list[PlanFile]]:
 
 
 def policy_paths(directory: Path | None = None) -> dict[str, Path]:
-    """Plan id -> file, over :func:`plan_dirs` (or one ``directory``)."""
+    """Plan id -> file, over :func:`plan_directories` (or one ``directory``)."""
     if directory is not None:
         return {p.stem: p for p in sorted(Path(directory).glob("*.yaml")) if POLICY_ID.fullmatch(p.stem) and p.is_file()}
     return {pid: files[0].path for pid, files in sorted(plan_files().items())}
@@ -1173,7 +1167,7 @@ def _duplicate(pid: str, files: list[PlanFile]) -> XlmodelError:
 
 
 def find_plan(pid) -> PlanFile:
-    """The :class:`PlanFile` of plan ``pid`` in :func:`plan_dirs`; :class:`UnknownPolicyError` (with
+    """The :class:`PlanFile` of plan ``pid`` in :func:`plan_directories`; :class:`UnknownPolicyError` (with
     "did you mean") if none, or if two files define it; :class:`PolicyError` naming the file if it is
     refused (a FIFO, a symbolic link out of its folder)."""
     from ..inputs.untrusted import did_you_mean
@@ -1194,18 +1188,13 @@ def find_plan(pid) -> PlanFile:
     return found[0]
 
 
-def find_policy(pid) -> Path:
-    """The file of plan ``pid`` in :func:`plan_dirs` (see :func:`find_plan`)."""
-    return find_plan(pid).path
-
-
 def policy_by_id(pid) -> Policy:
     """A plan by id, for every id that comes from an input (a case's ``policy:``, a workbook's
     ``xlmodel_policy`` property, a batch ``policy`` column, a worksheet function's argument).
 
-    Matched against the plan directories (:func:`plan_dirs`: the bundled plans, --plans or
+    Matched against the plan directories (:func:`plan_directories`: the bundled plans, --plans or
     XLMODEL_PLANS, the user's), never a path, never relative to the working directory."""
-    path = find_policy(pid)
+    path = find_plan(pid).path
     real = path.resolve()  # (a symbolic link inside its folder: checked by find_plan)
     policy = _load_cached(real, _stamp(real.stat()))
     if policy.id != path.stem:
