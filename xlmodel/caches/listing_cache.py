@@ -28,6 +28,7 @@ FORMAT = 2  #: the cache file's layout; a cache of another layout is ignored
 NAME = "policies.json"  #: in the cache folder
 MAX_CACHE_BYTES = 1 * 2**20  #: a listing of a thousand plans is ~100 KB
 PACKAGE = Path(__file__).resolve().parents[1]
+CODE_DEPTH = 2  #: folders below the package whose files are part of the fingerprint (xlmodel/workbook/sheets/ is 2 down)
 
 
 def cache_file() -> Path | None:
@@ -47,7 +48,7 @@ def fingerprint() -> str | None:
     budget = [MAX_ENTRIES]
     parts: list = [FORMAT, __version__, sys.version_info[:2], str(PACKAGE)]
     try:
-        parts.append(_stats(PACKAGE, 0, budget))
+        parts.append(_stats(PACKAGE, CODE_DEPTH, budget))
         for d in plan_directories():
             parts.append((d.origin, str(d.path), d.path.is_dir() and _stats(d.path, MAX_DEPTH, budget)))
     except TooMany:
