@@ -272,7 +272,8 @@ def test_an_amount_over_a_window_is_not_an_annual_floor():
     ("当年实现的归属于母公司所有者的净利润", "net_profit_attributable", None),
     ("当年实现的合并报表可供分配利润", "distributable_profit", None),
     ("当年扣除非经常性损益后归属于上市公司股东的净利润", "net_profit_attributable", "扣除非经常性损益"),  # no field: said
-    ("母公司当年实现的净利润", "net_profit_attributable", "母公司报表净利润"),
+    ("母公司当年实现的净利润", "net_profit_parent", None),  # the parent's own figure (issue 46.3)
+    ("当年实现的归属于母公司股东的净利润", "net_profit_attributable", None),
 ])
 def test_the_basis_named_in_full(basis, field, review):
     text = plan(f"公司每年以现金方式分配的利润不少于{basis}的60%。")

@@ -68,11 +68,10 @@ def test_the_parent_statement_qualifier_is_kept():
                    "2、母公司报表累计未分配利润为正。\n二、现金分红的比例\n" + MIN)
     assert d.policy["settings"]["retained_earnings_basis"] == "parent"  # not the lower of the two statements
     assert [r["measure"] for r in rules(d, "一、2")] == ["retained"]
-    # the parent's own net profit has no field: never read as the consolidated figure, a review item with a rule
-    assert rules(d, "一、1") == []
-    [item] = reviewed(d, "一、1")
-    assert "母公司报表净利润" in item
-    assert [s["quote"] for w, _, s in d.suggestions if w == "一、1"] == ["母公司报表净利润为正"]
+    # the parent's own net profit (net_profit_parent), never the consolidated figure; nothing left to review
+    assert [(r["kind"], r["measure"], r["quote"]) for r in rules(d, "一、1")] == \
+        [("positive", "net_profit_parent", "母公司报表净利润为正")]
+    assert reviewed(d, "一、1") == []
 
 
 def test_net_profit_attributable_to_the_parents_shareholders_is_not_the_parent_statement():

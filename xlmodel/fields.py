@@ -85,6 +85,9 @@ YEAR_FIELDS: tuple[Field, ...] = (
     Field("distributable_profit", "当年实现的可分配利润", "Distributable profit of the year", _A),
     Field("retained_earnings_consolidated", "合并报表期末未分配利润", "Retained earnings, consolidated", _A),
     Field("retained_earnings_parent", "母公司报表期末未分配利润", "Retained earnings, parent company", _A),
+    # 母公司报表净利润为正 (a condition some plans word on the parent's own statements, issue 46.3): the parent
+    # company's own net profit, never the consolidated net_profit_attributable
+    Field("net_profit_parent", "母公司报表净利润", "Net profit, parent company (own statements)", _A),
     Field("total_assets", "期末总资产（经审计）", "Total assets (audited)", _A),
     Field("net_assets", "期末归属于母公司股东的净资产（经审计）", "Net assets attributable (audited)", _A),
     Field("total_liabilities", "期末总负债", "Total liabilities", _A),
@@ -193,6 +196,8 @@ SOURCES: dict[str, str] = {
     "retained_earnings_parent": "母公司资产负债表「未分配利润」期末余额，为以公积金（含资本公积）弥补亏损后的余额（第二百一十四条；"
                                 "财资〔2025〕101号：按母公司报表，补至零为限）。Parent balance sheet: retained earnings, "
                                 "after any cover of losses by reserves (art. 214; MoF 2025 No. 101: up to zero).",
+    "net_profit_parent": "母公司利润表「净利润」（年报财务报表“母公司利润表”，不是合并利润表的归母净利润）。"
+                         "Parent company's own income statement: net profit (not the consolidated figure).",
     "total_assets": "合并资产负债表「资产总计」期末余额（经审计）。Consolidated balance sheet: total assets.",
     "net_assets": "合并资产负债表「归属于母公司所有者权益合计」期末余额（经审计）。"
                   "Consolidated balance sheet: equity attributable to owners of the parent.",

@@ -336,13 +336,12 @@ def _signed(rule: Rule, m) -> Rule:
 
 
 def _parent_profit(d: Draft, c: ClauseText, m) -> bool:
-    """母公司报表净利润为正: the parent's own net profit, which no field holds: a review item with a condition to
-    confirm (never read as the consolidated figure). True when it was one."""
+    """母公司报表净利润为正: the parent's own net profit (``net_profit_parent``), never the consolidated figure.
+    True when it was one."""
     if not _PARENT_STATEMENT.search(_before(c, m) + m.group(0)):
         return False
-    d.review(c.id, f"母公司报表净利润：无对应字段，未按合并口径起草 the parent's own net profit has no field (not drafted "
-                   f"as the consolidated figure): “{_quote(c, m)}”", rule_snippet(c.id, _quote(c, m), "condition"),
-             span=_item(c, m))
+    d.add(_signed(Rule("cond_parent_profitable", "positive", c.id, _quote(c, m), {"measure": "net_profit_parent"},
+                       note="母公司报表净利润：按母公司利润表的净利润（net_profit_parent）起草，不是合并报表的归母净利润。"), m))
     return True
 
 

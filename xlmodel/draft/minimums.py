@@ -168,9 +168,9 @@ def _last(pattern: re.Pattern, s: str):
     return found
 
 
-_NO_FIELD = ((re.compile(r"扣除非经常性损益|扣非"), "扣除非经常性损益后的净利润", "net profit after non-recurring items"),
-             (re.compile(r"(?<!归属于)(?<!归属)母公司(?:报表)?(?:当年|当期)?(?:实现的?)?(?:的)?$"), "母公司报表净利润",
-              "the parent company's net profit"))
+_NO_FIELD = ((re.compile(r"扣除非经常性损益|扣非"), "扣除非经常性损益后的净利润", "net profit after non-recurring items"),)
+#: 母公司（报表）当年实现的净利润: the parent's own net profit (net_profit_parent), never 归属于母公司股东的
+_PARENT_NET = re.compile(r"(?<!归属于)(?<!归属)母公司(?:报表)?(?:当年|当期)?(?:实现的?)?(?:的)?$")
 
 
 def _basis_field(d: Draft, c: ClauseText, basis, sentence: str) -> tuple[str, str | None]:
@@ -189,8 +189,10 @@ def _basis_field(d: Draft, c: ClauseText, basis, sentence: str) -> tuple[str, st
         if "母公司" in pre or "母公司" in window[max(0, basis.start() - 12): basis.start()]:
             return "distributable_profit", "母公司当年可分配利润：无对应字段，按当年可分配利润起草 parent-company distributable profit has no field: drafted on distributable_profit"
         return "distributable_profit", None
+    if _PARENT_NET.search(before) and not re.fullmatch(NPA, w) and "扣除非经常性损益" not in before:
+        return "net_profit_parent", None
     for pattern, zh, en in _NO_FIELD:
-        if pattern.search(before) and not (pattern is _NO_FIELD[1][0] and re.fullmatch(NPA, w)):
+        if pattern.search(before):
             return "net_profit_attributable", (f"{zh}：无对应字段，按归属于上市公司股东的净利润起草，请核对（或改用模型可计算的口径） "
                                                f"{en} has no field: drafted on net profit attributable; check it")
     if re.fullmatch(NPA, w):

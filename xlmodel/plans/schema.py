@@ -464,7 +464,7 @@ class LegalDistributionCap(RuleBase):
 
 #: the amounts the units check may compare with their other years and their neighbours
 PlausibleField = Literal["net_profit_attributable", "distributable_profit", "retained_earnings_consolidated",
-                         "retained_earnings_parent", "total_assets", "net_assets", "revenue", "cash_dividend"]
+                         "retained_earnings_parent", "net_profit_parent", "total_assets", "net_assets", "revenue", "cash_dividend"]
 
 
 class PlausibleAmounts(RuleBase):

@@ -90,7 +90,7 @@ SERIES_ZH = {
     # the units check's sizes (reg_amounts_plausible): a figure's absolute value, every year
     **{f"size_{f}": (f"{FIELDS[f].zh}（绝对值，单位核对）", f"{FIELDS[f].en} (absolute, units check)")
        for f in ("net_assets", "net_profit_attributable", "cash_dividend", "total_assets", "revenue", "distributable_profit",
-                 "retained_earnings_consolidated", "retained_earnings_parent")},
+                 "retained_earnings_consolidated", "retained_earnings_parent", "net_profit_parent")},
 }
 STAGE_KEYS = ("mature", "growth", "indeterminate")
 _OUTLAY_BASIS_ZH = {"total_assets": "最近一期经审计总资产", "net_assets": "最近一期经审计净资产", "revenue": "最近一年经审计营业收入",

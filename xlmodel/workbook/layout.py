@@ -39,8 +39,8 @@ SHEET_EN = {
 #: sections of the input sheet: (中文, English, field ids)
 INPUT_SECTIONS = (
     ("财务数据", "Financials", ("net_profit_attributable", "distributable_profit", "retained_earnings_consolidated",
-                                 "retained_earnings_parent", "total_assets", "net_assets", "total_liabilities",
-                                 "operating_cash_flow", "revenue", "rd_expense", "cash_and_equivalents", "registered_capital",
+                                 "retained_earnings_parent", "net_profit_parent", "total_assets", "net_assets",
+                                 "total_liabilities", "operating_cash_flow", "revenue", "rd_expense", "cash_and_equivalents", "registered_capital",
                                  "net_profit_attributable_ifrs", "distributable_profit_ifrs", "share_count",
                                  "audit_opinion")),
     ("利润分配方案", "Distributions (the evaluation year: the proposal)",
