@@ -333,6 +333,56 @@ def test_broken_lines_are_joined_headings_and_clauses_are_not():
                      full + "。", "公司当年盈利的，应当进行现金分红。", full * 3 + "下。"]
 
 
+def test_where_paragraphs_are_indented_a_full_line_ending_a_sentence_goes_on():
+    """A paragraph's printed line may end at the page's width on a sentence's end (。) and the paragraph go on below:
+    where the paragraphs' first lines are indented (two ideographic spaces, as pdfworker says an indent), only an
+    indented line, a clause's number or a heading opens a new one (issue 46: a corpus text from PDF read 第2段 for 第1段)."""
+    full = "公司利润分配的形式主要包括现金、股票股利以及现金与股票股利相结合三种。"  # as wide as the page's lines
+    pages = [["　　" + full, "公司优先采用现金分红的方式，当年未进行现金分红的，不得发放股票股利。",  # goes on: one paragraph
+              "　　公司在符合利润分配的条件下，应当每年度进行利润分配，也可以进行中期现金",  # an indented line: a new one
+              "分红。", "　　" + full, "利润分配的条件",  # a heading (short, no punctuation): never joined to it
+              "　　" + full, "一、现金分红的比例"]]  # a clause's number: never joined
+    assert make_plan_text(pages).text.splitlines() == [
+        full + "公司优先采用现金分红的方式，当年未进行现金分红的，不得发放股票股利。",
+        "公司在符合利润分配的条件下，应当每年度进行利润分配，也可以进行中期现金分红。", full, "利润分配的条件", full,
+        "一、现金分红的比例"]
+    # without indents (a document that does not indent its paragraphs) a line ending its sentence is not joined
+    flat = [[x.lstrip("　") for x in pages[0]]]
+    assert make_plan_text(flat).text.splitlines()[:2] == [full, "公司优先采用现金分红的方式，当年未进行现金分红的，不得发放股票股利。"]
+
+
+def test_the_running_name_above_a_title_that_names_the_company_is_no_part_of_it():
+    """Issue 46.6: the company's name printed at the top of every page, the first included, above a title that names the
+    company itself (济南高新600807未来三年……规划): dropped there too, never the title's first words."""
+    code = "证券代码：600807  证券简称：济南高新  公告编号：2023-001"
+    pages = [[code, "济南高新发展股份有限公司", "济南高新600807未来三年（2023-2025）股东回报规划", "一、总则", "第 1 页 共 3 页"],
+             [code, "济南高新发展股份有限公司", "二、利润分配", "公司每年以现金方式分配的利润", "第 2 页 共 3 页"],
+             [code, "济南高新发展股份有限公司", "三、附则", "本规划自股东大会审议通过之日起实施。", "第 3 页 共 3 页"]]
+    made = make_plan_text(pages)
+    assert made.text.splitlines()[:2] == ["济南高新600807未来三年（2023-2025）股东回报规划", "一、总则"]
+    assert made.headers == 6  # three code lines, three running names
+    # a title whose first line is the company's name (the running line not repeated on page 1) keeps it
+    pages[0][1:3] = ["济南高新发展股份有限公司", "未来三年（2023-2025）股东回报规划"]
+    assert make_plan_text(pages).text.startswith("济南高新发展股份有限公司")
+
+
+@pytest.mark.parametrize("layout", ["lines", "reflow"])
+def test_a_real_texts_pdf_with_the_company_as_running_header_keeps_its_title(tmp_path, layout):
+    """Issue 46.6 reproduced from a real text (benchmarks/draft_corpus/c03.txt, 济南高新's plan): printed over several
+    pages with the company's full name as every page's running header, the first page's included — the draft's title
+    is the text's own (it was 济南高新发展股份有限公司济南高新600807未来三年……)."""
+    from xlmodel.draft import draft_text
+    from xlmodel.draft.source import read_plan_source
+
+    wqy("PDFium reads the PDF's STSong-Light, not embedded, through a CJK font of the system's")
+    text = (Path(__file__).resolve().parents[1] / "benchmarks" / "draft_corpus" / "c03.txt").read_text(encoding="utf-8")
+    src = tmp_path / "c03.pdf"
+    assert pd.plan_pdf(src, text + text.split("\n", 1)[1] * 2, header="证券代码：600807    证券简称：济南高新    公告编号：2023-001",
+                       running="济南高新发展股份有限公司", layout=layout) >= 2
+    d = draft_text(read_plan_source(src).text, years=(2023, 2025))
+    assert d.policy["title_zh"] == "济南高新600807未来三年（2023-2025）股东回报规划"
+
+
 def test_spacing_and_characters_are_normalised():
     made = make_plan_text([["一、比例", "　　公司 每年 以现金方式分配的利润不少于 2022 年度 Net Profit 的 10%。",
                             "⼆、⽐例（Kangxi radicals, as some PDF fonts map 二 and 比）"]])

@@ -165,8 +165,8 @@ def _title(d: Draft, text: str) -> str:
             continue
         if not lines and _body_line(line):
             return NO_TITLE
-        if lines and (line.startswith(("为", "根据", "公司")) or "，" in line or "," in line):
-            break
+        if lines and (line.startswith(("为", "根据", "公司")) or "，" in line or "," in line or _body_line(line)):
+            break  # (a clause's heading below the title, （一）利润分配政策, is no part of it)
         lines.append(line)
         if len("".join(lines)) > 60 or "规划" in line:
             break

@@ -5,12 +5,15 @@
 * **running headers and footers** go — the announcement's line 证券代码：… 证券简称：… 公告编号：…
   wherever it stands, page numbers (第 1 页 共 5 页, - 3 -, 3/5, and a bare number at a page's
   edge), a short line repeated at the top or bottom of most pages (a company name as the page header;
-  on the first page only where the page repeats it, as a title does), and the announcement's
-  standard 本公司及董事会全体成员保证… statement above the title;
+  on the first page only where the page repeats it, as a title does, or where the title below it
+  names the company itself), and the announcement's standard 本公司及董事会全体成员保证… statement
+  above the title;
 * **broken lines are joined** (a PDF's or a .docx's): a line that runs to the width of the page's
   lines and does not end a sentence (。！？；：) is joined with the next, unless the next starts a
   clause (一、 （一） 1、 （1） 第X条 1.): headings, titles, signatures and the last lines of
-  paragraphs are short and stay lines of their own;
+  paragraphs are short and stay lines of their own. Where paragraphs open with a two-character
+  indent (:data:`xlmodel.pdfworker.INDENT`, a .docx's 　　), an indented line opens a paragraph and a
+  full line that ends a sentence goes on into body text below it that is not indented;
 * **spacing and characters**: spaces next to Chinese characters (a PDF's justification and the
   space between 2022 and 年) go, Kangxi radicals and compatibility ideographs some PDF fonts map
   to (⼀ U+2F00 for 一) become the characters they stand for, control characters go (no plan has
@@ -123,7 +126,7 @@ def make_plan_text(pages: list[list[str]], *, extracted: bool = True) -> PlanSou
     made = PlanSource("", "text", len(pages))
     pages = [[_characters(line, made) for line in page] for page in pages]
     if extracted:
-        pages = [[_spacing(line) for line in page] for page in pages]
+        pages = [[_spacing(line) for line in page] for page in pages]  # (a paragraph's indent kept as PARAGRAPH)
     lines = _strip_running_lines(pages, made)
     if extracted:
         lines = _join(lines, made)
@@ -154,14 +157,20 @@ def _characters(line: str, made: PlanSource) -> str:
     return "".join(out)
 
 
+#: a line that opens a paragraph: indented two characters on the page (pdfworker.INDENT, a .docx's 　　), kept from the
+#: spacing to the joining of lines, which never joins it to the line before (a private-use mark, never in the text made)
+PARAGRAPH = "\ue000"
+
+
 def _spacing(line: str) -> str:
+    mark = PARAGRAPH if line.lstrip(" \t").startswith("\u3000\u3000") and line.strip() else ""
     line = _SPACE_NEAR_CJK.sub("", line.strip())
-    return re.sub(r"[ \t\u00a0\u3000]{2,}", " ", line)
+    return mark + re.sub(r"[ \t\u00a0\u3000]{2,}", " ", line)
 
 
 def _key(line: str) -> str:
     """A line as compared between pages: no white space, a number it starts or ends with (a page's) as #."""
-    s = _WHITE.sub("", line)
+    s = _WHITE.sub("", line).lstrip(PARAGRAPH)
     lead = _DIGITS.match(s)  # anchored at the start, and at the end on the reversed line: linear (a `\d+$` search
     a = lead.end() if lead else 0  # restarts at every digit of a run: a 1 MiB run of digits took minutes)
     if a == len(s):
@@ -183,7 +192,7 @@ def _strip_running_lines(pages: list[list[str]], made: PlanSource) -> list[str]:
     for n, (page, edge) in enumerate(zip(pages, edges)):
         first_page_keys = [_key(page[i]) for i in sorted(edge)[:4]] if n == 0 else []
         for i, line in enumerate(page):
-            s = line.strip()
+            s = line.strip().lstrip(PARAGRAPH)  # (an indented page number is a page number)
             if not s:
                 out.append(line)
                 continue
@@ -196,13 +205,24 @@ def _strip_running_lines(pages: list[list[str]], made: PlanSource) -> list[str]:
             k = _key(s)
             if i in edge and (k, edge[i]) in repeated:
                 # on the first page a running line is the company's name as the title: kept, and only its
-                # first occurrence dropped where the page repeats it (the running header above the title)
-                if n > 0 or (k not in kept_once and sum(1 for x in first_page_keys if k in x) > 1):
+                # first occurrence dropped where the page repeats it (the running header above the title), or
+                # where the title below it names the company itself (济南高新600807未来三年……规划)
+                if n > 0 or (k not in kept_once and (sum(1 for x in first_page_keys if k in x) > 1
+                                                     or _title_names_company(k, page[i + 1:]))):
                     made.headers += 1
                     kept_once.add(k)
                     continue
             out.append(line)
     return out
+
+
+def _title_names_company(running: str, below: list[str]) -> bool:
+    """The first line below a running line on the first page opens with the company's name (its first two characters,
+    as a short name has them, or a full name ……有限公司) and names a plan: a title of its own, the running line above
+    it no part of it."""
+    line = next((_key(x) for x in below if x.strip(" \t\n" + PARAGRAPH)), "")
+    opens = len(running) >= 4 and (line[:2] == running[:2] or "有限公司" in line[:30])
+    return opens and bool(re.search(r"规划|分红|利润分配|股东回报|章程", line))
 
 
 def _edge_indexes(page: list[str]) -> dict[int, str]:
@@ -232,15 +252,20 @@ def width(line: str) -> int:
 
 def _join(lines: list[str], made: PlanSource) -> list[str]:
     """Lines broken inside a sentence joined (see the module doc); blank lines dropped."""
-    lines = [x.strip() for x in lines if x.strip()]
-    widths = sorted(width(x) for x in lines)
+    lines = [x.strip() for x in lines if x.strip(" \t\n" + PARAGRAPH)]
+    opens = [x.startswith(PARAGRAPH) for x in lines]
+    lines = [x.lstrip(PARAGRAPH) for x in lines]
+    widths = sorted(width(x) + 4 * o for x, o in zip(lines, opens))
     if not widths:
         return []
     full = 0.8 * widths[int(0.8 * (len(widths) - 1))]  # most lines of a PDF run to the page's width
+    # where the paragraphs' first lines are indented, a full line that ends a sentence goes on unless the next
+    # line opens a paragraph (an indent, a clause's number): the paragraph's end may fall at the line's end
+    indents = sum(opens) >= 2
     out: list[str] = []
     last = ""  # the last printed line of out[-1]
-    for line in lines:
-        if out and _continues(out[-1], last, line, full):
+    for line, opened in zip(lines, opens):
+        if out and not opened and _continues(out[-1], last, line, full, indents):
             prev = out[-1]
             glue = " " if prev[-1:].isascii() and prev[-1:].isalpha() and line[:1].isascii() and line[:1].isalpha() else ""
             out[-1] = prev + glue + line
@@ -251,11 +276,14 @@ def _join(lines: list[str], made: PlanSource) -> list[str]:
     return out
 
 
-def _continues(prev: str, last: str, line: str, full: float) -> bool:
-    """``line`` goes on the sentence ``prev`` broke off: its last line ran to the page's width without ending it."""
-    if _SENTENCE_END.search(prev) or CLAUSE_START.match(line):
+def _continues(prev: str, last: str, line: str, full: float, indents: bool = False) -> bool:
+    """``line`` goes on the sentence ``prev`` broke off: its last line ran to the page's width without ending it (or,
+    ``indents``: ending a sentence, where a paragraph's first line is indented and ``line`` is not)."""
+    if CLAUSE_START.match(line) or width(last) < full:
         return False
-    return width(last) >= full
+    if _SENTENCE_END.search(prev):  # body text goes on (a full line, a sentence); a heading or a title does not
+        return indents and (width(line) >= full or bool(_SENTENCE_END.search(line)) or bool(re.search(r"[，,]", line)))
+    return True
 
 
 def _drop_statement(lines: list[str], made: PlanSource) -> list[str]:

@@ -29,6 +29,9 @@ def limit_memory(limit: int) -> None:
         pass
 
 
+INDENT = "\u3000\u3000"
+
+
 def page_lines(tp, raw) -> list[str]:
     """A text page's lines by their place on the page, top to bottom.
 
@@ -55,16 +58,20 @@ def page_lines(tp, raw) -> list[str]:
         elif first is None and u not in (32, 0, 2, 0xFFFE, 0xFFFF) and not 0xDC00 <= u < 0xE000:
             first = i
     pieces.sort(key=lambda p: (p[0], p[1]))
-    out, base, parts = [], None, []
+    left = min((p[1] for p in pieces if p[3]), default=0.0)
+    out, base, parts, lead = [], None, [], ""
     for baseline, x0, size, text in pieces:
         if parts and abs(baseline - base) > 0.45 * size:
-            out.append(" ".join(parts))
+            out.append(lead + " ".join(parts))
             parts = []
         if not parts:
             base = baseline
+            # a paragraph's first line indented by about two characters (Chinese typesetting): said with two
+            # ideographic spaces, as a text file has it (a centred title or a page number stands further in)
+            lead = INDENT if 1.5 * size <= x0 - left <= 3.2 * size else ""
         parts.append(text)
     if parts:
-        out.append(" ".join(parts))
+        out.append(lead + " ".join(parts))
     return out
 
 
