@@ -148,7 +148,16 @@ def score(name: str, want: dict) -> tuple[bool, bool, list[str]]:
     return right, alone, why
 
 
+_CONDITION_KINDS = ("positive", "audit_opinion", "judgment", "no_major_outlay", "compare")  # policy.CONDITION_KINDS
+
+
 def _compared(rules: list[dict], years: list[int]) -> Counter:
+    """The rules as compared. In a plan without conditions the minimums always apply (the model's ``cond_met`` is
+    true: xlmodel/catalogue.py), so ``when: conditions_met`` there is ``always`` and is compared as such."""
+    if not any((r.get("role") or ("condition" if r["kind"] in _CONDITION_KINDS else "requirement")) == "condition"
+               for r in rules):
+        rules = [{**r, "when": [w for w in ([r["when"]] if isinstance(r.get("when"), str) else r.get("when") or [])
+                                if w != "conditions_met"] or ["always"]} for r in rules]
     return Counter(canon(r, years) for r in rules if not (r["kind"] == "attestation" and r.get("field") is None))
 
 

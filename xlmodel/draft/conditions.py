@@ -39,6 +39,9 @@ INLINE_FRAME = re.compile(rf"(?:(?:的情况下|的前提下|的条件下|情况
 IF_OPEN = re.compile(r"(?:如|若|如果|倘若|假如)")
 IF_FRAME = re.compile(rf",(?:则)?(?:公司)?(?P<gap>[^。;,]{{0,12}}?)(?:进行|实施|采取|采用|以)?{CASH_ACT}")
 _DUTY = re.compile(r"应当|应|须|必须")
+#: ``公司当年度实现的可分配利润……为正值，且并无特别重大投资计划……发生，公司将采取现金方式分配股利``: conditions in
+#: pieces of their own, no frame word, closed by the comma before the company's (duty to) pay in cash
+BARE_FRAME = re.compile(rf",(?:则)?(?:公司)?(?P<gap>将|应当|应|须|必须)(?:采取|采用|以|进行|实施)?{CASH_ACT}")
 
 _RETAINED = re.compile(rf"(?:(?:在)?弥补(?:以前年度)?亏损[^。;]{{0,24}}?后[,]?)?(?P<pre>累计|期末|当年末|年末)(?P<mid>(?:(?!为正|余额|大于|不为|非负|不低于|不小于)[^。;,]){{0,24}}?)(?:{DIST}|未分配利润){PAREN}(?P<post>[^。;,]{{0,6}}?){SIGN}")
 _DIST_POS = re.compile(rf"(?P<period>该年度或半年度|年度或半年度|该年度、半年度|当年度|该年度|本年度|当年|当期|年度|每年)?"
@@ -180,7 +183,7 @@ def _inline(d: Draft) -> None:
             if IF_OPEN.match(c.text, a):
                 frames = [*IF_FRAME.finditer(c.text, a, b), *frames]
             m = next((f for f in frames if not re.search(r"不|未|无", f.group("gap")) and _atoms(d, c, a, f.start(), dry=True)),
-                     None)
+                     None) or _bare_frame(d, c, a, b)
             n = INLINE_NEEDS.search(c.text, a, b)
             far = None if m else _far_frame(d, c, a, b)
             if far is not None:  # 在……的情况下，若……，如……，公司应采取现金方式分配股利: every piece before it a condition
@@ -192,10 +195,21 @@ def _inline(d: Draft) -> None:
                 _atoms(d, c, a, m.start())
                 d.cover(c.id, a, m.end())
                 _cash_duty(d, c, m, b)
+                _vague_duty(d, c, m, b)
             elif n and _atoms(d, c, n.end(), b, dry=True) >= 2:
                 d.facts.setdefault("inline_conditions", []).append(c.id)
                 read_conditions(d, c, n.end(), b)
                 d.cover(c.id, a, n.end())
+
+
+def _bare_frame(d: Draft, c: ClauseText, a: int, b: int):
+    """``BARE_FRAME``'s match when every piece of the sentence before it states a condition (else None)."""
+    f = BARE_FRAME.search(c.text, a, b)
+    if f is None:
+        return None
+    pieces = [(x, y) for x, y in c.pieces(a, f.start(), "、")
+              if len(re.findall(r"[\u4e00-\u9fff]", re.sub(r"\([^()]*\)", "", c.text[x:y]))) >= 4]
+    return f if pieces and all(_atoms(d, c, x, y, dry=True) for x, y in pieces) else None
 
 
 #: the duty after a list of conditions that runs over several pieces: ……的情况下，若……，如……，公司应采取现金方式分配股利
@@ -223,6 +237,21 @@ def _cash_duty(d: Draft, c: ClauseText, m, end: int) -> None:
     d.add(Rule("cash_when_conditions", "cash_paid", c.id, c.quote(x, y), when=["conditions_met"],
                severity="warn" if "原则上" in frame else "fail",
                note="“……的，应当进行现金分红”：条件满足时须有现金分红（金额由最低比例规则检查）。"), (x, y))
+
+
+#: ``……的前提下，公司将实施积极的现金股利分配办法``: what the company does when the conditions hold, worded so that no
+#: amount and no duty can be read from it
+_VAGUE = re.compile(r"积极|适当|合理|尽量|尽可能|稳定的?")
+
+
+def _vague_duty(d: Draft, c: ClauseText, m, end: int) -> None:
+    """The conditions are read; the act after them, when its words are vague and no share follows, is for a reader."""
+    if not _VAGUE.search(m.group("gap")) or re.search(rf"{RATIO}|{nb.AMOUNT}", c.text[m.end(): end]):
+        return
+    x, y = c.piece_at(m.end() - 2, m.end())
+    d.review(c.id, f"条件满足时的现金分红措辞含糊（“{m.group('gap')}”），未起草为义务：请说明是否须现金分红及其金额 "
+                   f"the cash dividend when the conditions hold is worded vaguely: not drafted as a duty — say whether "
+                   f"one is due and how much: “{c.quote(x, y)}”", span=(x, y))
 
 
 _NOT_CONDITION_CONTEXT = re.compile(r"股票股利|中期|半年度|转增|回购")

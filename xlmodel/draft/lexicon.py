@@ -105,7 +105,7 @@ def _sentences(d: Draft, c: ClauseText) -> None:
         if d.is_covered(c.id, a, b) or (c.is_heading(a, b) and b < len(c.text)):  # a heading line above its text
             continue
         s = c.text[a:b]
-        hit = next((note for pat, note in _BOILER if pat.search(s)), None)
+        hit = next((note for pat, note in _BOILER if pat.search(s) and not _forbids_beside(c, a, b, pat)), None)
         plain = re.sub(r"\([^()]*\)", "", s)
         if _looks_like_condition(d, c, a, b):
             d.review(c.id, f"像现金分红条件，但不在条件清单中 reads like a cash-dividend condition outside a conditions list: "
@@ -128,6 +128,18 @@ def _sentences(d: Draft, c: ClauseText) -> None:
         d.infos[c.id] = ["制定依据与目的。"]
     elif neutral and c.id not in d.infos and c.id not in d.reviews and not any(r.clause == c.id for r in d.rules):
         d.info(c.id, f"说明性文字（“{excerpt(c, c.body, min(len(c.text), c.body + 24))}”）：无义务措辞或数值。")
+
+
+#: a prohibition: ``当年未进行现金分红的，不得发放股票股利`` beside boilerplate (优先采用现金分红) is a term of its own
+_FORBIDS = re.compile(r"不得|不应|禁止|不能")
+
+
+def _forbids_beside(c: ClauseText, a: int, b: int, pat: re.Pattern) -> bool:
+    """A prohibition in a piece of the part ``a``–``b`` other than the one the boilerplate ``pat`` matches: the part is
+    then no boilerplate (a reader must see the prohibition)."""
+    m = pat.search(c.text, a, b)
+    x, y = c.piece_at(m.start(), m.end())
+    return bool(_FORBIDS.search(re.sub(r"\([^()]*\)", "", c.text[a:max(a, x)] + c.text[min(b, y):b])))
 
 
 def _heading_note(d: Draft, c: ClauseText) -> str:

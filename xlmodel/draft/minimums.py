@@ -437,8 +437,18 @@ def _floors(c: ClauseText, pos: int, end: int, comps: list[dict]) -> tuple[str, 
 
 # ---- rolling windows ---------------------------------------------------------------------------
 
+#: a document's name (《公司未来三年（2017年-2019年）股东回报规划》): its years are not the term's window
+_TITLE = re.compile(r"《[^《》]{0,80}》")
+
+
+def _untitled(s: str) -> str:
+    """``s`` with the text of each 《…》 blanked (same length, so positions hold)."""
+    return _TITLE.sub(lambda m: "\u3000" * len(m.group(0)), s)
+
+
 def _rolling(d: Draft, c: ClauseText, sh: Share, basis, end: int) -> None:
-    win = _WINDOW.search(sh.left)  # the term's own window opens it (a later 该三年 repeats it)
+    left = _untitled(sh.left)
+    win = _WINDOW.search(left)  # the term's own window opens it (a later 该三年 repeats it)
     n = nb.cn_int((win.group("n") or win.group("n2")) if win else "3") or 3
     kind = (win.group("kind") or "") if win else ""
     any_ = bool(win and (win.group("any") or win.group("any2") or kind in ("任何", "任意")))
@@ -448,10 +458,10 @@ def _rolling(d: Draft, c: ClauseText, sh: Share, basis, end: int) -> None:
         reviews.append(why)
     r = nb.ratio(sh.m.group(0))
     mode = "any" if any_ else "last"
-    if not kind and win and not any_ and not (_YEAR_RANGE.search(sh.left) and kind not in ("最近", "近")):
+    if not kind and win and not any_ and not (_YEAR_RANGE.search(left) and kind not in ("最近", "近")):
         reviews.append("窗口未说明为“最近N年”或“任意连续N年”：按最近N年起草 the window is not said to be the last or any N "
                        "years: drafted as the last N")
-    span = _YEAR_RANGE.search(sh.left)
+    span = _YEAR_RANGE.search(left)
     # 未来三年 / 2025年至2027年三个年度: the plan's own years (not the last or any N years)
     period = kind == "未来" or (span is not None and kind not in ("最近", "近", "任何", "任意") and not any_)
     if not win and not period:

@@ -250,8 +250,15 @@ def _every_year(c: ClauseText, q: str) -> Rule:
                 note="“应当每年度进行利润分配”：满足条件的年度至少一次利润分配（输入 distribution_count）。")
 
 
+#: ``不得超过累计可分配利润的50%``: a share of the cumulative figure, not the whole — never the whole's cap (the
+#: share is left to the ledger: a review item quoting it)
+_CAP_SHARE = re.compile(rf"(?:的)?(?:{nb.RATIO}|一半|半数)")
+
+
 def _cap(d: Draft, c: ClauseText, a: int, b: int) -> None:
     m = _CAP.search(c.text, a, b)
+    if m and _CAP_SHARE.match(c.text, m.end(), b):
+        return
     if m:
         # each distribution against the figure it is paid out of: the final against the year end, the interim
         # against its own period end (docs/domain.md §4)
