@@ -47,12 +47,27 @@ def _plan(folder: Path):
     return load_policy_file(path)
 
 
-def _case(parent_profit: float | None):
+def _case(parent_profit: float | None, before: float | None = None):
+    """The GCL sample (FY2023) with the parent's own net profit of 2023 (and, ``before``, of 2022)."""
     c = load_case(ROOT / "samples" / "gcl-energy-2022-2024.yaml")
     years = {y: dict(f) for y, f in c.years.items()}
     if parent_profit is not None:
         years[c.evaluation_year]["net_profit_parent"] = parent_profit
+    if before is not None:
+        years[c.evaluation_year - 1]["net_profit_parent"] = before
     return dataclasses.replace(c, policy=PLAN, years=years)
+
+
+#: the units check's jump at its boundary: 2022's 250,000,000.00 is 1,000 × 250,000.00 (a signal, 不通过) and less
+#: than 1,000 × 250,000.01 = 250,000,010.00 (none)
+JUMP = ((250_000.00, 250_000_000.00, "fail"), (250_000.01, 250_000_000.00, "pass"))
+
+
+@pytest.mark.parametrize("parent, before, status", JUMP)
+def test_the_units_check_at_the_jump_boundary_of_the_parents_net_profit(tmp_path, parent, before, status):
+    rep = evaluate(_case(parent, before), _plan(tmp_path))
+    assert _rule(rep, "reg_amounts_plausible").status == status
+    assert _rule(rep, "cond_parent_profitable").status == "met"
 
 
 def _rule(rep, rid):
@@ -111,19 +126,21 @@ def test_the_input_sheet_has_a_validated_row_with_label_unit_and_prompt(tmp_path
 @pytest.mark.engines
 @pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
 def test_the_workbook_rules_the_boundary_alike_in_both_engines(engine, request, tmp_path):
-    """0.00 and 0.01 as workbooks: every formula cell and every status equal the evaluator's."""
+    """0.00 and 0.01, and the units check's jump at its boundary, as workbooks: every formula cell and every status
+    equal the evaluator's."""
     from conftest import engine_values
     from xlmodel.workbook.parity import compare
     from xlmodel.workbook.writer import build_workbook
 
     request.getfixturevalue(engine)
     policy = _plan(tmp_path)
-    built = [(_case(v), build_workbook(tmp_path / f"p{k}.xlsx", policy=policy, case=_case(v)))
-             for k, v in enumerate((0.00, 0.01))]
+    cases = [_case(0.00), _case(0.01)] + [_case(parent, before) for parent, before, _ in JUMP]
+    built = [(c, build_workbook(tmp_path / f"p{k}.xlsx", policy=policy, case=c)) for k, c in enumerate(cases)]
     theirs = engine_values(engine, [p for _, p in built], tmp_path / engine)
     compared = [compare(engine, c, p, None, policy=policy, theirs_values=theirs[p.name]) for c, p in built]
     assert not [str(m) for x in compared for m in x.differences]
-    assert [_rule(evaluate(c, policy), "cond_parent_profitable").status for c, _ in built] == ["not_met", "met"]
+    assert [_rule(evaluate(c, policy), "cond_parent_profitable").status for c in cases] == ["not_met", "met", "met", "met"]
+    assert [_rule(evaluate(c, policy), "reg_amounts_plausible").status for c in cases[2:]] == ["fail", "pass"]
 
 
 # ---- the batch's columns ---------------------------------------------------------------------------------------
