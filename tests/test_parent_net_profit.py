@@ -17,13 +17,13 @@ import pytest
 import yaml
 
 from test_regulatory import M, gcl
-from xlmodel.batch import evaluate_batch
+from xlmodel.batch.evaluate import evaluate_batch
 from xlmodel.case import load_case
-from xlmodel.columns import read_header
+from xlmodel.batch.columns import read_header
 from xlmodel.draft import draft_text
 from xlmodel.evaluator import evaluate
 from xlmodel.fields import FIELDS, SOURCES
-from xlmodel.policy import load_policy_file
+from xlmodel.plans.schema import load_policy_file
 from xlmodel.workbook.layout import SHEETS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -129,7 +129,7 @@ def test_the_workbook_rules_the_boundary_alike_in_both_engines(engine, request, 
     """0.00 and 0.01, and the units check's jump at its boundary, as workbooks: every formula cell and every status
     equal the evaluator's."""
     from conftest import engine_values
-    from xlmodel.workbook.parity import compare
+    from xlmodel.engines.parity import compare
     from xlmodel.workbook.writer import build_workbook
 
     request.getfixturevalue(engine)
