@@ -617,11 +617,32 @@ def test_build_empty_model_for_a_policy(capsys, tmp_path):
     wb = openpyxl.load_workbook(out)
     assert "检查" in wb.sheetnames
     assert defined_value(wb, "in_evaluation_year") == 2026  # the plan's last year (2024–2026)
-    assert defined_value(wb, "in_stock_code") is None       # nothing filled in
-    assert defined_value(wb, "in_cash_dividend") is None
+    assert defined_value(wb, "in_stock_code") == "300471"   # the company the plan file names (51.1) …
+    assert defined_value(wb, "in_cash_dividend") is None     # … and no figure filled in
     out2 = tmp_path / "y2025.xlsx"
     assert cli(capsys, "build", "--policy", HOUPU, "--year", 2025, "-o", out2)[0] == 0
     assert defined_value(openpyxl.load_workbook(out2), "in_evaluation_year") == 2025
+
+
+def test_a_blank_model_knows_the_plans_company(capsys, tmp_path):
+    """Issue 51.1: the GCL plan file names 协鑫能源科技股份有限公司, 002015, 深交所主板 (templates/gcl-energy-2022-2024.yaml,
+    ``company:``); a blank model for 2024 shows them on 输入 and 封面, and the risk-warning check no longer
+    lacks the board (it still lacks the year's figures and the listing date, which no plan gives)."""
+    out = tmp_path / "blank.xlsx"
+    assert cli(capsys, "build", "--policy", GCL, "--year", "2024", "-o", out)[0] == 0
+    wb = openpyxl.load_workbook(out)
+    assert defined_value(wb, "in_company_name") == "协鑫能源科技股份有限公司"
+    assert defined_value(wb, "in_stock_code") == "002015"
+    assert defined_value(wb, "in_board") == "深交所主板"
+    assert defined_value(wb, "in_listing_date") is None
+    cached = openpyxl.load_workbook(out, data_only=True)  # the cover's formulas as a viewer shows them
+    cover = {r[1]: r[2] for r in cached["封面"].iter_rows(values_only=True) if len(r) > 2 and r[1]}
+    assert cover["公司 Company"] == "协鑫能源科技股份有限公司" and cover["证券代码 Stock code"] == "002015"
+    assert wb.properties.creator == "xlmodel"
+    code, stdout, err = cli(capsys, "check", out)
+    assert "协鑫能源科技股份有限公司 002015" in stdout
+    st = stdout.split("交易所低分红风险警示", 1)[1].split("避免所需现金", 1)[0]
+    assert "listing_date" in st and "board" not in st and "上市板块" not in st
 
 
 @pytest.mark.parametrize("args, words", [

@@ -685,6 +685,11 @@ class Policy(_Base):
     #: where the plan was read from, with its source text and plan text (:func:`policy_source`)
     _source: "PolicySource | None" = PrivateAttr(default=None)
 
+    def company_fields(self) -> dict[str, str]:
+        """The company the plan names, as a case's company fields (公司名称, 证券代码, 上市板块); {} when it
+        names none. A blank model starts from them (issue 51.1): the plan is that company's."""
+        return self.company.model_dump() if self.company else {}
+
     @model_validator(mode="after")
     def _plan_kinds(self):
         regulatory = [f"{r.id} ({r.kind})" for r in self.rules if r.kind in REGULATORY_KINDS]

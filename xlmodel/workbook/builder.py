@@ -48,7 +48,8 @@ class Builder:
         if self.year not in self.L.eval_years:
             raise XlmodelError(f"评估年度不在工作簿的评估年度之内 the evaluation year {self.year} is not one of the workbook's evaluated years "
                                f"{self.L.eval_years[0]}–{self.L.eval_years[-1]}")
-        subject = case or Case(policy.id, self.year)
+        # a blank model is the plan's company's: its name, code and board from the plan file (issue 51.1)
+        subject = case or Case(policy.id, self.year, company=policy.company_fields())
         self.subject = subject
         self.env = evaluate_timeline(self.model, subject, self.L.eval_years)  # one element per evaluated year
         self.j = self.L.eval_years.index(self.year)

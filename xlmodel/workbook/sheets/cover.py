@@ -51,8 +51,8 @@ def _results(b) -> list[tuple]:
     p, o = b.policy, OUTPUT
     counts = [o[k] for k in ("fail_count", "warn_count", "missing_input_count")]
     return [
-        ("公司 Company", "=in_company_name&\"\"", b.cached((b.case.company.get("company_name") if b.case else None) or "")),
-        ("证券代码 Stock code", "=in_stock_code&\"\"", b.cached((b.case.company.get("stock_code") if b.case else None) or "")),
+        ("公司 Company", "=in_company_name&\"\"", b.cached(b.subject.company.get("company_name") or "")),
+        ("证券代码 Stock code", "=in_stock_code&\"\"", b.cached(b.subject.company.get("stock_code") or "")),
         ("规划 Plan", p.title_zh, None),
         ("政策 Policy", f"{p.id} v{p.version}（{p.plan_years[0]}–{p.plan_years[1]}）", None),
         ("评估年度 Evaluation year", "=in_evaluation_year", float(b.year)),

@@ -129,8 +129,8 @@ def _finish(b, ws) -> None:
 
 
 def _input_value(b, fid: str, year: int | None):
-    if b.case is None:
-        return None
+    if b.case is None:  # a blank model: only the company the plan names (Builder.subject)
+        return b.subject.company.get(fid) if year is None and not fid.startswith(cat.ATTEST) else None
     if fid.startswith(cat.ATTEST):
         return b.case.attestations.get(fid[len(cat.ATTEST):])
     if year is None:
