@@ -136,6 +136,39 @@ def test_far_east_paying_more_early_lowers_the_later_years():
     assert (path[2024].min_cash_dividend, path[2024].binding_rule) == (5 * M, "reg_st_low_dividend")
 
 
+def test_the_years_own_proposal_is_its_amount():
+    """Issue 51.2: a cash dividend the case gives for a planned year is that year's proposal: the path pays
+    it (as --pay would) and the minimum is said beside it; the later years follow from it."""
+    path = _by_year(plan(far_east(y2022={"cash_dividend": 45 * M})))
+    assert (path[2022].cash_dividend, path[2022].min_cash_dividend) == (45 * M, 30 * M)  # 四、3: 0.3 × 100M
+    assert path[2022].fixed and path[2022].proposed and path[2022].status == "ok"
+    # as test_far_east_paying_more_early_lowers_the_later_years: 2023 40M less 0 + 45M: 0; 2024 50M − 45M = 5M
+    assert path[2023].min_cash_dividend == 0 and not path[2023].proposed
+    assert path[2024].min_cash_dividend == 5 * M
+    # --pay wins over the proposal: 30M in 2022, so 2023 asks 40M − 30M = 10M and 2024 50M − (30M + 10M) = 10M
+    paid = _by_year(plan(far_east(y2022={"cash_dividend": 45 * M}), pay={2022: 30 * M}))
+    assert paid[2022].cash_dividend == 30 * M and paid[2022].fixed and not paid[2022].proposed
+    assert (paid[2023].min_cash_dividend, paid[2024].min_cash_dividend) == (10 * M, 10 * M)
+    # a proposal below the minimum is said so: 20M < 30M; 2023 then asks 40M − 20M = 20M
+    low = _by_year(plan(far_east(y2022={"cash_dividend": 20 * M})))
+    assert low[2022].status == "below_minimum" and low[2023].min_cash_dividend == 20 * M
+
+
+def test_the_gcl_samples_proposal_is_paid_and_its_minimum_said(capsys):
+    """The GCL sample proposes 205,588,571.24 for 2023 (1.3 元 per 10 shares on 1,581,450,548 shares); its
+    minimum is 三、(二)、2、(1)'s 10 % of 855,092,128.94 = 85,509,212.894 → 85,509,212.89 (2021–2023 paid
+    324.7M + 306.8M already over 30 % of the average, so the annual share binds)."""
+    from pathlib import Path
+
+    sample = Path(__file__).resolve().parents[1] / "samples" / "gcl-energy-2022-2024.yaml"
+    y2023 = _by_year(plan(xlmodel.load_case(sample)))[2023]
+    assert (y2023.cash_dividend, y2023.min_cash_dividend, y2023.binding_rule) == (205_588_571.24, 85_509_212.89,
+                                                                                  "min_annual")
+    assert y2023.proposed and y2023.status == "ok"
+    code, out, _ = cli(capsys, "plan", str(sample))
+    assert "205,588,571.24（拟定 proposed）" in out and "85,509,212.89" in out
+
+
 def test_far_east_infeasible_year():
     # 2023: parent retained earnings 6M, below the 10M the rolling window asks (the cap is min(6M, 2,000M))
     path = _by_year(plan(far_east(y2023={"retained_earnings_parent": 6 * M})))

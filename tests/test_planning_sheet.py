@@ -42,6 +42,15 @@ CASES = [
      {2022: (30 * M, "ok"), 2023: (10 * M, "infeasible"), 2024: (10 * M, "ok")}),
     ("far-east-infeasible-pay", lambda: far_east(y2023={"retained_earnings_parent": 6 * M}), {2023: 6 * M},
      {2022: (30 * M, "ok"), 2023: (10 * M, "below_minimum"), 2024: (14 * M, "ok")}),
+    # 45M entered on 输入 as 2022's cash dividend, the board's proposal (51.2): the path of far-east-pay
+    ("far-east-proposed", lambda: far_east(y2022={"cash_dividend": 45 * M}), {},
+     {2022: (30 * M, "ok"), 2023: (0, "ok"), 2024: (5 * M, "ok")}),
+    # 测算's proposed cell wins over 输入's 45M: 30M paid, then 40M − 30M = 10M and 50M − 40M = 10M
+    ("far-east-proposed-pay", lambda: far_east(y2022={"cash_dividend": 45 * M}), {2022: 30 * M},
+     {2022: (30 * M, "ok"), 2023: (10 * M, "ok"), 2024: (10 * M, "ok")}),
+    # 20M entered, below 2022's 30M: below the minimum (not infeasible), and 2023 asks 40M − 20M = 20M
+    ("far-east-proposed-low", lambda: far_east(y2022={"cash_dividend": 20 * M}), {},
+     {2022: (30 * M, "below_minimum"), 2023: (20 * M, "ok"), 2024: (10 * M, "ok")}),
     # annual 10 %, rolling 30 %: 30M (rolling), 10M (annual), 40M (annual)
     ("gcl", gcl, {}, {2022: (30 * M, "ok"), 2023: (10 * M, "ok"), 2024: (40 * M, "ok")}),
     ("gcl-pay-0", gcl, {2022: 0}, {2022: (30 * M, "below_minimum"), 2023: (30 * M, "ok"), 2024: (40 * M, "ok")}),
@@ -107,7 +116,8 @@ def test_the_sheet_shows_the_hand_worked_path(built, name, make, pay, path):
     for y, (least, result) in path.items():
         assert values.get((PLAN, cells[(ROWS["minimum"], y)]), 0.0) == least, (y, least)  # a 0 is stored as 0
         assert values[(PLAN, cells[(ROWS["result"], y)])] == STATUS_ZH[result], y
-        paid = pay.get(y, least)
+        entered = case.value("cash_dividend", y)  # the year's proposal on 输入 (51.2), unless 测算 proposes
+        paid = pay.get(y, least if entered is None else entered)
         assert values.get((PLAN, cells[(ROWS["path"], y)]), 0.0) == paid, y
         if y in pay:
             assert values[(PLAN, cells[(ROWS["proposed"], y)])] == pay[y]

@@ -53,8 +53,9 @@ class PlanYear:
     min_cash_dividend: float | None  # the least cash dividend (元) with which no floor obligation fails; None: undetermined
     binding_rule: str | None  # the rule that fails one fen below the minimum (None: the minimum is 0)
     max_distribution: float | None  # the report's maximum distribution at the path's amount
-    cash_dividend: float | None  # the path's amount: the minimum, or the amount fixed with --pay
-    fixed: bool = False  # the amount was fixed (--pay), not the minimum
+    cash_dividend: float | None  # the path's amount: the minimum, or the amount fixed (--pay, or the case's proposal)
+    fixed: bool = False  # the amount was fixed (--pay, or the year's cash dividend in the case), not the minimum
+    proposed: bool = False  # fixed by the case's (the book's) own cash dividend of the year: its proposal (51.2)
     status: str = "ok"  # ok | infeasible | fail | below_minimum | missing_input (:data:`STATUS_ZH`)
     binding_clause: str = ""
     binding_title_zh: str = ""
@@ -237,13 +238,26 @@ def plan_year(case: Case, policy: Policy, year: int, paid: dict[int, float], fix
     return out
 
 
+def proposals(case: Case, years: list[int]) -> dict[int, float]:
+    """The cash dividends the case itself gives for planned years: each year's proposal (a number; the
+    evaluation year's is the board's proposal), the year's amount unless ``--pay`` (测算's proposed cell) gives
+    another. As the planning sheet reads 输入 (``ISNUMBER``)."""
+    out = {}
+    for y in years:
+        v = case.value("cash_dividend", y)
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            out[y] = float(v)
+    return out
+
+
 def plan(case: Case, policy: Policy | None = None, pay: dict[int, float] | None = None,
          params: dict | None = None) -> list[PlanYear]:
     """The dividend path of ``case`` over the rest of its plan period (module doc); ``pay`` fixes years' amounts;
     ``params`` the plan's parameters a workbook changed (:func:`xlmodel.evaluator.evaluate`).
 
     Each year's minimum is found with the earlier years paid as the path pays them: their minimum, or
-    the amount ``pay`` fixes (a later year's minimum follows from it). An infeasible year carries its
+    the amount fixed, by ``pay`` or else by the case's own cash dividend of the year, its proposal
+    (:func:`proposals`; issue 51.2: a later year's minimum follows from it). An infeasible year carries its
     minimum forward (the path the plan asks for; ``pay`` shows what follows from paying what the law
     allows). A year whose minimum is undetermined (an input is missing) carries its case amount, or 0."""
     policy = policy or plan_by_id(case.policy)
@@ -255,8 +269,10 @@ def plan(case: Case, policy: Policy | None = None, pay: dict[int, float] | None 
                        f"({years[0]}–{years[-1]}: the evaluation year to the plan's last year and later forecast years)")
     path: list[PlanYear] = []
     paid: dict[int, float] = {}
+    proposed = proposals(case, years)
     for y in years:
-        py = plan_year(case, policy, y, paid, pay.get(y), params)
+        py = plan_year(case, policy, y, paid, pay.get(y, proposed.get(y)), params)
+        py.proposed = y not in pay and y in proposed
         path.append(py)
         carried = py.cash_dividend if py.cash_dividend is not None else case.value("cash_dividend", y)
         paid[y] = carried if carried is not None else 0.0
@@ -295,6 +311,13 @@ def _notes(y: PlanYear) -> list[tuple[str, str]]:
     return out
 
 
+def _fixed_mark(y: PlanYear, en: bool = True) -> str:
+    """What the path's amount is when not the minimum: the case's proposal (拟定) or a --pay (指定)."""
+    if not y.fixed:
+        return ""
+    return ("（拟定 proposed）" if en else "（拟定）") if y.proposed else ("（指定 fixed）" if en else "（指定）")
+
+
 def _heading(case: Case, policy: Policy) -> tuple[str, str]:
     name = " ".join(str(case.company.get(k, "")) for k in ("company_name", "stock_code")).strip()
     lo, hi = policy.plan_years
@@ -316,14 +339,16 @@ def render_plan_text(path: list[PlanYear], case: Case, policy: Policy) -> str:
              f"{OUTPUT['max_distribution'].heading} (元)", "本路径金额 Path (元)", "结论 Result")
     rows = [(_year_label(y), _amount(y.min_cash_dividend),
              f"{y.binding_rule} [{y.binding_clause}]" if y.binding_rule else "—", _amount(y.max_distribution),
-             _amount(y.cash_dividend) + ("（指定 fixed）" if y.fixed else ""), f"{STATUS_ZH[y.status]} {y.status}")
+             _amount(y.cash_dividend) + _fixed_mark(y), f"{STATUS_ZH[y.status]} {y.status}")
             for y in path]
     rows = [tuple(t(c) for c in r) for r in rows]
     widths = [max(_width(r[i]) for r in rows + [heads]) for i in range(len(heads))]
     lines = [f"分红测算 Dividend plan — {t(name) + ' — ' if name else ''}{t(pol)}",
              "每年最低现金分红：该年规划下限与监管底线（含交易所低分红风险警示）均不失败的最少金额，以前各年按本路径金额计 "
              "the least cash dividend with which no minimum of the year, nor the exchange's risk warning, fails, "
-             "the earlier years paid as the path pays them", ""]
+             "the earlier years paid as the path pays them",
+             "本路径金额：案例（工作簿）所填该年现金分红即其拟定额，--pay 优先；未填则按最低额 the path's amount: the year's "
+             "cash dividend in the case (book), its proposal, unless --pay gives another; where none, the minimum", ""]
     lines += ["  ".join(_pad(c, w) for c, w in zip(r, widths)).rstrip() for r in [heads] + rows]
     notes = [(y, zh, en) for y in path for zh, en in _notes(y)]
     if notes:
@@ -352,7 +377,7 @@ def render_plan_markdown(path: list[PlanYear], case: Case, policy: Policy) -> st
     for y in path:
         rule = f"{y.binding_title_zh}（{y.binding_clause}，{y.binding_rule}）" if y.binding_rule else "—"
         cells = [_year_label(y), _amount(y.min_cash_dividend), rule, _amount(y.max_distribution),
-                 _amount(y.cash_dividend) + ("（指定）" if y.fixed else ""), STATUS_ZH[y.status],
+                 _amount(y.cash_dividend) + _fixed_mark(y, en=False), STATUS_ZH[y.status],
                  "；".join(zh for zh, _ in _notes(y))]
         lines.append("| " + " | ".join(md_text(c) for c in cells) + " |")
     if any(y.forecast for y in path):

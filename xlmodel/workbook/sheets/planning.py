@@ -10,8 +10,9 @@ year's cash dividend set to an amount and every earlier planned year's to the pa
   paid, 现金分红时……, is counted at the amount that makes it apply) give the report's minimum cash
   dividend and the cash the exchange's risk warning needs (:data:`MINIMUM`): the year's minimum is the
   larger of the two steps' — the least amount with which no floor obligation fails (:mod:`xlmodel.planner`);
-* the path pays the minimum, or the amount entered in the year's proposed cell (``--pay``); every
-  obligation's status, the law's cap and the year's result (可行、不可行……) are evaluated at that amount.
+* the path pays the amount entered in the year's proposed cell (``--pay``), else the year's cash dividend
+  on 输入 (the board's proposal: issue 51.2), else the minimum; every obligation's status, the law's cap
+  and the year's result (可行、不可行……) are evaluated at that amount.
 
 Nothing is written twice: every rule's formula is rendered from its tree (a cash dividend of a planned
 year bound to the path's cells, a window's sum split into the years before the plan — 输入 and 计算 — and
@@ -173,8 +174,8 @@ class PlanningSheet:
         self.on_row = r
         self.proposed_row, self.minimum_row, self.path_row = r + 1, r + 2, r + 3
         self.max_row, self.result_row, self.st_row, self.fail_row = r + 4, r + 5, r + 6, r + 7
-        self.over_row = r + 8
-        r += 11
+        self.over_row, self.given_row = r + 8, r + 9
+        r += 12
         self.status_rows = {rid: r + i for i, rid in enumerate(self.obligations)}
         r += len(self.obligations) + 2
         self.legend_row = r
@@ -253,14 +254,11 @@ class PlanningSheet:
                 trial = 0.0 if _blank(mins[0]) else float(mins[0])
             least = "" if any(_blank(v) for v in mins) else max(float(v) for v in mins)
             self.minimum[y] = least
-            fixed = self.pay.get(y)
+            fixed = self.fixed(y)
             if fixed is not None:
                 paid[y] = float(fixed)
-            elif least == "":
-                v = case.value(CASH, y)
-                paid[y] = float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0.0
             else:
-                paid[y] = least
+                paid[y] = 0.0 if least == "" else least
             self.amount[y] = paid[y]
         env = evaluate_timeline(m, self._with_cash(paid), self.years)
         for j, y in enumerate(self.years):
@@ -271,9 +269,17 @@ class PlanningSheet:
         env, j = got if isinstance(got, tuple) else (got, 0)
         return env.calc(name, 0 if name in self.model.series else None)[j]
 
+    def fixed(self, y: int) -> float | None:
+        """The year's amount when given: proposed on this sheet (``--pay``), else entered on 输入 (a number: the
+        year's own proposal), as :func:`xlmodel.planner.plan` fixes it; None: the path pays the minimum."""
+        if y in self.pay:
+            return float(self.pay[y])
+        v = self.b.subject.value(CASH, y)
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
     def result(self, y: int) -> str:
         """The year's result (:data:`xlmodel.planner.STATUS_ZH`), as the formula of :meth:`_results` gives it."""
-        least, fixed, amount = self.minimum[y], self.pay.get(y), self.amount[y]
+        least, fixed = self.minimum[y], self.fixed(y)
         if least == "":
             return "missing_input"
         over = self.over(y)
@@ -300,9 +306,10 @@ class PlanningSheet:
         cols = [("名称 Name", 30), ("测算", 40), ("Planning", 40), ("单位 Unit", 8)] + [("", 16)] * L.n_years
         b._header(ws, "测算", "Planning (the dividend path of the remaining plan years)", cols)
         ws.write(2, 0, "每年最低现金分红：该年规划下限与监管底线（含交易所低分红风险警示）均不失败的最少金额，以前各年按本路径金额计；"
-                       "黄色单元格可填拟定金额（空白即按最低额）。The least cash dividend with which no minimum of the year, nor the "
-                       "exchange's risk warning, fails, the earlier years paid as the path pays them; a yellow cell takes a "
-                       "proposed amount (blank: the minimum).", self.st.note)
+                       "本路径金额：黄色单元格所填拟定金额，空白即按“输入”表所填该年现金分红（董事会预案），未填按最低额。The least cash dividend with which no minimum of the year, nor the "
+                       "exchange's risk warning, fails, the earlier years paid as the path pays them; the path pays a "
+                       "yellow cell's proposed amount, else the year's cash dividend on 输入 (the board's proposal), else "
+                       "the minimum.", self.st.note)
         ws.write(3, 0, "预测数在“输入”表填写（表头标“预测”的年度）；本表公式均由规则表达式生成，阈值引用“参数”表。Forecasts are "
                        "entered on 输入 (years marked 预测); every formula is rendered from the rules' trees.", self.st.note)
         b._year_header(ws, KEY)
@@ -333,8 +340,10 @@ class PlanningSheet:
     def _path(self):
         b, ws, L, st = self.b, self.ws, self.L, self.st
         ws.write(self.proposed_row - 1, 0, "分红测算（元）  Dividend path (元)", st.section)
-        _row_labels(b, ws, self.proposed_row, "plan_proposed", "拟定现金分红（选填，空白即按最低额）",
-                      "Proposed cash dividend (optional; blank: the minimum)", "元")
+        _row_labels(b, ws, self.proposed_row, "plan_proposed", "拟定现金分红（选填，空白即按“输入”表所填，未填按最低额）",
+                      "Proposed cash dividend (optional; blank: as entered on 输入, else the minimum)", "元")
+        _row_labels(b, ws, self.given_row, "plan_given", "本路径金额为给定额（本表拟定或“输入”表所填），非最低额",
+                    "The path's amount is given (proposed here or entered on 输入), not the minimum", "是/否")
         o = OUTPUT
         at = ("（按本路径金额）", " (at the path's amount)")
         _row_labels(b, ws, self.minimum_row, "plan_minimum", f"{o['min_cash_dividend'].zh}（以前各年按本路径金额）",
@@ -354,9 +363,9 @@ class PlanningSheet:
         cash_row = L.inputs[CASH]
         for y in L.years:
             col = L.col_of(y)
-            entered = f"{q(SHEETS['inputs'])}!{xl_rowcol_to_cell(cash_row, col, row_abs=True)}"
+            raw = f"{q(SHEETS['inputs'])}!{xl_rowcol_to_cell(cash_row, col, row_abs=True)}"
             # the amount entered, 0 where blank (or text): not N(), which is #NUM! of a blank cell in Gnumeric
-            entered = f"IF(ISNUMBER({entered}),{entered},0)"
+            entered = f"IF(ISNUMBER({raw}),{raw},0)"
             v = b.subject.value(CASH, y)
             as_entered = float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0.0
             if y < self.first:  # history: the cash dividend as entered (a window's sum reads it as 0 where blank)
@@ -371,7 +380,10 @@ class PlanningSheet:
             m2 = self._cell(self.blocks["step2"].minimum_row, y)
             ws.write_formula(self.minimum_row, col, self._on(y, f"IF(OR({m1}=\"\",{m2}=\"\"),\"\",MAX({m1},{m2}))"),
                              st.out["amount"], _cached(self.minimum[y]) if on else EMPTY)
-            ws.write_formula(self.path_row, col, self._on(y, f"IF(ISBLANK({p}),IF({m}=\"\",{entered},{m}),{p})",
+            ws.write_formula(self.given_row, col, self._on(y, f"IF(OR(NOT(ISBLANK({p})),ISNUMBER({raw})),1,0)"),
+                             st.calc["yes_no"], int(self.fixed(y) is not None) if on else EMPTY)
+            g = self._cell(self.given_row, y)
+            ws.write_formula(self.path_row, col, self._on(y, f"IF(ISBLANK({p}),IF({g}=1,{entered},IF({m}=\"\",0,{m})),{p})",
                                                           entered),
                              st.out["amount"], self.amount[y] if on else as_entered)
             path = self.blocks["path"]
@@ -397,16 +409,17 @@ class PlanningSheet:
         b._dv(ws, self.proposed_row, col, {
             "validate": "decimal", "criteria": ">=", "value": 0,
             "input_title": "拟定现金分红 Proposed",
-            "input_message": "元；空白即按最低额；评估年度以前的年度不读此格。In 元; blank: the minimum; "
-                             "read in the planned years only.",
+            "input_message": "元；空白即按“输入”表所填该年现金分红，未填按最低额；评估年度以前的年度不读此格。In 元; blank: "
+                             "the year's cash dividend on 输入, else the minimum; read in the planned years only.",
             "error_message": "金额（元），不小于 0 An amount in 元, ≥ 0"})
 
     def _result_formula(self, y: int) -> str:
         """The planner's result of a year (:func:`xlmodel.planner.plan_year`): undetermined, below the minimum
         (an amount entered), infeasible (the minimum over the law's cap), a rule failing, or feasible."""
-        p, m, over, fails = (self._cell(r, y) for r in (self.proposed_row, self.minimum_row, self.over_row, self.fail_row))
-        return (f"IF({m}=\"\",plan_lbl_missing_input,IF(AND(NOT(ISBLANK({p})),{p}<{m}),plan_lbl_below_minimum,"
-                f"IF(AND({over},ISBLANK({p}),{m}>0),plan_lbl_infeasible,IF(OR({fails}>0,{over}),plan_lbl_fail,plan_lbl_ok))))")
+        a, g, m, over, fails = (self._cell(r, y) for r in (self.path_row, self.given_row, self.minimum_row, self.over_row,
+                                                            self.fail_row))
+        return (f"IF({m}=\"\",plan_lbl_missing_input,IF(AND({g}=1,{a}<{m}),plan_lbl_below_minimum,"
+                f"IF(AND({over},{g}=0,{m}>0),plan_lbl_infeasible,IF(OR({fails}>0,{over}),plan_lbl_fail,plan_lbl_ok))))")
 
     def _over_formula(self, y: int) -> str:
         """1 where the path's amount exceeds what the law lets the company distribute (:meth:`over`), else 0."""
