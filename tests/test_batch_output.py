@@ -300,7 +300,8 @@ def _check_summary(path: Path, out: pd.DataFrame) -> None:
     assert k - i - 1 == sum(1 for c in out.columns if c.endswith(".status"))
     # 1. at risk: exactly the rows with st_risk_warning true, most cash needed first
     i = _section(rows, "1. 交易所低分红风险警示") + 2
-    assert rows[i][:5] == ("公司名称 Company", "证券代码 Code", "规划 Policy", "会计年度 Year", "尚需现金分红（元）Cash needed")
+    assert rows[i][:5] == ("公司名称 Company", "证券代码 Code", "规划 Policy", "会计年度 Year",
+                          "本年须宣告现金分红合计（元）This year's cash needed in total")
     listed = []
     k = i + 1
     while k < len(rows) and rows[k][1]:

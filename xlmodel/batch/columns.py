@@ -175,6 +175,17 @@ def split_unit(text: str) -> tuple[str, str, str | None]:
     return t, unit.strip().lower() if unit.strip().lower() in ("rmb", "cny") else unit.strip(), period
 
 
+def strip_period(text) -> tuple[str, str | None]:
+    """(the header without Wind's period tag, the period or None): ``归母净利润 [报告期] 2022年报 [单位] 元`` ->
+    (``归母净利润 [单位] 元``, ``2022年报``) — a wide export's column (one column per figure and period)."""
+    t = "" if text is None else str(text)
+    m = _WIND_PERIOD.search(unicodedata.normalize("NFKC", t).translate(_BRACKETS))
+    if not m:
+        return t, None
+    flat = unicodedata.normalize("NFKC", t).translate(_BRACKETS)
+    return " ".join((flat[:m.start()] + " " + flat[m.end():]).split()), m.group(1).strip()
+
+
 def suggestions(text: str, n: int = 3) -> list[str]:
     """The nearest names of :func:`names` to ``text`` (as the table writes them)."""
     table = names()

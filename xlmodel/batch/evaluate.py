@@ -116,6 +116,10 @@ def read_table(path: str | Path) -> pd.DataFrame:
         notes.append(f"表末 {footer} 行为数据来源说明，未读入 the last {footer} row{'s' if footer > 1 else ''} "
                      f"(a source line: {shown(rows[-footer][0], 40)}) {'are' if footer > 1 else 'is'} not data")
         rows, numbers = rows[:-footer], numbers[:-footer]
+    wide = _unpivot(header, rows, numbers, source)  # Wind's default: a column per figure and 报告期
+    if wide is not None:
+        header, rows, numbers, note = wide
+        notes.append(note)
     cells = np.empty((len(rows), len(header)), dtype=object)  # the raw cells, as one block of objects
     if rows:
         cells[:] = rows
@@ -125,6 +129,53 @@ def read_table(path: str | Path) -> pd.DataFrame:
     # blank rows are left out: the index keeps the file's own row numbers, for the messages
     df.index = pd.Index(numbers, name=FILE_ROW)
     return df
+
+
+#: the column a wide export's periods are read into (the long form's own name for it: read as fiscal_year)
+PERIOD_COLUMN = "报告期"
+
+
+def _unpivot(header: list, rows: list[list], numbers: list, source: str):
+    """A wide export (Wind's default: one row per stock, a column per figure and 报告期, the period in the
+    header: ``归属母公司股东的净利润 [报告期] 2022年报 [单位] 元``) as the long form: one row per stock and period, the
+    period in a 报告期 column (read as every 报告期 is: a year-end date or 年报, never a half-year), the columns
+    without a period (证券代码, 证券简称, 上市日期 …) repeated on each. (header, rows, row numbers, note), or None
+    when no header names a period. A period's row with no figure at all is left out (the stock has none for
+    it); a figure given twice for one period, or a fiscal-year column beside the periods, is refused."""
+    from .columns import strip_period
+
+    split = [strip_period(h) for h in header]
+    if all(p is None for _, p in split):
+        return None
+    keep = [j for j, (_, p) in enumerate(split) if p is None]
+    probs = [Problem(f"列 column {shown(header[j], 60)}", "宽表（列名带报告期）不应另有会计年度列 a wide export (periods in "
+                     "the headers) cannot also have a fiscal-year column") for j in keep
+             if read_header(header[j]).field == "fiscal_year"]
+    periods: dict[str, dict[str, int]] = {}  # period -> figure's header (period taken out) -> column
+    for j, (base, p) in enumerate(split):
+        if p is None:
+            continue
+        cols = periods.setdefault(p, {})
+        if base in cols:
+            probs.append(Problem(f"列 column {shown(header[j], 60)}", f"报告期 {shown(p, 20)} 的 {shown(base, 40)} 出现两次 "
+                                 f"given twice for one period (columns {cols[base] + 1} and {j + 1})"))
+        cols[base] = j
+    if probs:
+        raise BatchError(source, probs)
+    figures = list(dict.fromkeys(b for cols in periods.values() for b in cols))
+    out_rows, out_numbers = [], []
+    for row, number in zip(rows, numbers):
+        ids = [row[j] if j < len(row) else None for j in keep]
+        for p, cols in periods.items():
+            vals = [row[cols[b]] if b in cols and cols[b] < len(row) else None for b in figures]
+            if all(v is None or (isinstance(v, str) and not v.strip()) for v in vals):
+                continue
+            out_rows.append([*ids, p, *vals])
+            out_numbers.append(number)
+    note = (f"宽表：{len(periods)} 个报告期（{'、'.join(shown(p, 20) for p in periods)}）按列给出，已按行读入，每个证券每个报告期"
+            f"一行，共 {len(out_rows)} 行；消息中的行号为文件中该证券的行 a wide export ({len(periods)} periods in the headers) "
+            f"read as one row per stock and period ({len(out_rows)} rows); a message's row is the stock's row in the file")
+    return [header[j] for j in keep] + [PERIOD_COLUMN] + figures, out_rows, out_numbers, note
 
 
 def _footer_rows(rows: list[list]) -> int:

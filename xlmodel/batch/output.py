@@ -557,7 +557,17 @@ def _cell_writer(ws, st: _Styles, path: Path, name: str, info: dict):
 
 #: the baseline's units check (kind plausible_amounts): a row where it fails is named in the headline
 UNITS_RULES = ("reg_amounts_plausible",)
-_RISK_COLUMNS = ("company_name", "stock_code", "policy", "fiscal_year", FORECAST.id, "cash_needed_to_avoid_st")
+#: the exchange warning's rule (the regulatory baseline's, in every batch): its shortfall is the gap between the
+#: year's cash dividend the file gives and what avoids the warning (issue 51.3)
+ST_RULE = "reg_st_low_dividend"
+ST_GAP = f"{ST_RULE}.shortfall"
+_RISK_COLUMNS = ("company_name", "stock_code", "policy", "fiscal_year", FORECAST.id, "cash_needed_to_avoid_st", ST_GAP)
+#: the risk table's headings: the year's total still to declare, and the gap to the cash the file gives for
+#: the year — two figures a reader easily takes one for the other, so each says which it is
+RISK_LABELS = {"company_name": "公司名称 Company", "stock_code": "证券代码 Code", "policy": "规划 Policy",
+               "fiscal_year": "会计年度 Year", FORECAST.id: "预测数 Forecast",
+               "cash_needed_to_avoid_st": "本年须宣告现金分红合计（元）This year's cash needed in total",
+               ST_GAP: "较已填本年现金分红尚差（元）Short of the year's cash given"}
 
 
 def _sort_risk(df: pd.DataFrame) -> pd.DataFrame:
@@ -585,6 +595,26 @@ def risk_headline(at_risk_rows: int, companies: int | None, undecided: int) -> t
         zh += f"；另有 {undecided:,} 个公司年度因缺少输入未能判定（见 missing_inputs 列）"
         en += f"; {undecided:,} more could not be decided for missing inputs (see the missing_inputs column)"
     return zh, en
+
+
+def risk_lines(risk: pd.DataFrame, key: str, limit: int = 5) -> list[str]:
+    """The first company-years at risk (most cash first), one line each: the cash the year must declare in
+    total and how far the year's cash dividend the file gives falls short of it, each named (issue 51.3)."""
+    out = []
+    for _, row in risk.head(limit).iterrows():
+        total, gap = row.get("cash_needed_to_avoid_st"), row.get(ST_GAP)
+        who = f"{row.get(key, '')} {row.get('fiscal_year', '')}".strip()
+        if not isinstance(total, (int, float)) or math.isnan(total):
+            continue
+        line = f"{who}：本年须宣告现金分红合计 {total:,.2f} 元"
+        en = f"{who}: cash this year must declare in total {total:,.2f}"
+        if isinstance(gap, (int, float)) and not math.isnan(gap):
+            line += f"，较已填本年现金分红尚差 {gap:,.2f} 元"
+            en += f"; short of the year's cash given by {gap:,.2f}"
+        out.append(f"{line} — {en}")
+    if len(risk) > limit:
+        out.append(f"… 另 {len(risk) - limit:,} 个见输出文件 {len(risk) - limit:,} more in the output file")
+    return out
 
 
 def at_risk(df: pd.DataFrame) -> pd.DataFrame:
@@ -661,12 +691,12 @@ def _risk_section(ws, st: _Styles, tally: Tally, path: Path, r: int) -> int:
     zh, en = risk_headline(len(risk), companies, tally.risk_undecided)
     ws.write_string(r, 0, f"1. 交易所低分红风险警示 At risk of the exchange low-dividend warning：{zh} ({en})", st.section)
     r += 1
-    ws.write_string(r, 0, "st_risk_warning 为“是”的公司年度，按避免警示本年尚需宣告的现金分红（cash_needed_to_avoid_st）从高到低排列。"
-                          "Sorted by the cash still needed this year to avoid the warning, most first.", st.note)
+    ws.write_string(r, 0, "st_risk_warning 为“是”的公司年度，按避免警示本年须宣告的现金分红合计（cash_needed_to_avoid_st）从高到低排列。"
+                          "“合计”是本年现金分红须达到的总额（含文件已填的本年现金分红）；“尚差”是该总额减去已填额后仍缺的部分。"
+                          "Sorted by the cash this year must declare in total to avoid the warning, most first; "
+                          "“short” is that total less the year's cash dividend the file gives.", st.note)
     r += 1
-    labels = {"company_name": "公司名称 Company", "stock_code": "证券代码 Code", "policy": "规划 Policy",
-              "fiscal_year": "会计年度 Year", FORECAST.id: "预测数 Forecast",
-              "cash_needed_to_avoid_st": "尚需现金分红（元）Cash needed"}
+    labels = RISK_LABELS
     cols = list(risk.columns)
     for j, c in enumerate(cols):
         ws.write_string(r, j, labels[c], st.th)
@@ -683,7 +713,7 @@ def _risk_section(ws, st: _Styles, tally: Tally, path: Path, r: int) -> int:
             if isinstance(v, bool):
                 ws.write_string(r, j, _YES_NO[v], st.plain)
             elif isinstance(v, (int, float)) and math.isfinite(v):
-                ws.write_number(r, j, v, st.money if c == "cash_needed_to_avoid_st" else st.int)
+                ws.write_number(r, j, v, st.money if c in ("cash_needed_to_avoid_st", ST_GAP) else st.int)
             else:
                 _put(ws, path, r, j, str(v), st.plain, f"{SUMMARY_SHEET} row {r + 1}, column {c!r}")
         r += 1

@@ -22,7 +22,7 @@ def cmd_evaluate(args) -> int:
 
         if not args.output:
             raise XlmodelError("--batch 需要输出文件（-o 结果.csv 或 结果.xlsx）--batch needs -o OUT.csv|OUT.xlsx")
-        from ..batch.output import Tally, risk_headline, write_batch_csv, write_batch_xlsx
+        from ..batch.output import Tally, risk_headline, risk_lines, write_batch_csv, write_batch_xlsx
         from ..outputs import OUTPUT
         from ..inputs.files import check_output
         from ..inputs.sanitize import plain_text
@@ -50,6 +50,8 @@ def cmd_evaluate(args) -> int:
         print(f"{OUTPUT['st_risk_warning'].short_zh}：{zh} — at risk of the ST warning: {en}"
               + (f" ({', '.join(keys[:20])}{' …' if len(keys) > 20 else ''})" if len(risk) else ""),
               file=sys.stderr)
+        for line in risk_lines(risk, tally.key):  # the year's total and the gap to the file's cash, each named
+            print(f"  {plain_text(line)}", file=sys.stderr)
         for zh, en in tally.units_lines():  # a likely 万元 slip: the rows fail, and the amounts above are not 元
             print(f"注意 Warning: {plain_text(zh)} / {plain_text(en)}", file=sys.stderr)
         from ..batch.evaluate import unreviewed_plans
