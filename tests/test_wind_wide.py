@@ -114,3 +114,12 @@ def test_the_screen_shows_the_years_total_and_the_gap_labelled(tmp_path, capsys)
     assert rows[head][4:6] == ("本年须宣告现金分红合计（元）This year's cash needed in total",
                                "较已填本年现金分红尚差（元）Short of the year's cash given")
     assert rows[head + 1][:6] == ("示例公司甲", "600519", "cn-regulatory-baseline-2024", 2024, 10_000_000, 100)
+
+
+def test_a_wide_file_that_would_unfold_past_the_cell_limit_is_refused(tmp_path, monkeypatch):
+    import xlmodel.batch as batch
+
+    monkeypatch.setattr(batch, "MAX_TABLE_CELLS", 100)  # 4 stocks × 3 periods × (3 ids + 报告期 + 8 figures) = 144
+    with pytest.raises(BatchError) as e:
+        read_table(WIND / "market_screen_wide_utf8.csv")
+    assert "宽表展开后超过 100 个单元格" in str(e.value) and "4 rows × 3 periods × 12 columns" in str(e.value)

@@ -49,7 +49,7 @@ from ..evaluator import evaluate_arrays, model_for
 from ..rules.expr import to_serial
 from ..fields import BOARDS, FIELDS, FORECAST, Field, Kind
 from ..plans.schema import Policy, policy_by_id
-from ..inputs.untrusted import InputFileError, did_you_mean, read_csv_rows, read_xlsx_rows, shown
+from ..inputs.untrusted import MAX_TABLE_CELLS, InputFileError, did_you_mean, read_csv_rows, read_xlsx_rows, shown
 from ..progress import progress_bar
 
 KEY_COLUMNS = ("policy", "stock_code", "company_name", "fiscal_year")
@@ -163,6 +163,11 @@ def _unpivot(header: list, rows: list[list], numbers: list, source: str):
     if probs:
         raise BatchError(source, probs)
     figures = list(dict.fromkeys(b for cols in periods.values() for b in cols))
+    width = len(keep) + 1 + len(figures)
+    if len(rows) * len(periods) * width > MAX_TABLE_CELLS:  # every id cell repeated per period: bounded too
+        raise BatchError(source, [Problem("(file)", f"宽表展开后超过 {MAX_TABLE_CELLS:,} 个单元格 the wide export read as "
+                                          f"one row per stock and period exceeds {MAX_TABLE_CELLS:,} cells "
+                                          f"({len(rows):,} rows × {len(periods):,} periods × {width:,} columns)")])
     out_rows, out_numbers = [], []
     for row, number in zip(rows, numbers):
         ids = [row[j] if j < len(row) else None for j in keep]
