@@ -817,7 +817,7 @@ def _hijack_dir(d: Path) -> None:
 
 
 def _check_sample_report(run: Run):
-    assert f"政策 Policy: {POLICY} (v" in run.stdout, run.stdout[:500]
+    assert f"规划 Plan: {POLICY} (v" in run.stdout, run.stdout[:500]
 
 
 @entry("cwd_dir_named_like_policy_evaluate", "policy_ref")

@@ -705,7 +705,14 @@ def test_samples_writes_three_workbooks(capsys, tmp_path):
     assert code == 0
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names == [f"{p}.xlsx" for p in POLICY_IDS]
-    assert stdout.count("总体结论 Overall:") == 3
+    # 51.5: one screen — a heading, each sample's verdict and its workbook, where the details are (was ~350 lines)
+    lines = stdout.splitlines()
+    assert len(lines) == 1 + 2 * 3 + 1 and lines[-1].startswith("详情 Details") and "samples -v" in lines[-1]
+    # the GCL sample: passes, its minimum 10 % of 855,092,128.94 = 85,509,212.89 (tests/test_gcl.py)
+    assert "  通过 pass  002015 协鑫能源科技股份有限公司  2023 年  不通过 0 / 警告 0 / 缺少输入 0  最低现金分红 85,509,212.89 元" in lines
+    assert "总体结论 Overall:" not in stdout  # the full reports only with -v
+    code, verbose, _ = cli(capsys, "samples", "--dir", SAMPLES, "--out", tmp_path, "--force", "-v")
+    assert code == 0 and verbose.count("总体结论 Overall:") == 3 and len(verbose.splitlines()) > 300
     for pid in POLICY_IDS:
         assert f"-> {tmp_path / (pid + '.xlsx')}" in stdout
         rep = xlmodel.evaluate(xlmodel.load_case(SAMPLES / f"{pid}.yaml"))
@@ -759,7 +766,7 @@ def test_samples_finds_the_bundled_samples_from_another_directory(tmp_path):
     p = _run_module("samples", "--out", "books", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     assert sorted(f.name for f in (tmp_path / "books").iterdir()) == [f"{pid}.xlsx" for pid in POLICY_IDS]
-    assert p.stdout.count("总体结论 Overall:") == 3
+    assert p.stdout.count("  通过 pass  ") == 3
 
 
 def test_samples_without_bundled_samples_says_so(capsys, tmp_path, monkeypatch):

@@ -136,7 +136,7 @@ def test_the_compact_table_keeps_every_rule_and_figure(failing_case):
             assert r.explanation_en.replace(" ", "") in flat.replace(" ", "")
     for label in (f"总体结论 Overall: 缺少输入 {rep.overall_status}", "现金分红条件 Cash conditions met:", "最低现金分红 Minimum cash dividend:",
                   "利润分配上限 Maximum distribution:", "交易所低分红风险警示 ST risk warning:",
-                  "避免所需现金 Cash needed to avoid it:", "政策 Policy: gcl-energy-2022-2024", "会计年度 Fiscal year: 2023"):
+                  "避免所需现金 Cash needed to avoid it:", "规划 Plan: gcl-energy-2022-2024", "会计年度 Fiscal year: 2023"):
         assert label in text, label
     assert rep.st_verdict()[0] in text
 

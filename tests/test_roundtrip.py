@@ -376,7 +376,7 @@ def test_an_empty_model_filled_in_by_hand_reads_as_the_case(tmp_path, capsys):
     (doc,) = check_json(out)
     assert report_of(doc) == json.loads(json.dumps(rep.to_dict(), ensure_ascii=False, default=str))
     assert doc["integrity"]["cached_results_stale"] and not doc["integrity"]["trusted"]
-    assert "cached results differ" in err  # openpyxl dropped the empty model's cached results
+    assert "the workbook shows no results" in err  # openpyxl dropped the empty model's cached results
 
 
 # ---------------------------------------------------------------------------------------------
@@ -634,8 +634,13 @@ def test_inputs_edited_with_openpyxl_are_reported_stale_and_evaluated(gcl_book, 
     data = copy.deepcopy(load_case(GCL_SAMPLE))
     data.years[2023]["cash_dividend"] = round(GCL_MIN_CASH - 0.01, 2)
     assert report == json.loads(json.dumps(xlmodel.evaluate(data).to_dict(), ensure_ascii=False, default=str))
-    assert "cached results differ" in err and "out_overall_status" in err
+    # openpyxl dropped every cached result: one line says why and what to do, no internal name (51.5)
+    assert "工作簿中的结果均为空白" in err and "the workbook shows no results" in err and "-v lists them" in err
+    assert "out_overall_status" not in err and "chk_" not in err
     assert "公式被修改" not in err  # stale is not tampered
+    code, _, err = cli(capsys, "check", path, "-v")  # -v: every result, by the workbook's labels
+    assert "  - 总体结论：工作簿显示 空白，评估结果为 不通过 — Overall result: the workbook shows blank" in err
+    assert "规则状态「" in err and "chk_" not in err
 
 
 def test_a_changed_cached_value_is_reported_while_the_report_uses_the_inputs(gcl_book, tmp_path, capsys):
@@ -650,7 +655,9 @@ def test_a_changed_cached_value_is_reported_while_the_report_uses_the_inputs(gcl
     assert read.cached["out_overall_status"] == "不通过" and read.tampered == []
     code, out, err = cli(capsys, "check", path)
     assert code == 0  # from the inputs: every rule passes
-    assert "out_overall_status: workbook shows '不通过', evaluator gives '通过'" in err
+    # named as the workbook names it, never by its defined name (51.5)
+    assert "总体结论：工作簿显示 不通过，评估结果为 通过 — Overall result: the workbook shows fail, the evaluator gives pass" in err
+    assert "out_overall_status" not in err and "in 1 place (" in err
     assert out.strip()
 
 

@@ -197,6 +197,9 @@ def _add_workbook_commands(sub) -> None:
     fmt.add_argument("--markdown", action="store_true", help="输出 Markdown（用于董事会材料）print Markdown (for a board memo)")
     sc.add_argument("--wide", action="store_true",
                     help="完整表格，每条规则一行，不按终端宽度收窄 the full table, one line per rule, not fitted to the terminal's width (COLUMNS)")
+    sc.add_argument("-v", "--verbose", action="store_true",
+                    help="列出全部细节（如工作簿显示的结果与评估不一致的每一项）list every detail (each result the workbook shows "
+                         "differently from the evaluator)")
     sc.set_defaults(func=_command("check"))
     sr = sub.add_parser("refresh", help="用当前的规划和生成器重建工作簿，保留其输入 rebuild a workbook with the current plan and generator, keeping its inputs")
     sr.add_argument("workbook", metavar="OLD.xlsx")
@@ -251,6 +254,8 @@ def _add_samples_command(sub) -> None:
                     help="样例案例的文件夹 folder of sample cases (default: the samples that come with xlmodel, from any directory)")
     ss.add_argument("--out", default="out", help="工作簿的输出文件夹 folder for the workbooks (default: out, in the current directory)")
     ss.add_argument("--force", action="store_true", help="覆盖 --out 中已有的工作簿 overwrite workbooks that exist in --out")
+    ss.add_argument("-v", "--verbose", action="store_true",
+                    help="打印每个样例的完整报告 print each sample's full report (default: one line per sample)")
     ss.set_defaults(func=_command("samples"))
 
 

@@ -520,7 +520,7 @@ def _count(name: str, *args):
 def XLM_POLICIES():
     """列出全部分红回报规划：ID、版本、名称、规划年度（动态数组）。Lists the plans: id, version, title, plan years (dynamic array)."""
     def run():
-        rows = [["政策 Policy", "版本 Version", "名称 Title", "规划年度 Plan years"]]
+        rows = [["规划 Plan", "版本 Version", "名称 Title", "规划年度 Plan years"]]
         for p in list_policies():
             rows.append([p.id, p.version, p.title_zh, f"{p.plan_years[0]}–{p.plan_years[1]}"])
         return rows

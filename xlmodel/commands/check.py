@@ -17,6 +17,33 @@ def _print_report(rep, args, preface=()) -> None:
         print(render_table(rep, wide=getattr(args, "wide", False), preface=preface))
 
 
+#: the differences listed without -v: enough to see what kind of difference it is
+SHOWN_DIFFERENCES = 3
+
+
+def _print_differences(diffs: list[str], read, where: str, verbose: bool) -> None:
+    """Where the workbook's cached results differ from the evaluator's (the verdict above is computed from its
+    inputs either way): one line saying why and what to do, the first few differences, all of them with -v
+    (51.5: a stale book's check listed ~40 lines of internal names)."""
+    n = len(diffs)
+    if all(v is None or v == "" for v in read.cached.values()):
+        print(f"{where}工作簿中的结果均为空白：保存它的程序未重新计算公式。上面的结论按其输入计算；在 Excel 中打开并保存，或运行 "
+              f"`xlmodel refresh`，工作簿即显示结果（{n} 项{'，如下' if verbose else '；-v 列出'}）— the workbook shows no results: "
+              "the program that saved it did not recalculate. The verdict above is computed from its inputs; open and "
+              f"save it in Excel, or run `xlmodel refresh` ({n} results{'' if verbose else '; -v lists them'})", file=sys.stderr)
+        shown = diffs if verbose else []
+    else:
+        print(f"{where}工作簿显示的结果与评估不一致 {n} 项（未重新计算或被修改；上面的结论按其输入计算）The workbook's "
+              f"cached results differ from the evaluator's in {n} place{'s' if n != 1 else ''} (stale or edited; the verdict above is "
+              "computed from its inputs). 在 Excel 中重新计算，或运行 `xlmodel refresh` — recalculate in Excel, or run "
+              "`xlmodel refresh`:", file=sys.stderr)
+        shown = diffs if verbose else diffs[:SHOWN_DIFFERENCES]
+    for line in shown:
+        print(f"  - {plain_text(line)}", file=sys.stderr)
+    if len(shown) < n and shown:
+        print(f"  … 另 {n - len(shown)} 项（-v 列出全部）{n - len(shown)} more (-v lists them all)", file=sys.stderr)
+
+
 def _check_one(path, args, several: bool):
     """Check one workbook: (exit code, its JSON object, report, integrity); the report is printed
     unless --json, the details of what is wrong on stderr (named by file when ``several``)."""
@@ -43,11 +70,7 @@ def _check_one(path, args, several: bool):
         for line in read.tampered[:50]:
             print(f"  - {plain_text(line)}", file=sys.stderr)  # cell text from the file: one line each
     if diffs:
-        print(f"{where}工作簿显示的结果与评估不一致（未重新计算或被修改）The workbook's cached results differ from the "
-              "evaluator's (stale or edited workbook; open it in Excel to recalculate, or run `xlmodel refresh`):",
-              file=sys.stderr)
-        for line in diffs[:50]:
-            print(f"  - {plain_text(line)}", file=sys.stderr)  # cell text from the file: one line each
+        _print_differences(diffs, read, where, getattr(args, "verbose", False))
     return code, {"workbook": str(path), "exit_code": code, "integrity": integ, **rep.to_output()}, rep, integ
 
 

@@ -52,11 +52,35 @@ def cmd_samples(args) -> int:
         raise OutputExistsError(f"{len(cases)} 个工作簿中已有 {len(existing)} 个存在，如要覆盖请加 --force — "
                                 f"{len(existing)} of the {len(cases)} workbooks exist; pass --force to overwrite them, "
                                 f"or choose another --out folder:\n" + "\n".join(f"  - {plain_text(e)}" for e in existing))
+    done = []
     for path in cases:
         case = load_case(path)
         rep = evaluate(case)
         target = out / f"{path.stem}.xlsx"
         build_workbook(target, case=case, force=args.force)
-        print(render_table(rep))
-        print(f"已写入 -> {plain_text(target)}\n")
+        if args.verbose:  # each sample's full report, as before 51.5
+            print(render_table(rep))
+            print(f"已写入 -> {plain_text(target)}\n")
+        done.append((rep, target))
+    if not args.verbose:
+        print("\n".join(sample_lines(done)))
     return 0
+
+
+def sample_lines(done: list) -> list[str]:
+    """The samples in one screen: each sample's verdict, company, year, minimum and workbook on one line, then
+    where the details are (51.5: the full reports were ~350 lines)."""
+    from ..rules.catalogue import STATUS_EN, STATUS_ZH
+    from ..outputs import OUTPUT
+    from ..report import _fmt
+
+    lines = [f"样例 Samples：已评估 {len(done)} 个样例案例并写出其工作簿 {len(done)} sample cases evaluated, workbooks written"]
+    for rep, target in done:
+        who = plain_text(f"{rep.company.get('stock_code', '')} {rep.company.get('company_name', '')}".strip())
+        counts = f"不通过 {rep.fail_count} / 警告 {rep.warn_count} / 缺少输入 {rep.missing_input_count}"
+        lines.append(f"  {STATUS_ZH[rep.overall_status]} {STATUS_EN[rep.overall_status]}  {who}  {rep.evaluation_year} 年"
+                     f"  {counts}  {OUTPUT['min_cash_dividend'].zh} {_fmt(rep.min_cash_dividend, '元')} 元")
+        lines.append(f"    -> {plain_text(target)}")
+    lines.append("详情 Details：xlmodel samples -v（每个样例的完整报告 each sample's full report），"
+                 "或 xlmodel check 工作簿 (or xlmodel check WORKBOOK)")
+    return lines

@@ -620,7 +620,7 @@ def _header_segments(rep: Report) -> list[list[tuple[str, str]]]:
     cond = rep.cash_conditions_met
     zh, en = rep.st_verdict()
     return [
-        [("", f"政策 Policy: {plain_text(rep.policy)} (v{plain_text(rep.policy_version)})"),
+        [("", f"规划 Plan: {plain_text(rep.policy)} (v{plain_text(rep.policy_version)})"),
          ("    ", f"会计年度 Fiscal year: {rep.evaluation_year}")]
         + ([(" ", plain_text(rep.period_note()))] if rep.period_note() else []),
         [("", f"{_O['overall_status'].short}: {st[rep.overall_status]} {rep.overall_status}")]

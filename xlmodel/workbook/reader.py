@@ -808,22 +808,39 @@ def compare_formulas(wb, policy: Policy, case: Case, layout: Layout | None = Non
     return changed
 
 
+def _shown(v) -> tuple[str, str]:
+    """A cached or evaluated value as a user reads it: (Chinese, English)."""
+    if v is None or v == "":
+        return "空白", "blank"
+    if isinstance(v, bool):
+        return ("是", "yes") if v else ("否", "no")
+    if isinstance(v, (int, float)):
+        return f"{v:,.2f}", f"{v:,.2f}"
+    from ..rules.catalogue import STATUS_EN, STATUS_ZH
+
+    en = {zh: STATUS_EN[k] for k, zh in STATUS_ZH.items()}  # a status as the workbook shows it, in Chinese
+    return str(v), en.get(str(v), str(v))
+
+
 def cached_differences(read: WorkbookRead, report) -> list[str]:
-    """Where the workbook's own cached results differ from the evaluator's."""
+    """Where the workbook's own cached results differ from the evaluator's, one line each, named as the
+    workbook's labels name them (the result's or the rule's title and clause: never an internal name, 51.5)."""
     from ..rules.catalogue import STATUS_ZH
 
-    want = {o.name: getattr(report, o.id) for o in HEADLINE_OUTPUTS}
-    want[OUTPUT["overall_status"].name] = STATUS_ZH[report.overall_status]
+    want = {o.name: (getattr(report, o.id), o.zh, o.en) for o in HEADLINE_OUTPUTS}
+    o = OUTPUT["overall_status"]
+    want[o.name] = (STATUS_ZH[report.overall_status], o.zh, o.en)
     for r in report.rules:
-        want[f"chk_{r.id}"] = STATUS_ZH[r.status]
+        want[f"chk_{r.id}"] = (STATUS_ZH[r.status], f"规则状态「{r.title_zh}」〔{r.clause}〕", "rule status")
     diffs = []
-    for name, v in want.items():
+    for name, (v, zh, en) in want.items():
         if name not in read.cached:
             continue
         got = read.cached[name]
         same = got == v or (isinstance(got, (int, float)) and isinstance(v, (int, float))
                             and not isinstance(got, bool) and abs(got - v) < 0.005)
         if not same:
-            diffs.append(f"{name}: workbook shows {got!r}, evaluator gives {v!r}")
+            (gz, ge), (vz, ve) = _shown(got), _shown(v)
+            diffs.append(f"{zh}：工作簿显示 {gz}，评估结果为 {vz} — {en}: the workbook shows {ge}, the evaluator gives {ve}")
     return diffs
 

@@ -63,7 +63,7 @@ def add_udf_sheets(b) -> None:
     b._header(ws, "工作表函数", "Worksheet functions (xlwings UDFs)",
               [("函数 Function", 28), ("项目", 34), ("UDF 结果 UDF result", 20), ("原生公式 Native", 20),
                ("一致 Same", 10), ("Item", 44)])
-    ws.write(2, 0, "政策 Policy", st.section)
+    ws.write(2, 0, "规划 Plan", st.section)
     ws.write_string(2, 2, b.policy.id, st.inp["text"])
     ws.write(3, 0, "需在 Windows 安装 xlwings 加载项并执行 Import Functions（见 README）；导入前 Excel 显示 #NAME?，"
                    "此处显示 xlmodel 计算的缓存值。Needs the xlwings add-in on Windows and Import Functions (see README); "

@@ -54,7 +54,7 @@ def _results(b) -> list[tuple]:
         ("公司 Company", "=in_company_name&\"\"", b.cached(b.subject.company.get("company_name") or "")),
         ("证券代码 Stock code", "=in_stock_code&\"\"", b.cached(b.subject.company.get("stock_code") or "")),
         ("规划 Plan", p.title_zh, None),
-        ("政策 Policy", f"{p.id} v{p.version}（{p.plan_years[0]}–{p.plan_years[1]}）", None),
+        ("规划文件 Plan file", f"{p.id} v{p.version}（{p.plan_years[0]}–{p.plan_years[1]}）", None),
         ("评估年度 Evaluation year", "=in_evaluation_year", float(b.year)),
         (_label(o["overall_status"]), f"={o['overall_status'].name}", b.scalar("overall_status")),
         *_draft_row(p),
