@@ -110,3 +110,30 @@ def test_an_existing_folder_is_never_replaced_without_force(tmp_path):
     p = _install(b, "--venv", str(mine), "--force")  # and --force replaces a virtual environment only
     assert p.returncode == 2 and "不是虚拟环境" in p.stderr and "not a virtual environment" in p.stderr
     assert (mine / "notes.txt").read_text(encoding="utf-8") == "my notes"
+
+
+def _wheel(folder: Path, name: str, requires: list[str]) -> None:
+    meta = "\n".join(["Metadata-Version: 2.1", f"Name: {name}", "Version: 1.0", *[f"Requires-Dist: {r}" for r in requires]])
+    with zipfile.ZipFile(folder / f"{name}-1.0-py3-none-any.whl", "w") as z:
+        z.writestr(f"{name}-1.0.dist-info/METADATA", meta + "\n\nbody\n")
+
+
+def test_the_windows_bundle_gets_what_only_windows_needs(tmp_path):
+    """pip download --platform win_amd64 evaluates markers on the building machine: xlwings' pywin32 and tqdm's
+    colorama (both ``platform_system == "Windows"``) would be left out of a bundle built on Linux. missing_deps
+    names them for win64 (never the macOS-only appscript), nothing for this (Linux) host, and nothing once
+    they are there."""
+    _wheel(tmp_path, "xlwings", ['pywin32>=224; platform_system == "Windows"', "appscript>=1; sys_platform == 'darwin'"])
+    _wheel(tmp_path, "tqdm", ['colorama; platform_system == "Windows"', 'pytest>=6; extra == "dev"'])
+    script = ROOT / "tools" / "offline" / "missing_deps.py"
+
+    def missing(platform: str) -> list[str]:
+        p = subprocess.run([sys.executable, str(script), str(tmp_path), platform, "3.12"], capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+        return p.stdout.split()
+
+    assert sorted(missing("win64")) == ["colorama", "pywin32>=224"]
+    assert missing("host") == []
+    _wheel(tmp_path, "pywin32", [])
+    _wheel(tmp_path, "colorama", [])
+    assert missing("win64") == []
