@@ -21,8 +21,8 @@ import pandas as pd
 import pytest
 
 from conftest import cli
-from xlmodel.batch import BatchError, evaluate_batch, read_table
-from xlmodel.batch_output import SUMMARY_SHEET
+from xlmodel.batch.evaluate import BatchError, evaluate_batch, read_table
+from xlmodel.batch.output import SUMMARY_SHEET
 
 ROOT = Path(__file__).resolve().parents[1]
 WIND = ROOT / "tests" / "data" / "wind"
@@ -117,7 +117,7 @@ def test_the_screen_shows_the_years_total_and_the_gap_labelled(tmp_path, capsys)
 
 
 def test_a_wide_file_that_would_unfold_past_the_cell_limit_is_refused(tmp_path, monkeypatch):
-    import xlmodel.batch as batch
+    import xlmodel.batch.evaluate as batch
 
     monkeypatch.setattr(batch, "MAX_TABLE_CELLS", 100)  # 4 stocks × 3 periods × (3 ids + 报告期 + 8 figures) = 144
     with pytest.raises(BatchError) as e:
