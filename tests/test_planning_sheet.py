@@ -160,10 +160,15 @@ def test_the_minimum_reads_the_paths_earlier_years(built):
     assert ws[f"H{keys['step1.trial']}"].value == 0  # step 1 tries 0
     assert ws[f"H{keys['step2.trial']}"].value == f"=IF(H{keys['step1.minimum']}=\"\",0,H{keys['step1.minimum']})"
     path = ws[f"H{keys['plan_path']}"].value
-    # planned (the flag row: the year is the evaluation year or later): the proposed amount, else the minimum;
-    # not planned: the cash dividend as entered on 输入
-    assert path.startswith(f"=IF(H${keys['plan_on']},IF(ISBLANK(H{keys['plan_proposed']}),")
-    assert f"H{keys['plan_minimum']}" in path and path.endswith(",IF(ISNUMBER('输入'!H$24),'输入'!H$24,0))")
+    # planned (the flag row: the year is the evaluation year or later): the proposed amount, else the amount
+    # entered on 输入 (the year's proposal, 51.2: the flag row plan_given), else the minimum; not planned: the
+    # cash dividend as entered on 输入 (its row read from the workbook's name, not written here)
+    (_, ref), = openpyxl.load_workbook(book).defined_names["in_cash_dividend"].destinations
+    entered = f"'输入'!H${int(ref.split(':')[0].split('$')[-1])}"
+    assert path.startswith(f"=IF(H${keys['plan_on']},IF(ISBLANK(H{keys['plan_proposed']}),IF(H{keys['plan_given']}=1,")
+    assert f"H{keys['plan_minimum']}" in path and path.endswith(f",IF(ISNUMBER({entered}),{entered},0))")
+    assert ws[f"H{keys['plan_given']}"].value == \
+        f"=IF(H${keys['plan_on']},IF(OR(NOT(ISBLANK(H{keys['plan_proposed']})),ISNUMBER({entered})),1,0),\"\")"
     assert ws[f"H{keys['plan_on']}"].value == "=IF('输入'!H$5>=in_evaluation_year,1,0)"
     # one formula across the row (R1C1): the same text in every evaluated column, columns shifted
     assert ws[f"I{keys['plan_path']}"].value == path.replace("H", "I")
