@@ -1,13 +1,14 @@
-"""The board-page picture of the docs (docs/board-page.png): the 汇总 sheet of the GCL sample as
-LibreOffice prints it, regenerated from the current plans and samples.
+"""The board-page pictures of the docs: the 汇总 sheet of the GCL sample as LibreOffice prints it (its two
+board pages: the results, then the dividend path and its chart; docs/board-page.png) and the first page of
+its cover (docs/cover-page.png), regenerated from the current plans and samples.
 
     .venv/bin/python tests/board_page.py
 
-builds the GCL sample's workbook, prints it to PDF in LibreOffice (one launch), renders the first page
-of 汇总 and writes the picture with the fingerprint of what it shows (every value, number format, fill
-and conditional format of 汇总) in a text chunk: tests/test_print.py fails when the current build's
-fingerprint differs, naming this command. Pages are told by their footer (``<plan> v<version> <sheet>
-<page> / <pages>``, writer.py)."""
+builds the GCL sample's workbook (dated as the samples are), prints it to PDF in LibreOffice (one launch),
+renders the pages and writes the pictures with the fingerprint of what they show (every value, number
+format, fill and conditional format of 汇总 and 封面) in a text chunk: tests/test_print.py fails when the
+current build's fingerprint differs, naming this command. Pages are told by their footer (``<plan> v<version> <sheet>
+第 <page> 页``, each sheet numbered from 1: writer.py)."""
 
 from __future__ import annotations
 
@@ -22,10 +23,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PICTURE = ROOT / "docs" / "board-page.png"
+COVER_PICTURE = ROOT / "docs" / "cover-page.png"
 SAMPLE = ROOT / "samples" / "gcl-energy-2022-2024.yaml"
 KEY = "xlmodel-board-page"
 COMMAND = ".venv/bin/python tests/board_page.py"
-FOOTER = re.compile(r"^\S+ v\S+ (\S+) (\d+) / (\d+)$")
+FOOTER = re.compile(r"^\S+ v\S+ (\S+) 第 ?(\d+) ?页$")
+FOOTER_JOINED = re.compile(r" v\d+(?:\.\d+)*(\D+?) ?第 ?\d+ ?页")
 
 
 def page_sheets(pdf: Path) -> list[str]:
@@ -38,6 +41,8 @@ def page_sheets(pdf: Path) -> list[str]:
         for i in range(len(doc)):
             text = doc[i].get_textpage().get_text_range()
             hits = [m.group(1) for m in map(FOOTER.match, (x.strip() for x in text.splitlines())) if m]
+            if not hits:  # a page whose text comes out a character a line (PDFium's order): the footer joined
+                hits = FOOTER_JOINED.findall(text.replace("\r", "").replace("\n", ""))
             out.append(hits[0] if hits else "")
         return out
     finally:
@@ -55,24 +60,32 @@ def page_text(pdf: Path, pages: list[int]) -> str:
 
 
 def fingerprint(workbook: Path) -> str:
-    """What the 汇总 sheet shows: each cell's cached value, number format, fill and weight, and its
-    conditional formats (the status colours)."""
+    """What the 汇总 and 封面 sheets show: each cell's cached value, number format, fill and weight, and
+    their conditional formats (the status colours)."""
     import openpyxl
 
     from xlmodel.workbook.layout import SHEETS
 
-    ws = openpyxl.load_workbook(workbook, data_only=True)[SHEETS["summary"]]
-    cells = [(c.coordinate, repr(c.value), c.number_format, str(c.fill.fgColor.rgb), bool(c.font.b))
-             for row in ws.iter_rows() for c in row if c.value is not None]
-    cf = sorted(f"{rng.sqref}:{r.formula}" for rng in ws.conditional_formatting for r in rng.rules)
-    return hashlib.sha256(json.dumps([cells, cf], ensure_ascii=False).encode()).hexdigest()[:16]
+    wb = openpyxl.load_workbook(workbook, data_only=True)
+    shown = []
+    for key in ("summary", "cover"):
+        ws = wb[SHEETS[key]]
+        cells = [(c.coordinate, repr(c.value), c.number_format, str(c.fill.fgColor.rgb), bool(c.font.b))
+                 for row in ws.iter_rows() for c in row if c.value is not None]
+        cf = sorted(f"{rng.sqref}:{r.formula}" for rng in ws.conditional_formatting for r in rng.rules)
+        shown.append([cells, cf])
+    return hashlib.sha256(json.dumps(shown, ensure_ascii=False).encode()).hexdigest()[:16]
 
 
 def build(folder: Path) -> Path:
+    import datetime as dt
+
     from xlmodel.case import load_case
+    from xlmodel.workbook.builder import SAMPLES_DATE
     from xlmodel.workbook.writer import build_workbook
 
-    return build_workbook(folder / "gcl-energy-2022-2024.xlsx", case=load_case(SAMPLE))
+    return build_workbook(folder / "gcl-energy-2022-2024.xlsx", case=load_case(SAMPLE),
+                          generated=dt.date.fromisoformat(SAMPLES_DATE))
 
 
 def picture_fingerprint(path: Path = PICTURE) -> str | None:
@@ -109,22 +122,33 @@ def main() -> int:
     from xlmodel.workbook.layout import SHEETS
     from xlmodel.engines.recalc import export_pdf
 
+    def picture(doc, pages: list[int]):
+        """The pages one above the other, each cropped to its ink."""
+        parts = []
+        for page in pages:
+            rgb = np.array(doc[page].render(scale=1.6, rev_byteorder=True).to_numpy())[:, :, :3]
+            ink = np.argwhere(rgb.min(axis=2) < 250)
+            (y0, x0), (y1, x1) = ink.min(axis=0), ink.max(axis=0)
+            pad = 12
+            parts.append(rgb[max(0, y0 - pad):y1 + pad, max(0, x0 - pad):x1 + pad])
+        width = max(p.shape[1] for p in parts)
+        parts = [np.pad(p, ((0, 0), (0, width - p.shape[1]), (0, 0)), constant_values=255) for p in parts]
+        return np.ascontiguousarray(np.concatenate(parts))
+
     with tempfile.TemporaryDirectory() as tmp:
         book = build(Path(tmp))
         (pdf,) = export_pdf([book], Path(tmp) / "pdf")
-        page = page_sheets(pdf).index(SHEETS["summary"])
+        sheets = page_sheets(pdf)
+        summary = [i for i, s in enumerate(sheets) if s == SHEETS["summary"]][:2]  # the board's two pages
         doc = pdfium.PdfDocument(str(pdf))
         try:
-            bitmap = doc[page].render(scale=1.6, rev_byteorder=True)
-            rgb = np.array(bitmap.to_numpy())[:, :, :3]
+            pictures = {PICTURE: picture(doc, summary), COVER_PICTURE: picture(doc, [sheets.index(SHEETS["cover"])])}
         finally:
             doc.close()
-        ink = np.argwhere(rgb.min(axis=2) < 250)
-        (y0, x0), (y1, x1) = ink.min(axis=0), ink.max(axis=0)
-        pad = 12
-        rgb = np.ascontiguousarray(rgb[max(0, y0 - pad):y1 + pad, max(0, x0 - pad):x1 + pad])
-        PICTURE.write_bytes(_png(rgb, fingerprint(book)))
-    print(f"wrote {PICTURE.relative_to(ROOT)} ({rgb.shape[1]}×{rgb.shape[0]})")
+        made_from = fingerprint(book)
+        for path, rgb in pictures.items():
+            path.write_bytes(_png(rgb, made_from))
+            print(f"wrote {path.relative_to(ROOT)} ({rgb.shape[1]}×{rgb.shape[0]})")
     return 0
 
 

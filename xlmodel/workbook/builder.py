@@ -26,6 +26,12 @@ from .layout import FIRST_YEAR_COL, HEADER_ROW, SHEETS, CellRenderer, Layout, q,
 
 PAGE_WIDTH = 135  # column-width units across A4 landscape at 100% (0.4" margins)
 MIN_PRINT_SCALE = 0.9  # the smallest text is 9 pt: printed at ≥ 8 pt
+#: the working sheets printed as one band (issue 52.1): one page wide, every year's figures beside their labels
+ONE_BAND = ("calc", "planning")
+
+#: the date the bundled samples were prepared (their files' headers): the date ``xlmodel samples`` prints on
+#: their covers when SOURCE_DATE_EPOCH is not set, so that a rebuilt sample is the one committed
+SAMPLES_DATE = "2026-12-01"
 
 #: the layouts of one model whose formulas are kept (``model.derived``), and the formulas kept for each
 MAX_LAYOUTS = 16
@@ -173,9 +179,11 @@ class Builder:
     def _print_setup(self, ws):
         """A4 landscape, readable: fitted to the page width only where that keeps the smallest text
         (9 pt) at 8 pt or more (a scale of 90%); a wider sheet prints at 90% across pages, its label
-        columns repeated on each."""
+        columns repeated on each — but the working sheets (:data:`ONE_BAND`), laid out narrow enough,
+        always print one page wide (issue 52.1). Every sheet numbers its own pages from 1."""
         ws.set_paper(9)
         ws.set_margins(left=0.4, right=0.4, top=0.6, bottom=0.6)
+        ws.set_start_page(1)
         if ws is self.ws["cover"]:  # the sign-off page: A4 portrait, fitted to the width (its text at ≥ 8 pt)
             ws.set_portrait()
             ws.fit_to_pages(1, 0)
@@ -183,7 +191,7 @@ class Builder:
         ws.set_landscape()
         self._print_used_area(ws)
         width = self.widths.get(ws.name, 0)
-        if width <= PAGE_WIDTH / MIN_PRINT_SCALE:
+        if width <= PAGE_WIDTH / MIN_PRINT_SCALE or ws in (self.ws[k] for k in ONE_BAND):
             ws.fit_to_pages(1, 0)
         else:
             ws.set_print_scale(int(MIN_PRINT_SCALE * 100))

@@ -53,12 +53,16 @@ class Styles:
 
     def _text_formats(self, wb, base: dict):
         self.title = wb.add_format({**base, "bold": True, "font_size": 14})
+        self.verdict = wb.add_format({**base, "bold": True, "font_size": 20, "align": "center", "border": 2})  # the cover's result
+        self.sign_line = wb.add_format({**base, "bottom": 1})  # a line to write a name, a signature or a date on
         self.h = wb.add_format({**base, "bold": True, "bg_color": "#1F4E79", "font_color": "#FFFFFF", "text_wrap": True})
         self.section = wb.add_format({**base, "bold": True, "bg_color": "#D9E1F2"})
         self.section_wrap = wb.add_format({**base, "bold": True, "bg_color": "#D9E1F2", "text_wrap": True})
         self.text = wb.add_format(base)
         self.wrap = wb.add_format({**base, "text_wrap": True, "valign": "top"})
+        self.label = wb.add_format({**base, "text_wrap": True})  # a working row's label: wrapped in its column, never over the years
         self.note = wb.add_format({**base, "italic": True, "font_color": "#595959"})
+        self.note_wrap = wb.add_format({**base, "italic": True, "font_color": "#595959", "text_wrap": True, "valign": "top"})
         self.key = wb.add_format({**base, "font_color": "#7F7F7F", "font_size": 9})  # ≥ 8 pt printed at 90%
         self.link = wb.add_format({**base, "font_color": "#0563C1", "underline": 1})
 

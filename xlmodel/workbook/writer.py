@@ -11,6 +11,7 @@ inputs), so a viewer that never recalculates still shows the right numbers.
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import xlsxwriter
@@ -78,7 +79,7 @@ class WorkbookBuilder(Builder):
         for key, ws in self.ws.items():
             self._print_setup(ws)
             ws.hide_gridlines(2)
-            ws.set_footer(f"&L{self.policy.id} v{self.policy.version}&C&A&R&P / &N")
+            ws.set_footer(f"&L{self.policy.id} v{self.policy.version}&C&A&R第 &P 页")  # numbered per sheet
             if key != "cover":
                 ws.protect("", {"format_columns": True, "format_rows": True, "select_locked_cells": True,
                                 "select_unlocked_cells": True})
@@ -109,10 +110,11 @@ class WorkbookBuilder(Builder):
 
 def build_workbook(out: Path, policy: Policy | str | None = None, case: Case | None = None,
                    evaluation_year: int | None = None, force: bool = False, udf: bool = False,
-                   plan_pay: dict[int, float] | None = None) -> Path:
+                   plan_pay: dict[int, float] | None = None, generated: "dt.date | None" = None) -> Path:
     """Write the workbook atomically; refuse to overwrite unless ``force``. ``udf``: add the UDF sheets;
     ``plan_pay``: 测算's proposed amounts, {year: 元} (as ``xlmodel plan --pay``; a workbook read back
-    carries its own, :attr:`~xlmodel.workbook.reader.WorkbookRead.plan_pay`).
+    carries its own, :attr:`~xlmodel.workbook.reader.WorkbookRead.plan_pay`); ``generated``: the date the
+    cover prints (default: :func:`xlmodel.io.generated_on`).
 
     The path is checked before any work (:func:`xlmodel.inputs.files.check_output`); without ``force`` an
     existing file is never replaced, not even one that appears while the workbook is written."""
@@ -128,6 +130,7 @@ def build_workbook(out: Path, policy: Policy | str | None = None, case: Case | N
     builder = WorkbookBuilder(pol, case, evaluation_year, udf=udf)
     builder.target = Path(out)
     builder.plan_pay = dict(plan_pay or {})
+    builder.generated = generated
     with atomic_write(out, force=force) as tmp:
         try:
             builder.write(tmp)

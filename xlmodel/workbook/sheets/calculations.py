@@ -16,14 +16,23 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 from ...rules import catalogue as cat
 from ..builder import _c
 from ..layout import FIRST_YEAR_COL, GUARDED, HEADER_ROW, SHEETS, TIMELINE_FLAGS, q
-from ..styles import fmt_key
+from ..styles import fmt_key, row_height
 
 GUARDED_ROWS = {row for row, _ in GUARDED.values()}
+#: the label columns of the working sheets (计算, 测算; characters): the id narrow (clipped in print), the
+#: labels wrapped, then a year column each — narrow enough to print one page wide (issue 52.1)
+LABEL_COLS = (("名称 Name", 8), ("{zh}", 26), ("{en}", 25), ("单位 Unit", 5))
+YEAR_WIDTH = 16
+
+
+def working_cols(zh: str, en: str, n_years: int) -> list[tuple[str, int]]:
+    """The columns of a working sheet: its labels' and one per year."""
+    return [(h.format(zh=zh, en=en), w) for h, w in LABEL_COLS] + [("", YEAR_WIDTH)] * n_years
 
 
 def write(b) -> None:
     ws, L = b.ws["calc"], b.L
-    cols = [("名称 Name", 30), ("计算", 40), ("Calculation", 40), ("单位 Unit", 8)] + [("", 16)] * L.n_years
+    cols = working_cols("计算", "Calculation", L.n_years)
     b._header(ws, "计算", "Calculations (every rule in every evaluated year; history years feed the windows)", cols)
     b._year_header(ws, "calc")
     _calc_flags(b, ws)
@@ -35,6 +44,7 @@ def write(b) -> None:
     b._highlight_year(ws, HEADER_ROW, max(L.calc_rows.values()), FIRST_YEAR_COL, L.last_col, HEADER_ROW)
     ws.freeze_panes(HEADER_ROW + 1, FIRST_YEAR_COL)
     ws.repeat_rows(HEADER_ROW)
+    ws.set_row(HEADER_ROW, 30)  # the header's two lines (单位 Unit)
 
 
 def _series(b, ws) -> None:
@@ -121,8 +131,9 @@ def _calc_fmt(name: str) -> str:
 
 def _row_labels(b, ws, row: int, key: str, zh: str, en: str, unit: str):
     b._put(ws, row, 0, key, b.st.key)
-    b._put(ws, row, 1, zh, b.st.text)
-    b._put(ws, row, 2, en, b.st.text)
+    b._put(ws, row, 1, zh, b.st.label)
+    b._put(ws, row, 2, en, b.st.label)
+    ws.set_row(row, row_height((zh, LABEL_COLS[1][1]), (en, LABEL_COLS[2][1])))
     if unit:
         ws.write(row, 3, unit, b.st.text)
 
