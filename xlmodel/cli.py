@@ -352,6 +352,9 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     pfmt = sl.add_mutually_exclusive_group()
     pfmt.add_argument("--json", action="store_true", help="输出 JSON：列表，每年一个对象 print JSON: a list, one object per year")
     pfmt.add_argument("--markdown", action="store_true", help="输出董事会材料用的 Markdown print Markdown for the board papers")
+    sl.add_argument("-o", "--out", metavar="FILE.docx", help="另写出董事会材料用的 Word 文档 also write a Word document for "
+                                                             "the board papers")
+    sl.add_argument("--force", action="store_true", help="覆盖已存在的 Word 文档 overwrite an existing Word document")
     sl.set_defaults(func=_command("plan"))
 
     _add_workbook_commands(sub)

@@ -14,6 +14,10 @@ def cmd_plan(args) -> int:
     from ..inputs.sanitize import plain_text
 
     pay = parse_pay(args.pay)  # before the case is read: a bad --pay value is named first
+    if args.out:  # the Word document's path checked before any work (its suffix, an existing file without --force)
+        from ..inputs.files import check_output
+
+        check_output(args.out, force=args.force, suffixes=(".docx",), inputs=(args.case,))
     params = None
     if str(args.case).lower().endswith((".xlsx", ".xlsm")):  # a filled workbook: its inputs and parameters
         from ..workbook.reader import read_workbook
@@ -36,6 +40,11 @@ def cmd_plan(args) -> int:
     for w in case.warnings:
         print(f"注意 Warning: {plain_text(case.source)}: {plain_text(w)}", file=sys.stderr)
     path = plan(case, policy, pay, params)
+    if args.out:
+        from ..report.plan_docx import write_plan_docx
+
+        written = write_plan_docx(args.out, path, case, policy, force=args.force, inputs=(args.case,))
+        print(f"已写入 Word 文档 written -> {plain_text(written)}", file=sys.stderr)
     if args.json:
         print(json.dumps([y.to_dict() for y in path], ensure_ascii=False, indent=2))
     elif args.markdown:

@@ -33,10 +33,22 @@ from ...rules.expr import Blank, C, If, Max, Or
 from ...outputs import OUTPUT
 from ...planner import STATUS_ZH
 from ..cached import EMPTY
-from .calculations import _number_format, _row_labels
+from .calculations import LABEL_COLS, YEAR_WIDTH, _number_format, _row_labels, working_cols
+from ..styles import row_height
 from ..layout import FIRST_YEAR_COL, HEADER_ROW, SHEETS, CellRenderer, col_name, q
 
 KEY = "planning"
+#: the rows of the binding rule: (key, 中文, English, unit)
+BINDING_ROWS = {
+    "binding_row": ("plan_binding", "决定最低额的规则（条款）", "The rule that sets the minimum (its clause)", ""),
+    "binding_text_row": ("plan_binding_found", "决定规则：写出时由 xlmodel plan 测算（一分钱以下不通过的规则）",
+                         "Binding rule as xlmodel plan found it when written (the rule failing one fen below)", ""),
+    "binding_at_row": ("plan_binding_minimum", "测算决定规则时的最低额（最低额变化则需重新测算）",
+                       "The minimum the binding rule was found at (another minimum: run xlmodel plan again)", "元"),
+}
+#: what the binding-rule row shows when the minimum is no longer the one the rule was found at
+STATUS_ZH_RERUN = "最低额已变化，请重新运行 xlmodel plan 确定决定规则"
+CHART_ROWS = 21  # rows the path's chart covers
 CASH = "cash_dividend"
 #: the least cash dividend with which no floor obligation of the year fails, at one amount of this year's
 #: cash: the plan's and the baseline's minimums (the report's) and the exchange's risk warning; blank
@@ -175,13 +187,15 @@ class PlanningSheet:
         self.proposed_row, self.minimum_row, self.path_row = r + 1, r + 2, r + 3
         self.max_row, self.result_row, self.st_row, self.fail_row = r + 4, r + 5, r + 6, r + 7
         self.over_row, self.given_row = r + 8, r + 9
-        r += 12
+        # the binding rule (as ``xlmodel plan`` finds it), shown while the minimum is the one it was found at
+        self.binding_row, self.binding_text_row, self.binding_at_row = r + 10, r + 11, r + 12
+        r += 15
         self.status_rows = {rid: r + i for i, rid in enumerate(self.obligations)}
         r += len(self.obligations) + 2
         self.legend_row = r
-        r += len(STATUS_ZH) + 2
+        r += len(STATUS_ZH) + 3  # the labels of the results, then 请重新测算
         self.chart_row = r
-        r += 22
+        r += CHART_ROWS + 1
         for key, *_ in STEPS:
             blk = self.blocks[key] = Block(key)
             r += 1
@@ -243,6 +257,7 @@ class PlanningSheet:
         self.minimum: dict[int, object] = {}
         self.amount: dict[int, float] = {}
         self.trial: dict[tuple[str, int], float] = {}
+        self.binding: dict[int, tuple[str, float | str]] = {}
         paid: dict[int, float] = {}
         for y in self.years:
             mins = []
@@ -254,6 +269,7 @@ class PlanningSheet:
                 trial = 0.0 if _blank(mins[0]) else float(mins[0])
             least = "" if any(_blank(v) for v in mins) else max(float(v) for v in mins)
             self.minimum[y] = least
+            self.binding[y] = self._binding(y, least, dict(paid))
             fixed = self.fixed(y)
             if fixed is not None:
                 paid[y] = float(fixed)
@@ -263,6 +279,19 @@ class PlanningSheet:
         env = evaluate_timeline(m, self._with_cash(paid), self.years)
         for j, y in enumerate(self.years):
             self.env[("path", y)] = (env, j)
+
+    def _binding(self, y: int, least, paid: dict[int, float]) -> tuple[str, float | str]:
+        """The rule that sets year ``y``'s minimum, as :func:`xlmodel.planner.plan_year` finds it (the floor rule
+        failing one fen below), with the minimum it was found at: ("title（clause）", minimum); ("", …) where
+        the minimum is 0 or undetermined."""
+        if least == "" or not least:
+            return "", least
+        from ...planner import plan_year
+
+        py = plan_year(self.b.subject, self.b.policy, y, paid, None)
+        if not py.binding_rule or py.min_cash_dividend is None:
+            return "", "" if py.min_cash_dividend is None else py.min_cash_dividend
+        return f"{py.binding_title_zh}（{py.binding_clause}）", py.min_cash_dividend
 
     def value(self, key: str, name: str, y: int):
         got = self.env[(key, y)]
@@ -302,16 +331,17 @@ class PlanningSheet:
     # -- writing -------------------------------------------------------------
     def write(self):
         b, ws, L = self.b, self.ws, self.L
-        self._evaluate()
-        cols = [("名称 Name", 30), ("测算", 40), ("Planning", 40), ("单位 Unit", 8)] + [("", 16)] * L.n_years
+        if not hasattr(self, "env"):
+            self._evaluate()
+        cols = working_cols("测算", "Planning", L.n_years)
         b._header(ws, "测算", "Planning (the dividend path of the remaining plan years)", cols)
-        ws.write(2, 0, "每年最低现金分红：该年规划下限与监管底线（含交易所低分红风险警示）均不失败的最少金额，以前各年按本路径金额计；"
+        self._note(2, "每年最低现金分红：该年规划下限与监管底线（含交易所低分红风险警示）均不失败的最少金额，以前各年按本路径金额计；"
                        "本路径金额：黄色单元格所填拟定金额，空白即按“输入”表所填该年现金分红（董事会预案），未填按最低额。The least cash dividend with which no minimum of the year, nor the "
                        "exchange's risk warning, fails, the earlier years paid as the path pays them; the path pays a "
                        "yellow cell's proposed amount, else the year's cash dividend on 输入 (the board's proposal), else "
-                       "the minimum.", self.st.note)
-        ws.write(3, 0, "预测数在“输入”表填写（表头标“预测”的年度）；本表公式均由规则表达式生成，阈值引用“参数”表。Forecasts are "
-                       "entered on 输入 (years marked 预测); every formula is rendered from the rules' trees.", self.st.note)
+                       "the minimum.")
+        self._note(3, "预测数在“输入”表填写（表头标“预测”的年度）；本表公式均由规则表达式生成，阈值引用“参数”表。Forecasts are "
+                       "entered on 输入 (years marked 预测); every formula is rendered from the rules' trees.")
         b._year_header(ws, KEY)
         self._inputs()
         self._path()
@@ -322,6 +352,14 @@ class PlanningSheet:
             self._block(self.blocks[key], zh, en)
         ws.freeze_panes(HEADER_ROW + 1, FIRST_YEAR_COL)
         ws.repeat_rows(HEADER_ROW)
+        ws.set_row(HEADER_ROW, 30)  # the header's two lines (单位 Unit)
+        ws.set_h_pagebreaks([self.chart_row - 1, self.chart_row + CHART_ROWS])  # the chart whole, on a page of its own
+
+    def _note(self, row: int, text: str):
+        """A note across the printed width, wrapped (never cut at the page's edge)."""
+        width = sum(w for _, w in working_cols("", "", self.L.n_years))
+        self.ws.merge_range(row, 0, row, self.L.last_col, text, self.st.note_wrap)
+        self.ws.set_row(row, row_height((text, width)))
 
     def _inputs(self):
         b, ws, L = self.b, self.ws, self.L
@@ -358,6 +396,8 @@ class PlanningSheet:
         _row_labels(b, ws, self.over_row, "plan_over_cap", "本路径金额超过利润分配上限", "The path's amount exceeds the maximum distribution", "是/否")
         _row_labels(b, ws, self.fail_row, "plan_fail_count", o["fail_count"].zh + at[0], o["fail_count"].en + at[1],
                     o["fail_count"].unit)
+        for attr, labels in BINDING_ROWS.items():
+            _row_labels(b, ws, getattr(self, attr), *labels)
         _row_labels(b, ws, self.on_row, "plan_on", "本年度在测算期内（评估年度及以后）",
                     "The year is planned (the evaluation year and after)", "是/否")
         cash_row = L.inputs[CASH]
@@ -398,6 +438,35 @@ class PlanningSheet:
                              int(self.over(y)) if on else EMPTY)
             ws.write_formula(self.result_row, col, self._on(y, self._result_formula(y)), st.out["gen"],
                              STATUS_ZH[self.result(y)] if on else EMPTY)
+            self._binding_cells(y, on)
+        texts = [(str(t), YEAR_WIDTH) for y in self.years for t in (self.binding[y][0], self.binding_shown(y))
+                 if isinstance(t, str)]
+        for attr, (key, zh, en, unit) in BINDING_ROWS.items():  # the rule's title wrapped in its year's column
+            ws.set_row(getattr(self, attr), row_height(*texts, (zh, LABEL_COLS[1][1]), (en, LABEL_COLS[2][1])))
+
+    def _binding_cells(self, y: int, on: bool):
+        """The binding rule as found when written (text, and the minimum it was found at: written values), and the
+        row that shows it only while the year's minimum is still that minimum (else 请重新测算: never a stale rule)."""
+        ws, st = self.ws, self.st
+        col = self.L.col_of(y)
+        text, at = self.binding.get(y, ("", "")) if on else ("", "")
+        self.b._put(ws, self.binding_text_row, col, text, st.label)
+        if isinstance(at, float):
+            ws.write_number(self.binding_at_row, col, at, st.calc["amount"])
+        m, t, a = (self._cell(r, y) for r in (self.minimum_row, self.binding_text_row, self.binding_at_row))
+        ws.write_formula(self.binding_row, col, self._on(
+            y, f"IF(OR({m}=\"\",{m}=0),\"\",IF(AND(ISNUMBER({a}),ROUND({m},p_precision_digits)=ROUND({a},p_precision_digits)),{t}&\"\",plan_lbl_rerun))"),
+            st.label, self.binding_shown(y) if on else EMPTY)
+
+    def binding_shown(self, y: int):
+        """What the binding-rule row shows in planned year ``y`` (its formula's value)."""
+        least = self.minimum[y]
+        if least == "" or not least:
+            return EMPTY
+        text, at = self.binding.get(y, ("", ""))
+        if isinstance(at, float) and round(at, 2) == round(float(least), 2):
+            return text or EMPTY
+        return STATUS_ZH_RERUN
 
     def _proposed(self, y: int):
         """The year's proposed amount: an input (yellow), read where the year is planned."""
@@ -444,7 +513,7 @@ class PlanningSheet:
     def _legend(self):
         ws, st = self.ws, self.st
         ws.write(self.legend_row - 1, 0, "结论标签（公式通过名称 plan_lbl_* 引用）  Result labels (the names plan_lbl_*)", st.section)
-        for i, (code, text) in enumerate(STATUS_ZH.items()):
+        for i, (code, text) in enumerate({**STATUS_ZH, "rerun": STATUS_ZH_RERUN}.items()):
             row = self.legend_row + i
             ws.write(row, 0, code, st.key)
             ws.write(row, 1, text, st.text)
@@ -529,7 +598,18 @@ def _cached(v):
 def add_planning_sheet(b, label) -> None:
     """Write 测算 on the builder's sheet ``planning``; ``label``: a calculation's labels (zh, en) as 计算
     shows them; the amounts proposed come from ``b.plan_pay`` ({year: 元}, as ``xlmodel plan --pay``)."""
-    PlanningSheet(b, label, getattr(b, "plan_pay", None)).write()
+    planning_sheet(b, label).write()
+
+
+def planning_sheet(b, label=None) -> PlanningSheet:
+    """The builder's 测算, placed and evaluated once: 汇总 (written first) shows its path on the board's page."""
+    sheet = getattr(b, "_planning_sheet", None)
+    if sheet is None:
+        from .calculations import _calc_label
+
+        sheet = b._planning_sheet = PlanningSheet(b, label or _calc_label, getattr(b, "plan_pay", None))
+        sheet._evaluate()
+    return sheet
 
 
 def write(b) -> None:

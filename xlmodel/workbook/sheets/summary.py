@@ -6,41 +6,48 @@ from __future__ import annotations
 from xlsxwriter.utility import xl_rowcol_to_cell
 
 from ...outputs import CHECK_FLAG, MODEL_CHECK, OUTPUT, PART, SUMMARY, Output
-from ..builder import _c, in_units_formula
+from ..builder import _c
 from ..cached import EMPTY
 from ..layout import CHECK_COL_INDEX, FIRST_YEAR_COL, HEADER_ROW, SHEETS, YES_NO_OUTPUTS, pname, q
 from ..styles import FONT, row_height
 
 CHART_ROWS = 21  # rows the summary's chart covers
+UNIT_NOTE = "金额单位：元  Amounts in 元"  # the one unit of the board's pages (封面, 汇总)
 #: the named results of the evaluation year: the headline outputs, then the model check (xlmodel.outputs)
 RESULTS = tuple((o.id, o.name, o.label_zh, o.label_en) for o in SUMMARY)
 
 
 def _per_year_line(o: Output) -> tuple[str, str, str, str]:
     """A headline output's line of the per-year table: the board page's Chinese, the English label, an
-    amount in 万元."""
+    amount in 元 (the page's one unit, as its named results)."""
     zh, en = o.board[0], o.en
     if o.kind == "amount":
-        return o.id, f"{zh}（万{o.unit}）", f"{en} (10k {o.unit})", "wan"
+        return o.id, f"{zh}（{o.unit}）", f"{en} ({o.unit})", "yuan"
     return o.id, zh, en, "yes_no" if o.kind == "yes_no" else ""
 
 
 #: the per-year table of the summary: (calculation or series, 中文, English, unit)
 PER_YEAR = (_per_year_line(OUTPUT["overall_status"]), _per_year_line(OUTPUT["cash_conditions_met"]),
             _per_year_line(OUTPUT["fail_count"]),
-            ("cash", "现金分红（含计入的回购）（万元）", "Cash dividends (10k 元)", "wan"),
+            ("cash", "现金分红（含计入的回购）（元）", "Cash dividends (元)", "yuan"),
             _per_year_line(OUTPUT["min_cash_dividend"]), _per_year_line(OUTPUT["max_distribution"]))
 
 
 def write(b) -> None:
-    ws, L = b.ws["summary"], b.L
+    ws, L, st = b.ws["summary"], b.L, b.st
     b._header(ws, "汇总", "Summary", [("名称 Name", 26), ("结果", 30), ("数值 Value", 20), ("Result", 34)])
     _results(b, ws)
     _result_colours(b, ws)
-    top, rows = _per_year(b, ws, max(L.output_rows.values()) + 3)  # the board's page first: the years, the chart
+    ws.write(2, 3, UNIT_NOTE, st.note)
+    top, rows = _per_year(b, ws, max(L.output_rows.values()) + 3)  # the board's pages first: the years, the path, the chart
+    path_top = top
+    top = _path(b, ws, path_top)
     _chart(b, ws, top, rows)
-    top = _model_checks(b, ws, top + CHART_ROWS)
+    checks_top = top + CHART_ROWS
+    top = _model_checks(b, ws, checks_top)
     _rule_results(b, ws, top)
+    # page 1 the results and the years, page 2 the path and its chart (whole), then the model's own checks
+    ws.set_h_pagebreaks([path_top - 1, checks_top - 1])
 
 
 def _results(b, ws) -> None:
@@ -112,10 +119,74 @@ def _per_year_cell(b, name: str, unit: str, j: int, y: int) -> tuple:
     if unit == "yes_no":  # 是/否 for the board, 缺少输入 when undetermined
         return b._yes_no_formula(ref), st.calc["gen"], b._yes_no(name, j)
     if unit:
-        return in_units_formula(ref, "p_display_wan"), st.calc["amount"], \
-            (EMPTY if isinstance(value, str) else float(value) / 10_000)
+        return f"=IF({ref}=\"\",\"\",{ref})", st.calc["amount"], (EMPTY if isinstance(value, str) else float(value))
     count = name in OUTPUT and OUTPUT[name].kind == "count"
     return f"={ref}", st.calc["count" if count else "gen"], b.cached(value)
+
+
+#: the dividend path on the board's page, each line read from 测算: (its row there, 中文, English, format)
+PATH_LINES = (("minimum_row", f"{OUTPUT['min_cash_dividend'].zh}（元）", f"{OUTPUT['min_cash_dividend'].en} (元)", "amount"),
+              ("binding_row", "决定最低额的规则（条款）", "Binding rule (clause)", "label"),
+              ("proposed_row", "拟定现金分红（元）", "Proposed cash dividend (元)", "amount"),
+              ("path_row", "本路径现金分红（元）", "The path's cash dividend (元)", "amount"),
+              ("max_row", f"{OUTPUT['max_distribution'].zh}（元）", f"{OUTPUT['max_distribution'].en} (元)", "amount"),
+              ("result_row", "可行性 结论", "Feasibility", "gen"))
+
+
+def _path(b, ws, top: int) -> int:
+    """The dividend path of the evaluation year and after (测算): the minimum, the rule that sets it and its
+    clause, the amount proposed and paid, the law's cap and whether the year is feasible. Returns the row
+    below it."""
+    from .planning import planning_sheet
+
+    L, st = b.L, b.st
+    ps = planning_sheet(b)
+    ws.write(top, 0, "分红路径（评估年度及以后，见测算表）Dividend path (from 测算)", st.section)
+    ws.write(top + 1, 1, "会计年度 FY", st.h)
+    planning = q(SHEETS["planning"])
+    for j, y in enumerate(L.eval_years):
+        ws.write_formula(top + 1, 2 + j, f"={planning}!{xl_rowcol_to_cell(HEADER_ROW, L.col_of(y), row_abs=True)}", st.year, y)
+    for i, (attr, zh, en, fmt) in enumerate(PATH_LINES):
+        r = top + 2 + i
+        ws.write(r, 0, en, st.key)
+        ws.write(r, 1, zh, st.text)
+        texts = []
+        for j, y in enumerate(L.eval_years):
+            ref = f"{planning}!{xl_rowcol_to_cell(getattr(ps, attr), L.col_of(y), row_abs=True)}"
+            on = f"{planning}!{xl_rowcol_to_cell(ps.on_row, L.col_of(y), row_abs=True)}"
+            formula = {"proposed_row": f"=IF(ISBLANK({ref}),\"\",{ref})", "path_row": f"=IF({on}=1,{ref},\"\")",
+                       "binding_row": f"={ref}&\"\""}.get(attr, f"={ref}")
+            cached = _path_cached(b, ps, attr, y)
+            texts.append(str(cached) if isinstance(cached, str) else "")
+            ws.write_formula(r, 2 + j, formula, st.label if fmt == "label" else st.calc[fmt], cached)
+        if fmt == "label":
+            ws.set_row(r, row_height(*((t, 16) for t in texts)))
+    r = top + 2 + len(PATH_LINES) - 1
+    for code, fmt in (("ok", "pass"), ("fail", "fail"), ("infeasible", "fail"), ("below_minimum", "fail"),
+                      ("missing_input", "missing_input"), ("rerun", "missing_input")):
+        ws.conditional_format(r, 2, r, 1 + len(L.eval_years), {"type": "formula", "criteria": f"=C{r + 1}=plan_lbl_{code}",
+                                                               "format": st.status[fmt]})
+    b._highlight_year(ws, top + 1, r, 2, 1 + len(L.eval_years), top + 1)
+    return r + 2
+
+
+def _path_cached(b, ps, attr: str, y: int):
+    """The cached value of a path line in year ``y`` (what 测算 caches there)."""
+    from ...planner import STATUS_ZH
+
+    if y not in ps.years:
+        return EMPTY
+    if attr == "minimum_row":
+        return EMPTY if ps.minimum[y] == "" else float(ps.minimum[y])
+    if attr == "binding_row":
+        return ps.binding_shown(y)
+    if attr == "proposed_row":
+        return float(ps.pay[y]) if y in ps.pay else EMPTY
+    if attr == "path_row":
+        return ps.amount[y]
+    if attr == "max_row":
+        return b.cached(ps.value("path", "max_distribution", y))
+    return STATUS_ZH[ps.result(y)]
 
 
 def _chart(b, ws, top: int, rows: dict[str, int]):
@@ -130,12 +201,27 @@ def _chart(b, ws, top: int, rows: dict[str, int]):
     zh, en = minimum.chart
     chart.add_series({"name": f"{zh} {en}", "categories": cats, "values": span(rows[minimum.id]),
                       "fill": {"color": "#ED7D31"}})
-    chart.set_title({"name": f"现金分红与{zh}（万{minimum.unit}）Cash dividends vs {en.lower()} (10k {minimum.unit})",
+    chart.set_title({"name": f"现金分红与{zh}（{minimum.unit}）Cash dividends vs {en.lower()} ({minimum.unit})",
                      "name_font": {"name": FONT, "size": 11}})
     chart.set_y_axis({"num_format": "#,##0", "num_font": {"name": FONT}})
     chart.set_x_axis({"num_font": {"name": FONT}})
     chart.set_legend({"position": "bottom", "font": {"name": FONT}})
-    ws.insert_chart(top, 1, chart, {"x_scale": 1.6, "y_scale": 1.2})
+    # as wide as the printed columns from B (never past the page's edge)
+    px = sum(_pixels(w) for w in _widths(b)[1:])
+    ws.insert_chart(top, 1, chart, {"x_scale": min(1.6, (px - 8) / 480), "y_scale": 1.2})
+
+
+def _widths(b) -> list[int]:
+    """The columns' widths of 汇总 (characters), as :func:`write` and :func:`_per_year` set them."""
+    widths = [26, 30, 20, 34]
+    for j in range(len(b.L.eval_years)):
+        widths[2 + j:3 + j] = [16]
+    return widths
+
+
+def _pixels(width: int) -> int:
+    """A column's width in pixels (XlsxWriter's: 7 a character and 5 of padding)."""
+    return width * 7 + 5
 
 
 def _model_checks(b, ws, top: int) -> int:
