@@ -17,6 +17,9 @@ from xlmodel.engines.in_memory import gnumeric_python, uno_in_office
 from xlmodel.engines.recalc import soffice, ssconvert
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+#: every workbook the tests write (and every xlmodel they run) prints the bundled samples' date on its cover
+#: (xlmodel.workbook.builder.SAMPLES_DATE, 2026-12-01 00:00 UTC), as the committed samples do
+os.environ["SOURCE_DATE_EPOCH"] = "1796083200"
 
 
 #: the files that recalculate hundreds of workbooks in LibreOffice and Gnumeric: run first, so that with

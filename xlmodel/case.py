@@ -818,3 +818,16 @@ def load_case(path: str | Path) -> Case:
 
 def bool_label(v: bool) -> str:
     return BOOL_LABELS[bool(v)]
+
+
+def inputs_digest(case: Case) -> str:
+    """The SHA-256 of a case's inputs (its policy id, evaluation year, company, every year's figures, forecast
+    marks and attestations, as :meth:`~xlmodel.case.Case.to_dict` gives them; not its notes), as canonical JSON: the
+    first 16 hex digits, which the cover prints."""
+    import hashlib
+    import json
+
+    data = case.to_dict()
+    data.pop("notes", None)
+    text = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -28,6 +28,10 @@ def cmd_samples(args) -> int:
     from ..errors import OutputExistsError
     from ..evaluator import evaluate
     from ..report import render_table
+    import datetime as dt
+    import os
+
+    from ..workbook.builder import SAMPLES_DATE
     from ..workbook.writer import build_workbook
 
     if args.dir is None:
@@ -57,7 +61,9 @@ def cmd_samples(args) -> int:
         case = load_case(path)
         rep = evaluate(case)
         target = out / f"{path.stem}.xlsx"
-        build_workbook(target, case=case, force=args.force)
+        # the samples' own date on their covers (SOURCE_DATE_EPOCH's where set): a rebuilt sample is the committed one
+        generated = None if os.environ.get("SOURCE_DATE_EPOCH") else dt.date.fromisoformat(SAMPLES_DATE)
+        build_workbook(target, case=case, force=args.force, generated=generated)
         if args.verbose:  # each sample's full report, as before 51.5
             print(render_table(rep))
             print(f"已写入 -> {plain_text(target)}\n")

@@ -377,3 +377,18 @@ def _umask() -> int:
     umask = os.umask(0)
     os.umask(umask)
     return umask
+
+
+def generated_on() -> "dt.date":
+    """The date a document is written, as a workbook's cover and the plan's Word document print it:
+    SOURCE_DATE_EPOCH's (UTC; a reproducible build, https://reproducible-builds.org/specs/source-date-epoch/)
+    where set, else today's (UTC)."""
+    import datetime as dt
+
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if epoch:
+        try:
+            return dt.datetime.fromtimestamp(int(epoch), dt.timezone.utc).date()
+        except (ValueError, OverflowError, OSError):
+            raise XlmodelError(f"SOURCE_DATE_EPOCH={epoch!r}：应为 Unix 时间戳（秒）expected a Unix timestamp in seconds") from None
+    return dt.datetime.now(dt.timezone.utc).date()

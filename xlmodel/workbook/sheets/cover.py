@@ -9,7 +9,9 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 from ... import __version__
 from ...rules import catalogue as cat
 from ...outputs import CHECK_FLAG, MODEL_CHECK, OUTPUT, PART
-from ..builder import in_units_formula
+from pathlib import Path
+
+from ..cached import EMPTY
 from ..layout import CHECK_COL_INDEX, SHEET_EN, SHEETS, q
 from ..styles import fmt_key, row_height
 
@@ -20,15 +22,28 @@ PORTRAIT_WIDTH = 92  # column-width units across A4 portrait at 100% (0.4" margi
 assert (sum(COVER_COLS) + len(COVER_COLS)) * 8 <= PORTRAIT_WIDTH * 10
 
 
+#: the signatures a board pack carries, in the order they sign (issue 52.3)
+SIGNATURES = (("编制 Prepared by", "编制人"), ("复核 Reviewed by", "复核人"), ("财务总监 Chief financial officer", "财务总监"),
+              ("董事会秘书 Board secretary", "董事会秘书"))
+#: what a signature on the cover confirms, in one line
+STATEMENT = ("签字确认：上列输入数据与其来源已经复核，规则结果由 xlmodel 按所列规划政策计算；本页不构成法律意见。"
+             "Signed: the inputs and their source reviewed; the results computed by xlmodel under the policy named; no legal advice.")
+UNIT_NOTE = "金额单位：元（本页所有金额）  Amounts in 元 throughout this page"
+
+
 def write(b) -> None:
     ws, st = b.ws["cover"], b.st
     for i, width in enumerate(COVER_COLS):
         ws.set_column(i, i, width)
     ws.write(1, 1, "股东分红回报规划合规模型  Dividend return plan model", st.title)
-    rows = _results(b)
+    ws.set_row(1, 22)
+    _verdict(b, ws, 3)
+    ws.merge_range(4, 1, 4, len(COVER_COLS) - 1, STATEMENT, st.wrap)
+    ws.set_row(4, row_height((STATEMENT, sum(COVER_COLS[1:]))))
+    rows = _results(b) + _provenance(b)
     for i, (label, value, cached) in enumerate(rows):
-        _result_row(b, ws, 3 + i, label, value, cached)
-    r = _sign_off(b, ws, 3 + len(rows) + 1) + 2
+        _result_row(b, ws, 6 + i, label, value, cached)
+    r = _sign_off(b, ws, 6 + len(rows) + 1) + 2
     r = _legend(b, ws, r)
     r = _contents(b, ws, r)
     _how_to_use(b, ws, r)
@@ -39,10 +54,55 @@ def _label(o) -> str:
     return " ".join(o.board)
 
 
-def _amount(o, zh_unit: str, en_unit: str) -> str:
-    """An amount's label on the board page, in a display unit: 最低现金分红（万元）Minimum cash (10k 元)."""
+def _amount(o) -> str:
+    """An amount's label on the board page, in the page's one unit: 最低现金分红（元）Minimum cash (元)."""
     zh, en = o.board
-    return f"{zh}（{zh_unit}{o.unit}）{en} ({en_unit} {o.unit})"
+    return f"{zh}（{o.unit}）{en} ({o.unit})"
+
+
+def _verdict(b, ws, r: int) -> None:
+    """The overall result, large, at the top; beside it, where it is 不通过, the cash the minimum rules still
+    ask for (the largest shortfall of the plan's and the baseline's minimum rules, read from 检查)."""
+    st, o = b.st, OUTPUT["overall_status"]
+    ws.set_row(r, 36)
+    ws.write(r, 1, _label(o), st.section_wrap)
+    ws.merge_range(r, 2, r, 3, "", st.verdict)
+    ws.write_formula(r, 2, f"={o.name}", st.verdict, b.scalar("overall_status"))
+    for code, sfmt in st.status.items():
+        ws.conditional_format(r, 2, r, 3, {"type": "formula", "criteria": f"=$C${r + 1}=lbl_{code}", "format": sfmt})
+    for code in ("check", "undetermined"):
+        ws.conditional_format(r, 2, r, 3, {"type": "formula", "criteria": f"=$C${r + 1}=lbl_{code}", "format": st.status["fail"]})
+    mins = [rd for rd in b.model.rules if rd.is_minimum and rd.check.shortfall is not None]
+    ws.write(r, 4, "不通过时现金差额（元）Cash short (元)", st.wrap)
+    if not mins:
+        return
+    checks = q(SHEETS["checks"])
+    cells = ",".join(f"{checks}!{xl_rowcol_to_cell(b.L.check_rows[rd.id], CHECK_COL_INDEX['shortfall'], True, True)}"
+                     for rd in mins)
+    values = [b.value(f"{rd.id}.shortfall") for rd in mins]
+    numbers = [float(v) for v in values if not isinstance(v, str) and not isinstance(v, bool)]
+    cached = max([0.0, *numbers]) if b.value("overall_status") == "fail" else EMPTY
+    ws.merge_range(r, 5, r, 6, "", st.out["amount"])
+    ws.write_formula(r, 5, f"=IF($C${r + 1}=lbl_fail,MAX(0,{cells}),\"\")", st.out["amount"], cached)
+
+
+def _provenance(b) -> list[tuple]:
+    """What the cover was made from: the file, the date it was written, a digest of the inputs and their source,
+    the unit (texts written when the workbook is)."""
+    from ...case import inputs_digest
+    from ...inputs.files import generated_on
+
+    case = b.case
+    source = Path(case.source).name if case is not None and case.source != "<case>" else "—（空白模板 a blank template）"
+    day = getattr(b, "generated", None) or generated_on()
+    return [
+        ("文件 File", b.target.name if b.target else "—", None),
+        ("生成日期 Generated on", day.isoformat(), None),
+        ("输入摘要 Input digest", f"SHA-256 {inputs_digest(b.subject)}（写出时：公司信息、各年度输入、声明、评估年度、政策编号 as written: "
+                                  f"company, every year's inputs, attestations, evaluation year, policy id）", None),
+        ("数据来源 Data source", source, None),
+        ("金额单位 Unit", UNIT_NOTE, None),
+    ]
 
 
 def _results(b) -> list[tuple]:
@@ -50,20 +110,18 @@ def _results(b) -> list[tuple]:
     name from the table of outputs (:mod:`xlmodel.outputs`)."""
     p, o = b.policy, OUTPUT
     counts = [o[k] for k in ("fail_count", "warn_count", "missing_input_count")]
+    minimum, cap = o["min_cash_dividend"], o["max_distribution"]
     return [
         ("公司 Company", "=in_company_name&\"\"", b.cached(b.subject.company.get("company_name") or "")),
         ("证券代码 Stock code", "=in_stock_code&\"\"", b.cached(b.subject.company.get("stock_code") or "")),
         ("规划 Plan", p.title_zh, None),
         ("规划文件 Plan file", f"{p.id} v{p.version}（{p.plan_years[0]}–{p.plan_years[1]}）", None),
         ("评估年度 Evaluation year", "=in_evaluation_year", float(b.year)),
-        (_label(o["overall_status"]), f"={o['overall_status'].name}", b.scalar("overall_status")),
         *_draft_row(p),
         (_label(o["cash_conditions_met"]), b._yes_no_formula(o["cash_conditions_met"].name),
          b._yes_no("cash_conditions_met")),
-        (_amount(o["min_cash_dividend"], "万", "10k"), in_units_formula(o["min_cash_dividend"].name, "p_display_wan"),
-         b._in_units("min_cash_dividend", 10_000)),
-        (_amount(o["max_distribution"], "亿", "100m"), in_units_formula(o["max_distribution"].name, "p_display_yi"),
-         b._in_units("max_distribution", 100_000_000)),
+        (_amount(minimum), f"=IF({minimum.name}=\"\",\"\",{minimum.name})", b._in_units("min_cash_dividend", 1)),
+        (_amount(cap), f"=IF({cap.name}=\"\",\"\",{cap.name})", b._in_units("max_distribution", 1)),
         *_st_row(b),
         (" / ".join(c.short_zh for c in counts) + " " + " / ".join(c.board[1] for c in counts),
          "=" + "&\" / \"&".join(c.name for c in counts), " / ".join(str(int(b.scalar(c.id))) for c in counts)),
@@ -98,10 +156,12 @@ def _result_row(b, ws, r: int, label: str, value: str, cached) -> None:
     st = b.st
     ws.write(r, 1, label, st.section_wrap)
     ws.set_row(r, row_height((label, COVER_COLS[1])))
-    if cached is None:
-        ws.write_string(r, 2, value, st.text)
+    if cached is None:  # a text: wrapped across the page's width, never past its edge
+        ws.merge_range(r, 2, r, len(COVER_COLS) - 1, value, st.wrap)
+        ws.set_row(r, row_height((label, COVER_COLS[1]), (value, sum(COVER_COLS[2:]))))
     else:  # the company's name and code as text, free to run on across the empty cells to their right
-        fmt = st.out["amount"] if "p_display_" in value else st.text if value.endswith("&\"\"") else st.out["gen"]
+        amount = value.startswith("=IF(out_") and "lbl_" not in value  # the minimum and the cap, in 元
+        fmt = st.out["amount"] if amount else st.text if value.endswith("&\"\"") else st.out["gen"]
         ws.write_formula(r, 2, value, fmt, cached)
     if value in (f"={OUTPUT['overall_status'].name}", f"={MODEL_CHECK.name}"):  # the result cell coloured by its value
         for code, sfmt in st.status.items():
@@ -158,6 +218,7 @@ def _sign_off(b, ws, top: int) -> int:
     heads += [f"{PART['bound'].zh}类型", PART["bound"].heading, "单位 Unit"]
     for c, h in enumerate(heads):
         ws.write(head, 1 + c, h, st.h)
+    ws.set_row(head, 30)  # its two lines (状态 / Status) shown whole
     titles = {"condition": "现金分红条件 Conditions", "requirement": "规划要求 Plan requirements",
               "regulatory": "监管底线 Regulatory baseline"}
     r = head + 1
@@ -172,15 +233,30 @@ def _sign_off(b, ws, top: int) -> int:
     for code, fmt in st.status.items():
         for x in status_rows:
             ws.conditional_format(x, 3, x, 3, {"type": "formula", "criteria": f"=$D${x + 1}=lbl_{code}", "format": fmt})
-    r += 1
-    ws.write(r, 1, "董事会秘书 Board secretary：", st.text)
-    ws.write(r, 4, "日期 Date：", st.text)
-    ws.write(r + 1, 1, "审阅 Reviewed by：", st.text)
-    ws.write(r + 1, 4, "日期 Date：", st.text)
-    last = r + 1
+    for x in status_rows:  # a rule that does not apply: its whole line grey (its figures blank)
+        ws.conditional_format(x, 1, x, 2, {"type": "formula", "criteria": f"=$D${x + 1}=lbl_not_applicable",
+                                           "format": st.status["not_applicable"]})
+    last = _signatures(b, ws, r + 1)
     ws.print_area(0, 0, last, len(COVER_COLS) - 1)
     ws.repeat_rows(head)
     return last
+
+
+def _signatures(b, ws, r: int) -> int:
+    """The signature lines, in the order a board pack signs: each role with a line for the printed name, the
+    signature and the date. Returns the last row."""
+    st = b.st
+    for c, h in ((1, "职责 Role"), (2, "姓名（正楷）Printed name"), (4, "签字 Signature"), (6, "日期 Date")):
+        ws.write(r, c, h, st.h)
+    ws.set_row(r, 30)
+    for i, (role, _) in enumerate(SIGNATURES):
+        x = r + 1 + i
+        ws.set_row(x, 30)
+        ws.write(x, 1, role, st.text)
+        ws.merge_range(x, 2, x, 3, "", st.sign_line)
+        ws.merge_range(x, 4, x, 5, "", st.sign_line)
+        ws.merge_range(x, 6, x, 7, "", st.sign_line)
+    return r + len(SIGNATURES)
 
 
 def _sign_off_rule(b, ws, r: int, rd) -> None:
@@ -195,6 +271,7 @@ def _sign_off_rule(b, ws, r: int, rd) -> None:
     def at(col: str) -> str:
         return f"{checks}!{xl_rowcol_to_cell(L.check_rows[rid], CHECK_COL_INDEX[col], True, True)}"
     ws.write_formula(r, 3, f"={at('status')}", st.calc["gen"], b.scalar(f"{rid}.status"))
+    na = b.value(f"{rid}.status") == "not_applicable"  # its figures blank: a rule that does not apply has none
     fk = "yes_no" if rd.check.unit == "是/否" else fmt_key(rd.check.unit)
     for c, col in ((4, "actual"), (6, "required")):
         name = f"{rid}.{col}"
@@ -204,7 +281,8 @@ def _sign_off_rule(b, ws, r: int, rd) -> None:
         yes_no = fk == "yes_no" or name in L.yes_no  # a yes/no: 1/0 shown 是/否 (as on 检查)
         cached = b._yes_no_cached(value) if yes_no else b.cached(value)
         fmt = st.calc["yes_no" if yes_no else "gen" if isinstance(cached, bool) else fk]
-        ws.write_formula(r, c, f"=IF({at(col)}=\"\",\"\",{at(col)})", fmt, cached)
+        ws.write_formula(r, c, f"=IF(OR($D${r + 1}=lbl_not_applicable,{at(col)}=\"\"),\"\",{at(col)})", fmt,
+                         EMPTY if na else cached)
     if rd.bound and rd.check.required is not None:
         b._put(ws, r, 5, cat.BOUND_ZH[rd.bound], st.text)
     b._put(ws, r, 7, rd.check.unit, st.text)
