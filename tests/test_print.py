@@ -82,8 +82,9 @@ def test_the_sign_off_prints_on_two_pages_or_fewer(libreoffice, tmp_path):
             assert company in text, book.name
 
 
-def test_the_board_page_picture_is_current(tmp_path):
-    made_from = board_page.picture_fingerprint()
+def test_the_board_page_pictures_are_current(tmp_path):
     now = board_page.fingerprint(board_page.build(tmp_path))
-    assert made_from == now, (f"docs/board-page.png shows an older 汇总 (made from {made_from}, now {now}); "
-                              f"regenerate it: {board_page.COMMAND}")
+    for picture in (board_page.PICTURE, board_page.COVER_PICTURE):
+        made_from = board_page.picture_fingerprint(picture)
+        assert made_from == now, (f"{picture.name} shows an older 汇总 or 封面 (made from {made_from}, now {now}); "
+                                  f"regenerate it: {board_page.COMMAND}")
