@@ -194,7 +194,7 @@ def test_a_failing_cover_shows_the_cash_shortfall_beside_the_verdict(tmp_path):
 
 @pytest.fixture(scope="module")
 def printed(gcl, libreoffice, tmp_path_factory):
-    from xlmodel.workbook.recalc import export_pdf
+    from xlmodel.engines.recalc import export_pdf
 
     (pdf,) = export_pdf([gcl[0]], tmp_path_factory.mktemp("pdf"))
     return pdf, board_page.page_sheets(pdf)

@@ -114,7 +114,7 @@ def build_workbook(out: Path, policy: Policy | str | None = None, case: Case | N
     """Write the workbook atomically; refuse to overwrite unless ``force``. ``udf``: add the UDF sheets;
     ``plan_pay``: 测算's proposed amounts, {year: 元} (as ``xlmodel plan --pay``; a workbook read back
     carries its own, :attr:`~xlmodel.workbook.reader.WorkbookRead.plan_pay`); ``generated``: the date the
-    cover prints (default: :func:`xlmodel.io.generated_on`).
+    cover prints (default: :func:`xlmodel.inputs.files.generated_on`).
 
     The path is checked before any work (:func:`xlmodel.inputs.files.check_output`); without ``force`` an
     existing file is never replaced, not even one that appears while the workbook is written."""
