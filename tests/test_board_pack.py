@@ -7,6 +7,8 @@ The GCL sample (samples/gcl-energy-2022-2024.yaml, evaluation year 2023) worked 
   855,092,128.94 × 10% = 85,509,212.894 → 85,509,212.89 元; the three-year rule asks less (its shortfall 0);
 * the law's cap is the lower of the parent's and the group's retained earnings of 2023:
   min(1,095,152,827.27, 1,569,732,042.75) = 1,095,152,827.27 元; the minimum is below it: 可行;
+* the case proposes 1.3 元 per 10 shares on 1,581,450,548 shares = 205,588,571.24 元 for 2023: the path pays
+  that proposal (51.2), above the minimum and below the cap: 可行;
 * 2024 has no figures: its minimum is undetermined (缺少输入), no binding rule shown;
 * paying 80,000,000.00 元 in 2023 instead fails the 10% rule by 85,509,212.89 − 80,000,000.00 = 5,509,212.89 元
   (the three years then pay 324,664,922.80 + 306,781,780.12 + 80,000,000.00 = 711,446,702.92 元, still above
@@ -35,6 +37,7 @@ GCL = ROOT / "samples" / "gcl-energy-2022-2024.yaml"
 MINIMUM_2023 = 85_509_212.89  # 855,092,128.94 × 10%, to the fen
 CAP_2023 = 1_095_152_827.27  # the parent's retained earnings, the lower of the two
 BINDING = "当年现金分红不低于当年可分配利润的10%（三、(二)、2、(1)）"
+PROPOSED_2023 = 205_588_571.24  # 1,581,450,548 shares × 1.3 元 / 10
 
 
 @pytest.fixture(scope="module")
@@ -82,8 +85,8 @@ def test_the_path_reaches_the_board_page(gcl):
         return v.cell(rows[key], col).value
     assert at("Minimum cash dividend (元)", c23) == MINIMUM_2023
     assert at("Binding rule (clause)", c23) == BINDING
-    assert at("Proposed cash dividend (元)", c23) is None  # none proposed: the path pays the minimum
-    assert at("The path's cash dividend (元)", c23) == MINIMUM_2023
+    assert at("Proposed cash dividend (元)", c23) == PROPOSED_2023  # the case's own proposal (输入)
+    assert at("The path's cash dividend (元)", c23) == PROPOSED_2023
     assert at("Maximum distribution (元)", c23) == CAP_2023
     assert at("Feasibility", c23) == "可行"
     assert at("Feasibility", c24) == "缺少输入" and at("Binding rule (clause)", c24) in (None, "")
@@ -116,7 +119,7 @@ def test_plan_writes_the_path_as_a_word_document(tmp_path, capsys):
     assert main(["plan", str(GCL), "-o", str(out)]) == 1  # 2024 is undetermined: exit 1, as without -o
     doc = docx.Document(str(out))
     table = [[c.text for c in r.cells] for r in doc.tables[0].rows]
-    assert table[1] == ["2023", "85,509,212.89", BINDING, "—", "85,509,212.89", "1,095,152,827.27", "可行"]
+    assert table[1] == ["2023", "85,509,212.89", BINDING, "205,588,571.24", "205,588,571.24", "1,095,152,827.27", "可行"]
     assert table[2][0] == "2024" and table[2][-1] == "缺少输入"
     text = "\n".join(p.text for p in doc.paragraphs)
     assert "金额单位：元" in text and "2026-12-01" in text and inputs_digest(load_case(GCL)) in text

@@ -127,7 +127,7 @@ def _per_year_cell(b, name: str, unit: str, j: int, y: int) -> tuple:
 #: the dividend path on the board's page, each line read from 测算: (its row there, 中文, English, format)
 PATH_LINES = (("minimum_row", f"{OUTPUT['min_cash_dividend'].zh}（元）", f"{OUTPUT['min_cash_dividend'].en} (元)", "amount"),
               ("binding_row", "决定最低额的规则（条款）", "Binding rule (clause)", "label"),
-              ("proposed_row", "拟定现金分红（元）", "Proposed cash dividend (元)", "amount"),
+              ("given_row", "拟定现金分红（元）（测算表拟定或输入表所填）", "Proposed cash dividend (元)", "amount"),
               ("path_row", "本路径现金分红（元）", "The path's cash dividend (元)", "amount"),
               ("max_row", f"{OUTPUT['max_distribution'].zh}（元）", f"{OUTPUT['max_distribution'].en} (元)", "amount"),
               ("result_row", "可行性 结论", "Feasibility", "gen"))
@@ -154,7 +154,8 @@ def _path(b, ws, top: int) -> int:
         for j, y in enumerate(L.eval_years):
             ref = f"{planning}!{xl_rowcol_to_cell(getattr(ps, attr), L.col_of(y), row_abs=True)}"
             on = f"{planning}!{xl_rowcol_to_cell(ps.on_row, L.col_of(y), row_abs=True)}"
-            formula = {"proposed_row": f"=IF(ISBLANK({ref}),\"\",{ref})", "path_row": f"=IF({on}=1,{ref},\"\")",
+            path = f"{planning}!{xl_rowcol_to_cell(ps.path_row, L.col_of(y), row_abs=True)}"
+            formula = {"given_row": f"=IF({ref}=1,{path},\"\")", "path_row": f"=IF({on}=1,{ref},\"\")",
                        "binding_row": f"={ref}&\"\""}.get(attr, f"={ref}")
             cached = _path_cached(b, ps, attr, y)
             texts.append(str(cached) if isinstance(cached, str) else "")
@@ -180,8 +181,8 @@ def _path_cached(b, ps, attr: str, y: int):
         return EMPTY if ps.minimum[y] == "" else float(ps.minimum[y])
     if attr == "binding_row":
         return ps.binding_shown(y)
-    if attr == "proposed_row":
-        return float(ps.pay[y]) if y in ps.pay else EMPTY
+    if attr == "given_row":  # the amount proposed (测算's yellow cell, else 输入's), where one is
+        return ps.amount[y] if ps.fixed(y) is not None else EMPTY
     if attr == "path_row":
         return ps.amount[y]
     if attr == "max_row":
