@@ -321,7 +321,8 @@ def test_a_draft_keeps_the_year_reading_where_the_plan_names_the_whole_year(wher
 
 
 def test_a_workbook_stops_an_interim_above_its_total_at_entry(tmp_path):
-    """Data validation on each interim row: a number, at most the same column's year total."""
+    """Data validation on each interim row: a number, at most the same column's year total, and the year's
+    interims together (the first, second and third slots) at most it too."""
     import openpyxl
 
     from hostile_corpus import SAMPLE
@@ -331,6 +332,9 @@ def test_a_workbook_stops_an_interim_above_its_total_at_entry(tmp_path):
     ws = openpyxl.load_workbook(book)["输入"]
     row = {ws.cell(r, 1).value: r for r in range(1, ws.max_row + 1)}
     rules = {str(dv.sqref): dv.formula1 for dv in ws.data_validations.dataValidation if dv.type == "custom"}
-    for part, total in (("interim_cash_dividend", "cash_dividend"), ("interim_stock_dividend", "stock_dividend")):
-        p, t = row[part], row[total]
-        assert rules[f"E{p}:I{p}"] == f"AND(ISNUMBER(E{p}),E{p}<=E{t})"
+    for part, total, others in (("interim_cash_dividend", "cash_dividend", ("interim2_cash_dividend", "interim3_cash_dividend")),
+                                ("interim_stock_dividend", "stock_dividend",
+                                 ("interim2_stock_dividend", "interim3_stock_dividend"))):
+        p, t, (p2, p3) = row[part], row[total], (row[o] for o in others)
+        assert rules[f"E{p}:I{p}"] == f"AND(ISNUMBER(E{p}),E{p}<=E{t},E{p}+N(E{p2})+N(E{p3})<=E{t})"
+        assert rules[f"E{p2}:I{p2}"] == f"AND(ISNUMBER(E{p2}),E{p2}<=E{t},N(E{p})+E{p2}+N(E{p3})<=E{t})"

@@ -50,6 +50,8 @@ from typing import Any
 
 import numpy as np
 
+from .inputs.distributions import KEY as DISTRIBUTIONS
+from .inputs.distributions import read_distributions
 from .rules.consistency import CONFIRM_FIELD, INTERIM_PARTS, case_findings, interim_message
 from .errors import CaseError, Problem
 from .fields import BOARDS, BOOL_LABELS, COMPANY_FIELDS, ENUMS, FIELDS, FORECAST, YEAR_FIELDS, Field, Kind
@@ -692,7 +694,7 @@ def _read_year_row(i: int, fy: int, row: dict, origin: str, ey: Any, probs: list
     vals: dict[str, Any] = {}
     forecast = False
     for k, v in row.items():
-        if k == "fiscal_year":
+        if k in ("fiscal_year", DISTRIBUTIONS):
             continue
         where = f"years[{i}].{k} ({fy})"
         if k == FORECAST.id:
@@ -709,6 +711,11 @@ def _read_year_row(i: int, fy: int, row: dict, origin: str, ey: Any, probs: list
             probs.append(Problem(where, f"{err}"))
         elif val is not None:  # blank: the rule that needs it reports missing_input
             vals[k] = val
+    if DISTRIBUTIONS in row:  # the year's distributions as a list: onto the same fields, read the same way
+        got, found = read_distributions(row[DISTRIBUTIONS], fy, row, f"years[{i}].{DISTRIBUTIONS}",
+                                        lambda f, raw: read_field(f, raw, origin))
+        probs += [Problem(f"{w} ({fy})", msg) for w, msg in found]
+        vals.update(got)
     return vals, forecast
 
 

@@ -68,6 +68,10 @@ BOARDS: dict[str, str] = {
 #: a half-year report need not be audited (GCL 三、(二)、1、(3): 中期或季度现金分红无需审计)
 HALF_YEAR_OPINIONS: dict[str, str] = {**AUDIT_OPINIONS, "unaudited": "未经审计"}
 BOOL_LABELS = {True: "是", False: "否"}
+#: the report an interim distribution is based on (its period within the fiscal year): a case file's
+#: 2024Q1 / 2024H1 / 2024Q3 or the period-end date reads as one of these
+PERIODS: dict[str, str] = {"q1": "一季度（1–3月）", "h1": "半年度（1–6月）", "q3": "前三季度（1–9月）"}
+PERIOD_END: dict[str, tuple[int, int]] = {"q1": (3, 31), "h1": (6, 30), "q3": (9, 30)}
 
 #: enumeration id -> {code: 中文 label}; the workbook keeps these on its lists sheet.
 ENUMS: dict[str, dict[str, str]] = {
@@ -75,10 +79,66 @@ ENUMS: dict[str, dict[str, str]] = {
     "half_year_audit_opinion": HALF_YEAR_OPINIONS,
     "development_stage": STAGES,
     "board": BOARDS,
+    **{f"interim{'' if k == 1 else k}_period": PERIODS for k in (1, 2, 3)},
 }
 
 _A, _R, _C, _B, _E, _D, _T = (Kind.AMOUNT, Kind.RATIO, Kind.COUNT, Kind.BOOL,
                               Kind.ENUM, Kind.DATE, Kind.TEXT)
+
+#: how many interim distributions a year the model holds (besides the final): the workbook has a fixed
+#: number of slots per year, each with its period, its amounts and its period's own figures
+INTERIM_SLOTS = 3
+_ORDINAL = {1: ("第一次", "first"), 2: ("第二次", "second"), 3: ("第三次", "third")}
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One interim distribution of a year: the fields holding its period, amounts and period figures."""
+    k: int
+    period: str
+    cash: str
+    stock: str
+    net_profit: str
+    retained_consolidated: str
+    retained_parent: str
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        return (self.period, self.cash, self.stock, self.net_profit, self.retained_consolidated, self.retained_parent)
+
+
+def _slot(k: int) -> Slot:
+    if k == 1:  # the old single interim: its fields keep their names (a case written before still reads as one)
+        return Slot(1, "interim_period", "interim_cash_dividend", "interim_stock_dividend",
+                    "half_year_net_profit_attributable", "half_year_retained_earnings_consolidated",
+                    "half_year_retained_earnings_parent")
+    return Slot(k, f"interim{k}_period", f"interim{k}_cash_dividend", f"interim{k}_stock_dividend",
+                f"interim{k}_net_profit_attributable", f"interim{k}_retained_earnings_consolidated",
+                f"interim{k}_retained_earnings_parent")
+
+
+SLOTS: tuple[Slot, ...] = tuple(_slot(k) for k in range(1, INTERIM_SLOTS + 1))
+
+
+def _slot_fields(k: int) -> tuple:
+    """The fields of interim slot ``k`` not defined elsewhere (slot 1's amounts and figures are the old
+    single interim's fields): its period and, for slots 2 and 3, its amounts and its period's figures."""
+    s, (o_zh, o_en) = SLOTS[k - 1], _ORDINAL[k]
+    period = Field(s.period, f"{o_zh}中期分红所依据的报告期", f"Period of the {o_en} interim distribution", _E,
+                   choices=tuple(PERIODS))
+    if k == 1:
+        return (period,)
+    return (period,
+            Field(s.cash, f"{o_zh}中期现金分红金额（已含于现金分红总额）",
+                  f"Interim cash dividend, {o_en} (included in the cash dividend)", _A, default_zero=True),
+            Field(s.stock, f"{o_zh}中期股票股利金额（已含于股票股利金额）",
+                  f"Interim stock dividend, {o_en} (included in the stock dividend)", _A, default_zero=True),
+            Field(s.net_profit, f"{o_zh}中期分红报告期归属于上市公司股东的净利润",
+                  f"Net profit attributable of the {o_en} interim's period", _A),
+            Field(s.retained_consolidated, f"{o_zh}中期分红报告期末合并报表未分配利润",
+                  f"Retained earnings at the {o_en} interim's period end, consolidated", _A),
+            Field(s.retained_parent, f"{o_zh}中期分红报告期末母公司报表未分配利润",
+                  f"Retained earnings at the {o_en} interim's period end, parent company", _A))
 
 YEAR_FIELDS: tuple[Field, ...] = (
     Field("net_profit_attributable", "归属于上市公司股东的净利润", "Net profit attributable to shareholders", _A),
@@ -129,22 +189,26 @@ YEAR_FIELDS: tuple[Field, ...] = (
     # 原则上每年度进行两次分红: how many distributions the year's profit is distributed in (interim + final)
     Field("distribution_count", "本年度利润分配次数（含中期）", "Distributions of the year (interim and final)", _C, unit="次"),
     # interim (half-year) dividends: cash_dividend above includes them; these check the interim on its own figures
-    Field("interim_cash_dividend", "中期现金分红金额（已含于现金分红总额）", "Interim cash dividend (included in the cash dividend)", _A,
+    Field("interim_cash_dividend", "第一次中期现金分红金额（已含于现金分红总额）", "Interim cash dividend, first (included in the cash dividend)", _A,
           default_zero=True),
     # 本次利润分配: a stage-table share checked per distribution needs the interim's own stock dividend
-    Field("interim_stock_dividend", "中期股票股利金额（已含于股票股利金额）", "Interim stock dividend (included in the stock dividend)",
+    Field("interim_stock_dividend", "第一次中期股票股利金额（已含于股票股利金额）", "Interim stock dividend, first (included in the stock dividend)",
           _A, default_zero=True),
     Field("half_year_distributable_profit", "半年度实现的可分配利润", "Half-year distributable profit", _A),
     # CSRC 2023: the AGM-authorised interim dividend may not exceed the period's net profit attributable
-    Field("half_year_net_profit_attributable", "半年度归属于上市公司股东的净利润", "Half-year net profit attributable", _A),
+    Field("half_year_net_profit_attributable", "第一次中期分红报告期（如半年度）归属于上市公司股东的净利润",
+          "Net profit attributable of the first interim's period (e.g. the half year)", _A),
     # 不得超过累计可分配利润: an interim is paid out of the retained earnings at the end of its own period, which
     # the year-end figures no longer hold (the plan's distribution cap, interim part)
-    Field("half_year_retained_earnings_consolidated", "中期期末合并报表未分配利润",
-          "Retained earnings at the interim's period end, consolidated", _A),
-    Field("half_year_retained_earnings_parent", "中期期末母公司报表未分配利润",
-          "Retained earnings at the interim's period end, parent company", _A),
+    Field("half_year_retained_earnings_consolidated", "第一次中期分红报告期末合并报表未分配利润",
+          "Retained earnings at the first interim's period end, consolidated", _A),
+    Field("half_year_retained_earnings_parent", "第一次中期分红报告期末母公司报表未分配利润",
+          "Retained earnings at the first interim's period end, parent company", _A),
     Field("half_year_audit_opinion", "半年度财务报告审计意见", "Half-year report audit opinion", _E,
           choices=tuple(HALF_YEAR_OPINIONS)),
+    # several distributions a year (新国九条, 2024; Guideline No. 3, 2023): the first interim is the fields above
+    # (its period: interim_period), the second and third their own slots, each with its period's figures
+    *(f for k in (1, 2, 3) for f in _slot_fields(k)),
     # market facts for the controlling-shareholder sale restriction (DOMAIN.md §5), as of the evaluation
     Field("price_below_net_assets_20d", "最近20个交易日任一日收盘价低于每股净资产（破净）",
           "Closing price below net assets per share on any of the last 20 trading days", _B),
@@ -232,14 +296,29 @@ SOURCES: dict[str, str] = {
     "stock_dividend": "本年度送红股（股票股利）的金额，按面值计（分配预案）。Stock dividend (at par).",
     "capital_reserve_conversion": "资本公积金转增股本的金额（分配预案）。Capital reserve converted to shares.",
     "distribution_count": "本年度利润的分配次数，含中期与年度（分配预案与中期分红公告）。Distributions of the year's profit.",
-    "interim_cash_dividend": "中期现金分红金额，已含于现金分红总额（中期分红公告或半年报）。Interim cash dividend (part of the total).",
+    "interim_cash_dividend": "第一次中期现金分红金额，已含于现金分红总额（中期分红公告或半年报）。Interim cash dividend (part of the total).",
     "interim_stock_dividend": "中期送红股金额，已含于股票股利金额（中期分红公告）。Interim stock dividend (part of the total).",
     "half_year_distributable_profit": "半年度报告母公司当期实现的可分配利润（半年报）。Half-year distributable profit (interim report).",
-    "half_year_net_profit_attributable": "半年度合并利润表「归属于母公司所有者的净利润」（半年报）。Half-year net profit attributable.",
+    "half_year_net_profit_attributable": "第一次中期分红所依据报告期（半年报或季报）合并利润表「归属于母公司所有者的净利润」。"
+                                         "Net profit attributable of the first interim's period.",
     "half_year_retained_earnings_consolidated": "中期分红所依据的报告期（半年度或季度）末合并资产负债表「未分配利润」（半年报或季报）。"
                                                 "Consolidated retained earnings at the end of the period the interim is paid out of.",
     "half_year_retained_earnings_parent": "中期分红所依据的报告期（半年度或季度）末母公司资产负债表「未分配利润」（半年报或季报）。"
                                           "Parent's retained earnings at the end of the period the interim is paid out of.",
+    **{k: v for slot in (2, 3) for k, v in {
+        f"interim{slot}_cash_dividend": f"{_ORDINAL[slot][0]}中期现金分红金额，已含于现金分红总额（中期分红公告或季报、半年报）。"
+                                        f"The {_ORDINAL[slot][1]} interim cash dividend (part of the total).",
+        f"interim{slot}_stock_dividend": f"{_ORDINAL[slot][0]}中期送红股金额，已含于股票股利金额（中期分红公告）。"
+                                         f"The {_ORDINAL[slot][1]} interim stock dividend (part of the total).",
+        f"interim{slot}_net_profit_attributable": f"{_ORDINAL[slot][0]}中期分红所依据报告期（季报或半年报）合并利润表「归属于母公司"
+                                                  f"所有者的净利润」。Net profit attributable of that interim's period.",
+        f"interim{slot}_retained_earnings_consolidated": f"{_ORDINAL[slot][0]}中期分红所依据报告期末合并资产负债表「未分配利润」。"
+                                                         "Consolidated retained earnings at that interim's period end.",
+        f"interim{slot}_retained_earnings_parent": f"{_ORDINAL[slot][0]}中期分红所依据报告期末母公司资产负债表「未分配利润」。"
+                                                   "Parent's retained earnings at that interim's period end.",
+    }.items()},
+    **{s.period: f"{_ORDINAL[s.k][0]}中期分红所依据的报告期：一季度、半年度或前三季度（分红公告）。"
+                 f"The report the {_ORDINAL[s.k][1]} interim is based on: Q1, H1 or the first nine months." for s in SLOTS},
     "half_year_audit_opinion": "半年度财务报告的审计意见；未经审计选“未经审计”（半年报）。The interim report's audit opinion, or unaudited.",
     "price_below_net_assets_20d": "最近20个交易日内是否有任一日收盘价低于最近一期每股净资产（行情数据）。"
                                   "Any close below net assets per share in the last 20 trading days.",

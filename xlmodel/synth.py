@@ -14,14 +14,14 @@ from .case import INTERIM_PARTS, Case, parse_case, read_field
 from .rules.consistency import CONFIRM_FIELD, MIN_TOTAL_ASSETS
 from .evaluator import case_getter, evaluate_arrays, model_for
 from .rules.expr import _edate, from_serial, to_serial
-from .fields import FIELDS
+from .fields import FIELDS, SLOTS
 from .plans.schema import load_policy
 
 OPINIONS = ("standard_unqualified", "unqualified_with_emphasis", "qualified", "adverse", "disclaimer")
 STAGES = ("mature", "growth", "indeterminate")
 BOUNDARIES = ("min_exact", "min_short", "outlay_exact", "outlay_below", "half_fen", "vote_exact",
               "payout_deadline", "payout_late", "cap_exact", "zero_profit", "st_exact", "st_short", "rd_exact",
-              "low_payout_exact", "sale_loss_year", "parent_zero", "interim_loss", "share_each_exact")
+              "low_payout_exact", "sale_loss_year", "parent_zero", "interim_loss", "share_each_exact", "interims_exact")
 HALF_YEAR_OPINIONS = OPINIONS + ("unaudited",)
 
 
@@ -87,7 +87,28 @@ def random_year(rng: np.random.Generator, p_missing: float = 0.0, scale: float |
         for f in ("consolidated", "parent"):
             if f"retained_earnings_{f}" in y:
                 y[f"half_year_retained_earnings_{f}"] = _fen(y[f"retained_earnings_{f}"] + interim)
+        if rng.random() < 0.4:  # several interims a year (Q1, H1 and perhaps Q3), each with its period's figures
+            _split_interims(y, rng, int(rng.choice([2, 3])))
     return y
+
+
+def _split_interims(y: dict, rng: np.random.Generator, n: int) -> None:
+    """The year's interim cash and stock split over ``n`` slots (periods Q1, H1, Q3), each with its
+    period's net profit attributable and its period end's retained earnings (the year end's plus the
+    interims paid after that period end)."""
+    npa = y.get("net_profit_attributable", 0.0)
+    cash, stock = y.get("interim_cash_dividend", 0.0), y.get("interim_stock_dividend", 0.0)
+    shares = rng.dirichlet(np.ones(n))
+    parts = [(_fen(cash * w), _fen(stock * w)) for w in shares[:-1]]
+    parts.append((_fen(cash - sum(c for c, _ in parts)), _fen(stock - sum(s for _, s in parts))))
+    for slot, (c, st), period, frac in zip(SLOTS, parts, ("q1", "h1", "q3"), (0.25, 0.5, 0.75)):
+        y[slot.period], y[slot.cash], y[slot.stock] = period, max(c, 0.0), max(st, 0.0)
+        y[slot.net_profit] = _fen(npa * frac * rng.uniform(0.7, 1.3))
+    for k, slot in enumerate(SLOTS[:n]):
+        later = sum(y[s.cash] + y[s.stock] for s in SLOTS[k:n])
+        for f, field_ in (("consolidated", slot.retained_consolidated), ("parent", slot.retained_parent)):
+            if f"retained_earnings_{f}" in y:
+                y[field_] = _fen(y[f"retained_earnings_{f}"] + later)
 
 
 def random_case_data(rng: np.random.Generator, policy_id: str, year: int = 2024, n_years: int = 5,
@@ -199,10 +220,31 @@ def apply_boundary(data: dict, kind: str, rng: np.random.Generator) -> dict:
         t["half_year_distributable_profit"] = float(rng.choice([0.0, -1.0, 0.01]))
     elif kind == "share_each_exact":  # both distributions of the year on their cash-share boundary (本次利润分配)
         _share_each_exact(data, rng)
+    elif kind == "interims_exact":  # two interims (Q1, H1): H1's cash exactly its period's profit, or a fen above
+        _interims_exact(t, rng)
     elif kind == "zero_profit":
         t["distributable_profit"] = 0.0
         t["net_profit_attributable"] = 0.0
     return data
+
+
+def _interims_exact(t: dict, rng: np.random.Generator) -> None:
+    """Two interims, Q1 and H1, the second exactly at its own period's caps or a fen over: its cash equal to
+    the half year's net profit attributable (or 0.01 above), its distribution equal to the lower retained
+    earnings at its period end (or 0.01 above); the year's cash the two interims and a final."""
+    one, two = SLOTS[0], SLOTS[1]
+    c1 = float(int(rng.uniform(1e5, 1e7))) + 0.03
+    c2 = float(int(rng.uniform(1e5, 1e7))) + 0.07
+    over = 0.01 if rng.random() < 0.5 else 0.0
+    t.update({one.period: "q1", one.cash: c1, one.stock: 0.0, one.net_profit: _fen(c1 * 2),
+              two.period: "h1", two.cash: c2, two.stock: 0.0, two.net_profit: _fen(c2 - over)})
+    t[one.retained_consolidated] = t[one.retained_parent] = _fen(c1 + c2 + 1000.0)
+    t[two.retained_consolidated] = _fen(c2 + 5000.0)
+    t[two.retained_parent] = _fen(c2 - (0.01 if rng.random() < 0.5 else 0.0))
+    t["cash_dividend"] = _fen(c1 + c2 + float(int(rng.uniform(0, 1e6))))
+    for s in SLOTS[2:]:
+        for f in s.fields:
+            t.pop(f, None)
 
 
 def _share_each_exact(data: dict, rng: np.random.Generator) -> None:
@@ -236,9 +278,10 @@ def make_consistent(data: dict) -> None:
         def val(fid):
             v, err = read_field(FIELDS[fid], y.get(fid))
             return None if err else v
-        for part, total in INTERIM_PARTS:
-            if val(part) is not None and val(part) > (val(total) or 0.0):
-                y[part] = val(total) or 0.0
+        for part, total in INTERIM_PARTS:  # each within the total, and together (the first slot gives way)
+            room = (val(total) or 0.0) - sum(val(p) or 0.0 for p, t in INTERIM_PARTS if t == total and p != part)
+            if val(part) is not None and val(part) > min(val(total) or 0.0, max(_fen(room), 0.0)):
+                y[part] = min(val(total) or 0.0, max(_fen(room), 0.0))
         ta, na = val("total_assets"), val("net_assets")
         if ta is not None and 0 < ta < MIN_TOTAL_ASSETS and not confirmed:
             y["total_assets"] = ta = MIN_TOTAL_ASSETS
@@ -250,12 +293,12 @@ def make_consistent(data: dict) -> None:
         count = val("distribution_count")
         if count is not None:
             cash, stock = val("cash_dividend") or 0.0, val("stock_dividend") or 0.0
-            interim = (val("interim_cash_dividend") or 0.0) + (val("interim_stock_dividend") or 0.0) > 0
-            final = cash - (val("interim_cash_dividend") or 0.0) > 0 or stock - (val("interim_stock_dividend") or 0.0) > 0
+            interims = sum((val(k.cash) or 0.0) + (val(k.stock) or 0.0) > 0 for k in SLOTS)
+            final = cash - sum(val(k.cash) or 0.0 for k in SLOTS) > 0 or stock - sum(val(k.stock) or 0.0 for k in SLOTS) > 0
             if cash <= 0 and stock <= 0:
                 y["distribution_count"] = 0
-            elif count == 0 or (count == 1 and interim and final):
-                y["distribution_count"] = 2 if interim and final else 1
+            elif count < interims + final:
+                y["distribution_count"] = interims + int(final)
 
 
 interims_within_totals = make_consistent  # (the name the first of these fixes had)

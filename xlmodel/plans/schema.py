@@ -385,7 +385,8 @@ class DistributionCap(RuleBase):
     利润的范围), on the plan's ``retained_earnings_basis``. Each distribution against its own figure
     (``distribution``): ``final``, the year's distributions less the interim's, against the year-end
     retained earnings (which the interim has already left); ``interim``, the interim's own, against the
-    retained earnings at the end of the period it is paid out of (``half_year_retained_earnings_*``)."""
+    retained earnings at the end of the period it is paid out of (``half_year_retained_earnings_*`` for the
+    first interim, ``interim<k>_retained_earnings_*`` for the others: each interim against its own).""" 
 
     kind: Literal["distribution_cap"]
     distribution: Literal["final", "interim"] = "final"
@@ -462,6 +463,15 @@ class LegalDistributionCap(RuleBase):
     kind: Literal["legal_distribution_cap"]
 
 
+class InterimProfitCap(RuleBase):
+    """Guideline No. 3 (2023, 上市公司监管指引第3号——上市公司现金分红): the interim dividend authorised by the AGM
+    may not exceed the net profit attributable of its period (相应期间). Each of a year's interims (up to
+    :data:`xlmodel.fields.INTERIM_SLOTS`) against its own period's figure: its cash at most ``ratio`` × it."""
+
+    kind: Literal["interim_profit_cap"]
+    ratio: Ratio = 1.0
+
+
 #: the amounts the units check may compare with their other years and their neighbours
 PlausibleField = Literal["net_profit_attributable", "distributable_profit", "retained_earnings_consolidated",
                          "retained_earnings_parent", "net_profit_parent", "total_assets", "net_assets", "revenue", "cash_dividend"]
@@ -516,13 +526,13 @@ class ConditionsHeld(RuleBase):
 RuleSpec = Annotated[
     Union[Positive, AuditOpinion, Judgment, NoMajorOutlay, Compare, MinCash, MinCashRolling, MinCashPlanPeriod,
           MinDistributions, AnyOf, CashShare, CashPaid, DistributionCap, Vote, WithinMonths, Attestation,
-          StLowDividend, LegalDistributionCap, PlausibleAmounts, SaleRestriction, ConditionsHeld],
+          StLowDividend, LegalDistributionCap, InterimProfitCap, PlausibleAmounts, SaleRestriction, ConditionsHeld],
     Field(discriminator="kind"),
 ]
 CONDITION_KINDS = ("positive", "audit_opinion", "judgment", "no_major_outlay", "compare")
 #: kinds that only the regulatory baseline may use (they are not a plan's own terms)
 REGULATORY_KINDS = ("st_low_dividend", "sale_restriction", "conditions_held", "legal_distribution_cap",
-                    "plausible_amounts")
+                    "plausible_amounts", "interim_profit_cap")
 
 
 def role_of(spec) -> str:

@@ -24,7 +24,7 @@ from .. import outputs as _outputs
 from ..plans import schema as pol
 from .expr import (FY, And, Blank, C, Cmp, CountIf, EDate, EstimateRenderer, If, In, InList, Lbl, Max, Min, Missing,
                    Node, Not, Num, Or, P, PRECISION, Round2, Sum, Window, YearOf, guarded_part, hoistable, substitute)
-from ..fields import FIELDS
+from ..fields import FIELDS, SLOTS
 
 #: obligations (requirements, regulatory duties) pass or fail; conditions are met or not met (DOMAIN.md §5)
 STATUSES = ("pass", "fail", "warn", "not_applicable", "missing_input", "met", "not_met")
@@ -402,6 +402,60 @@ class _Builder:
                 # MIN of the two references: a blank one would be left out, so both are required inputs (expand)
                 self.m.series[lower] = Min(In(a), In(b))
         self.transparent = {"major_outlay", "major_outlay_threshold"}
+        self.build_interims()
+
+    def build_interims(self):
+        """The year's interim distributions together (several a year: DOMAIN.md §6, docs/domain.md §6.11):
+        each slot's amount to the fen, then their sum. The final is the year's totals less these; the
+        ratios read the year's totals, which include them."""
+        sc = self.m.scalars
+        sc["interims.cash"] = Round2(Sum(*[Round2(In(k.cash)) for k in SLOTS]))
+        sc["interims.stock"] = Round2(Sum(*[Round2(In(k.stock)) for k in SLOTS]))
+        self.transparent |= {"interims.cash", "interims.stock"}
+
+    def interim_amount(self, k, stock: bool = True) -> Node:
+        """Slot ``k``'s distribution: its cash, and its stock dividend where the plan counts stock."""
+        return Round2(Round2(In(k.cash)) + Round2(In(k.stock))) if stock else Round2(In(k.cash))
+
+    def interims_amount(self, stock: bool = True) -> Node:
+        """The year's interim distributions together (cash, and stock where counted)."""
+        return Round2(C("interims.cash") + C("interims.stock")) if stock else C("interims.cash")
+
+    def per_slot(self, rid: str, slots: list[tuple], op: str) -> tuple[Node, Node, Node, Node, Node]:
+        """One rule checked for every interim slot: slot k is (made, actual, bound), each on its own
+        calculation rows (``<rule>.s<k>_actual`` …), with, optionally, a fourth item: where its inputs are
+        needed (else always, once made). It holds where every slot made holds; it shows the
+        slot with the least headroom (the first on a tie), so a fail names the interim that fails and
+        its own bound. Returns (actual, required, passes, applies, missing): missing where a slot made
+        lacks an input of its own (a slot not made needs none)."""
+        sc = self.m.scalars
+        made, margin, missing = [], [], []
+        for k, (m, act, req, *rel) in enumerate(slots, 1):
+            sc[f"{rid}.s{k}_made"], sc[f"{rid}.s{k}_actual"], sc[f"{rid}.s{k}_required"] = m, act, req
+            self.transparent |= {f"{rid}.s{k}_made", f"{rid}.s{k}_actual", f"{rid}.s{k}_required"}
+            a, r = C(f"{rid}.s{k}_actual"), C(f"{rid}.s{k}_required")
+            sc[f"{rid}.s{k}_test"] = Or(Not(C(f"{rid}.s{k}_made")), Cmp(op, a, r))
+            self.transparent.add(f"{rid}.s{k}_test")
+            made.append(C(f"{rid}.s{k}_made"))
+            margin.append(Round2(r - a) if op in ("<=", "<") else Round2(a - r))
+            cells = [c for c in dict.fromkeys(self.expand(act) + self.expand(req))]
+            if cells:
+                missing.append(And(C(f"{rid}.s{k}_made"), *rel, Missing(tuple(cells))))
+        # the slot shown: made, and no later slot made with less headroom
+        picks = []
+        for k in range(len(slots)):
+            later = [Or(Not(made[j]), margin[k] <= margin[j]) for j in range(k + 1, len(slots))]
+            picks.append(self._all([made[k]] + later))
+        act, req = C(f"{rid}.s{len(slots)}_actual"), C(f"{rid}.s{len(slots)}_required")
+        for k in reversed(range(len(slots) - 1)):
+            sc[f"{rid}.s{k + 1}_shown"] = picks[k]
+            self.transparent.add(f"{rid}.s{k + 1}_shown")
+            act = If(C(f"{rid}.s{k + 1}_shown"), C(f"{rid}.s{k + 1}_actual"), act)
+            req = If(C(f"{rid}.s{k + 1}_shown"), C(f"{rid}.s{k + 1}_required"), req)
+        # every slot's test on one row: the rule's test reads it (decided where every slot's inputs are there)
+        sc[f"{rid}.slots_hold"] = And(*[C(f"{rid}.s{k}_test") for k in range(1, len(slots) + 1)])
+        self.transparent.add(f"{rid}.slots_hold")
+        return act, req, C(f"{rid}.slots_hold"), self._any(made), self._any(missing)
 
     def build_major_outlay(self):
         mo = self.p.major_outlay
@@ -484,7 +538,7 @@ class _Builder:
             elif w == "cash_paid":
                 parts.append((Round2(In("cash_dividend")) > Num(0), "na_no_cash"))
             elif w == "interim_paid":
-                parts.append((Round2(In("interim_cash_dividend")) > Num(0), "na_no_interim"))
+                parts.append((C("interims.cash") > Num(0), "na_no_interim"))
             elif w == "profitable":
                 parts.append(profitable)
             elif w == "profitable_no_cash":
@@ -899,34 +953,47 @@ def k_cash_share(b: _Builder, s: pol.CashShare) -> Check:
     distributions together, or of one distribution (本次利润分配). Each distribution has its own amounts: the
     interim its own inputs, the final the year's figures less the interim's (counted buybacks with the
     final). A final that needs cash makes the year's minimum the interim paid plus that need."""
+    if s.distribution == "interim":
+        return _cash_share_interims(b, s)
     cash, stock, made, reason = _distribution_parts(s.distribution)
     share, applies, table = _stage_share(b, b.p.rule(s.share_from) if s.share_from else s, stock)
     applies.insert(0, b.part(made, reason))
     req = Round2(stock * share / (Num(1) - share))
     need: Node | None = C(f"{s.id}.required")
     if s.distribution == "final":
-        # a final needing cash R makes the year's cash the interim paid + R
-        need = If(C(f"{s.id}.required") > Num(0), Round2(Round2(In("interim_cash_dividend")) + C(f"{s.id}.required")),
-                  Num(0))
-    elif s.distribution == "interim":
-        need = None  # paid before the year's proposal: the year's minimum cannot mend it
+        # a final needing cash R makes the year's cash the interims paid + R
+        need = If(C(f"{s.id}.required") > Num(0), Round2(C("interims.cash") + C(f"{s.id}.required")), Num(0))
     act = Round2(cash)
     return Check(actual=act, required=req, passes=act >= C(f"{s.id}.required"), op=">=",
                  shortfall=_amount_short, min_cash=need, applies=applies,
                  relevant=stock > Num(0) if table else None)
 
 
+def _cash_share_interims(b: _Builder, s: pol.CashShare) -> Check:
+    """本次利润分配 for each interim on its own: its cash at least its stock dividend × s/(1−s), the share
+    the final's rule states. Paid before the year's proposal, so the year's minimum cannot mend it."""
+    stock_all = C("interims.stock")
+    share, applies, table = _stage_share(b, b.p.rule(s.share_from), stock_all)
+    slots = []
+    for k in SLOTS:
+        cash, stock = Round2(In(k.cash)), Round2(In(k.stock))
+        slots.append((cash + stock > Num(0), cash, Round2(stock * share / (Num(1) - share)),
+                      *([stock > Num(0)] if table else [])))
+    act, req, passes, made, missing = b.per_slot(s.id, slots, ">=")
+    applies.insert(0, b.part(made, "na_no_interim_distribution"))
+    return Check(actual=act, required=req, passes=passes, op=">=", shortfall=_amount_short, applies=applies,
+                 missing=missing)
+
+
 def _distribution_parts(which: str) -> tuple[Node, Node, Node, str]:
-    """(cash, stock dividend, whether it is made, the not-applicable reason) of the year, its final or its interim."""
-    if which == "interim":
-        cash, stock = In("interim_cash_dividend"), Round2(In("interim_stock_dividend"))
-        return cash, stock, Round2(cash) + stock > Num(0), "na_no_interim_distribution"
+    """(cash, stock dividend, whether it is made, the not-applicable reason) of the year or of its final
+    (each interim is its own: :func:`_cash_share_interims`)."""
     if which == "final":
-        # the interim is part of the year's totals (an interim above them is refused on input); counted
+        # the interims are part of the year's totals (interims above them are refused on input); counted
         # buybacks are cash of the final, but a buyback alone is no distribution
-        interim = Round2(In("interim_cash_dividend"))
+        interim = C("interims.cash")
         cash = Round2(C("cash", 0)) - interim
-        stock = Round2(Round2(In("stock_dividend")) - Round2(In("interim_stock_dividend")))
+        stock = Round2(Round2(In("stock_dividend")) - C("interims.stock"))
         return cash, stock, Round2(In("cash_dividend")) - interim + stock > Num(0), "na_no_final_distribution"
     return C("cash", 0), Round2(In("stock_dividend")), Round2(C("distribution", 0)) > Num(0), "na_no_distribution"
 
@@ -979,29 +1046,40 @@ def k_cash_paid(b: _Builder, s: pol.CashPaid) -> Check:
                  min_cash=b.fen() if s.severity == "fail" else None)
 
 
-#: the retained earnings at the end of the period an interim is paid out of, by the plan's basis
-_INTERIM_RETAINED = ("half_year_retained_earnings_consolidated", "half_year_retained_earnings_parent")
-
-
 def k_cap(b: _Builder, s: pol.DistributionCap) -> Check:
     """不得超过累计可分配利润: each distribution at most the cumulative distributable profit it is paid out of
     (on the plan's basis, floored at 0). The final: the year's distribution less the interim's, against the
     year-end figure the interim has already left; the interim: its own, against its period-end figure."""
     stock = b.p.settings.distribution_includes_stock
-    interim = Round2(In("interim_cash_dividend") + In("interim_stock_dividend")) if stock \
-        else Round2(In("interim_cash_dividend"))
     if s.distribution == "interim":
-        cons, parent = (In(f) for f in _INTERIM_RETAINED)
-        basis = {"lower": Min(cons, parent), "consolidated": cons + Num(0),
-                 "parent": parent + Num(0)}[b.p.settings.retained_earnings_basis]
-        act, applies = interim, [b.part(interim > Num(0), "na_no_interim_distribution")]
-    else:
-        year = Round2(C("distribution", 0))
-        act, basis = Round2(year - interim), C("retained", 0)
-        applies = [b.part(year > Num(0), "na_no_distribution"), b.part(act > Num(0), "na_no_final_distribution")]
+        slots = []
+        for k in SLOTS:
+            cons, parent = In(k.retained_consolidated), In(k.retained_parent)
+            basis = {"lower": Min(cons, parent), "consolidated": cons + Num(0),
+                     "parent": parent + Num(0)}[b.p.settings.retained_earnings_basis]
+            amount = b.interim_amount(k, stock)
+            slots.append((amount > Num(0), amount, Max(Num(0), Round2(basis))))
+        act, req, passes, made, missing = b.per_slot(s.id, slots, "<=")
+        return Check(actual=act, required=req, passes=passes, op="<=", shortfall=_amount_over, missing=missing,
+                     applies=[b.part(made, "na_no_interim_distribution")])
+    year = Round2(C("distribution", 0))
+    act, basis = Round2(year - b.interims_amount(stock)), C("retained", 0)
+    applies = [b.part(year > Num(0), "na_no_distribution"), b.part(act > Num(0), "na_no_final_distribution")]
     req = Max(Num(0), Round2(basis))
     return Check(actual=act, required=req, passes=act <= C(f"{s.id}.required"), op="<=", shortfall=_amount_over,
                  applies=applies)
+
+
+def k_interim_profit_cap(b: _Builder, s: pol.InterimProfitCap) -> Check:
+    """Guideline No. 3 (2023): an interim's cash dividend at most ``ratio`` × the net profit attributable of
+    its own period (a Q1 interim the first quarter's, an H1 interim the half year's), each interim on its
+    own against its period's figure."""
+    ratio = b.param(s.id, "ratio", s.ratio, s.clause, "中期现金分红占相应期间归母净利润上限",
+                    "Interim cash dividend: cap as a share of its period's net profit attributable", "%")
+    slots = [(Round2(In(k.cash)) > Num(0), Round2(In(k.cash)), Round2(ratio * In(k.net_profit))) for k in SLOTS]
+    act, req, passes, made, missing = b.per_slot(s.id, slots, "<=")
+    return Check(actual=act, required=req, passes=passes, op="<=", shortfall=_amount_over, missing=missing,
+                 applies=[b.part(made, "na_no_interim")])
 
 
 def _agm_held(*fids: str) -> tuple:
@@ -1034,7 +1112,7 @@ def k_legal_cap(b: _Builder, s: pol.LegalDistributionCap) -> Check:
     the interim's) at most the lower of the parent's and the consolidated figure, floored at 0
     (Company Law art. 210; the exchanges' 孰低 practice). Its bound is the maximum distribution."""
     year = Round2(In("cash_dividend") + In("stock_dividend"))
-    final = Round2(year - Round2(In("interim_cash_dividend") + In("interim_stock_dividend")))
+    final = Round2(year - b.interims_amount())
     req = Max(Num(0), Round2(Min(In("retained_earnings_consolidated"), In("retained_earnings_parent"))))
     return Check(actual=final, required=req, passes=final <= C(f"{s.id}.required"), op="<=", shortfall=_amount_over,
                  applies=[b.part(year > Num(0), "na_no_distribution"), b.part(final > Num(0), "na_no_final_distribution")])
@@ -1254,7 +1332,8 @@ KINDS: dict[str, Callable[[_Builder, object], Check]] = {
     "min_distributions": k_min_distributions, "any_of": k_any_of, "cash_share": k_cash_share, "cash_paid": k_cash_paid,
     "distribution_cap": k_cap, "vote": k_vote, "within_months": k_within_months,
     "attestation": k_attestation, "st_low_dividend": k_st_low_dividend, "sale_restriction": k_sale_restriction,
-    "conditions_held": k_conditions_held, "legal_distribution_cap": k_legal_cap, "plausible_amounts": k_plausible,
+    "conditions_held": k_conditions_held, "legal_distribution_cap": k_legal_cap,
+    "interim_profit_cap": k_interim_profit_cap, "plausible_amounts": k_plausible,
 }
 
 

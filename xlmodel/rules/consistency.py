@@ -6,9 +6,10 @@ functions (through the case reader): each test takes a year's values as arrays, 
 or row, and says where it holds. What it finds is refused, naming both fields (and the row or cell
 the reader knows), never evaluated:
 
-* an interim cash or stock dividend above the year's total it is part of;
+* an interim cash or stock dividend above the year's total it is part of, or a year's interims
+  (up to three: :data:`xlmodel.fields.SLOTS`) above it together;
 * a count of distributions that the amounts deny: 0 with a cash or stock dividend, one or more with
-  none, or one when the year has both an interim and a final distribution;
+  none, or fewer than the distributions the amounts show (each interim made, and a final);
 * a payout completed before the AGM that approved it;
 * net assets attributable above total assets (equity is what is left of the assets);
 * total assets below :data:`MIN_TOTAL_ASSETS` 元, which no listed company has: the figures were typed
@@ -27,7 +28,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from .expr import to_serial
-from ..fields import FIELDS
+from ..fields import FIELDS, SLOTS
 
 #: 元: a listed company's total assets are never this small; below it the figures are 万元 or 亿元
 MIN_TOTAL_ASSETS = 10_000_000.0
@@ -37,8 +38,12 @@ CONFIRM_FIELD = "amounts_confirmed"
 Values = Mapping[str, np.ndarray]  # field -> floats (dates as serials), NaN where blank; distribution amounts 0
 Finding = tuple[str, np.ndarray, Callable[[int], str]]  # (the field it is said of, where it holds, what, for row i)
 
-#: (interim part, the year's total it is part of): an interim above its year's total is refused
-INTERIM_PARTS = (("interim_cash_dividend", "cash_dividend"), ("interim_stock_dividend", "stock_dividend"))
+#: (interim part, the year's total it is part of): an interim above its year's total is refused, and so are
+#: the year's interims together above it (every slot's cash, then every slot's stock)
+INTERIM_PARTS = tuple((k.cash, "cash_dividend") for k in SLOTS) + tuple((k.stock, "stock_dividend") for k in SLOTS)
+#: the fields a year's consistency reads
+READ = ("cash_dividend", "stock_dividend", *(p for p, _ in INTERIM_PARTS), "distribution_count", "agm_date",
+        "payout_date", "net_assets", "total_assets")
 
 
 def _amt(x: float) -> str:
@@ -54,6 +59,14 @@ def interim_message(total: str, v_total: float | None) -> str:
             f"(enter the year's {total} with the interim included)")
 
 
+def interims_message(total: str, parts: list[str], z: Values, i: int) -> str:
+    """The year's interims together above its total (each alone within it)."""
+    said = " + ".join(f"{p} {_amt(z[p][i])}" for p in parts if z[p][i])
+    add = sum(round(float(z[p][i]), 2) for p in parts)
+    return (f"{_amt(float(z[total][i]))} 低于本年度各次中期分配之和 {_amt(add)}（{said}）：全年合计应含每次中期，请核对 / "
+            f"is below the year's interims together, {_amt(add)} ({said}): the year's total includes every interim")
+
+
 def _get(v: Values, fid: str, n: int) -> np.ndarray:
     a = v.get(fid)
     return np.full(n, np.nan) if a is None else np.asarray(a, dtype=float)
@@ -67,17 +80,23 @@ def year_findings(v: Values, n: int, confirmed: np.ndarray | None = None) -> lis
     """What one year's values (arrays of ``n``) contradict: each finding names its field, the rows where it
     holds and a message for a row (Chinese first) naming the other field and both values."""
     out: list[Finding] = []
-    g = {fid: _get(v, fid, n) for fid in (
-        "cash_dividend", "stock_dividend", "interim_cash_dividend", "interim_stock_dividend", "distribution_count",
-        "agm_date", "payout_date", "net_assets", "total_assets")}
-    z = {k: _zero(g[k]) for k in ("cash_dividend", "stock_dividend", "interim_cash_dividend", "interim_stock_dividend")}
+    g = {fid: _get(v, fid, n) for fid in READ}
+    z = {k: _zero(g[k]) for k in ("cash_dividend", "stock_dividend", *(p for p, _ in INTERIM_PARTS))}
     for part, total in INTERIM_PARTS:
         bad = ~np.isnan(g[part]) & (g[part] > z[total])
         out.append((part, bad, lambda i, total=total: interim_message(total, float(z[total][i]))))
+    sums = {}
+    for total, attr in (("cash_dividend", "cash"), ("stock_dividend", "stock")):
+        parts = [getattr(k, attr) for k in SLOTS]
+        sums[total] = np.round(sum(np.round(z[p], 2) for p in parts), 2)
+        each = np.logical_or.reduce([z[p] > z[total] for p in parts])  # said above, of the part itself
+        out.append((total, (sums[total] > np.round(z[total], 2)) & ~each,
+                    lambda i, total=total, parts=parts: interims_message(total, parts, z, i)))
     count = g["distribution_count"]
     paid = (z["cash_dividend"] > 0) | (z["stock_dividend"] > 0)
-    interim = (z["interim_cash_dividend"] > 0) | (z["interim_stock_dividend"] > 0)
-    final = (z["cash_dividend"] - z["interim_cash_dividend"] > 0) | (z["stock_dividend"] - z["interim_stock_dividend"] > 0)
+    interims = sum(((z[k.cash] > 0) | (z[k.stock] > 0)).astype(int) for k in SLOTS)
+    final = (z["cash_dividend"] - sums["cash_dividend"] > 0) | (z["stock_dividend"] - sums["stock_dividend"] > 0)
+    made = interims + final.astype(int)
 
     def amounts(i: int) -> str:
         return f"cash_dividend {_amt(z['cash_dividend'][i])}, stock_dividend {_amt(z['stock_dividend'][i])}"
@@ -87,9 +106,10 @@ def year_findings(v: Values, n: int, confirmed: np.ndarray | None = None) -> lis
     out.append(("distribution_count", (count >= 1) & ~paid,
                 lambda i: f"为 {count[i]:g}，但本年度现金分红与股票股利均为 0 / is {count[i]:g} but cash_dividend and "
                           "stock_dividend are both 0"))
-    out.append(("distribution_count", (count == 1) & interim & final,
-                lambda i: "为 1，但本年度既有中期分红（interim_cash_dividend / interim_stock_dividend）又有年度分配：共两次 / "
-                          "is 1 but the year has an interim and a final distribution: two"))
+    out.append(("distribution_count", (count >= 1) & paid & (count < made),
+                lambda i: f"为 {count[i]:g}，但本年度有 {interims[i]} 次中期分红、{int(final[i])} 次年度分配：共 {made[i]} 次 / "
+                          f"is {count[i]:g} but the year has {interims[i]} interim and {int(final[i])} final "
+                          f"distribution(s): {made[i]}"))
     agm, pay = g["agm_date"], g["payout_date"]
     out.append(("payout_date", ~np.isnan(agm) & ~np.isnan(pay) & (pay < agm),
                 lambda i: "早于批准该分配的股东大会日期 agm_date / is before the AGM (agm_date) that approved it"))
@@ -115,6 +135,5 @@ def case_findings(vals: dict, confirmed: bool = False) -> list[tuple[str, str]]:
         if x is None:
             return np.array([np.nan])
         return np.array([to_serial(x) if hasattr(x, "toordinal") else float(x)])
-    v = {fid: arr(fid) for fid in ("cash_dividend", "stock_dividend", "interim_cash_dividend", "interim_stock_dividend",
-                                   "distribution_count", "agm_date", "payout_date", "net_assets", "total_assets")}
+    v = {fid: arr(fid) for fid in READ}
     return [(f, msg(0)) for f, _m, msg in year_findings(v, 1, np.array([confirmed]))]

@@ -16,7 +16,7 @@ from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell
 from ..rules import catalogue as cat
 from ..rules import expr as E
 from ..errors import XlmodelError
-from ..fields import AUDIT_OPINIONS, BOARDS, COMPANY_FIELDS, FIELDS, HALF_YEAR_OPINIONS, STAGES, YEAR_FIELDS, Kind
+from ..fields import AUDIT_OPINIONS, BOARDS, COMPANY_FIELDS, FIELDS, HALF_YEAR_OPINIONS, PERIODS, SLOTS, STAGES, YEAR_FIELDS, Kind
 from ..outputs import HEADLINE as HEADLINE_OUTPUTS
 from ..outputs import SUMMARY as SUMMARY_OUTPUTS
 
@@ -51,9 +51,12 @@ INPUT_SECTIONS = (
     ("拟进行的交易（重大支出认定）", "Planned transaction (major-outlay tests)",
      ("transaction_total_assets", "transaction_target_revenue", "transaction_target_net_profit", "transaction_amount",
       "transaction_profit")),
-    ("中期分红", "Interim dividend", ("interim_cash_dividend", "interim_stock_dividend", "half_year_distributable_profit",
-                                       "half_year_net_profit_attributable", "half_year_retained_earnings_consolidated",
-                                       "half_year_retained_earnings_parent", "half_year_audit_opinion")),
+    ("第一次中期分红", "Interim dividend, first", ("interim_period", "interim_cash_dividend", "interim_stock_dividend",
+                                                  "half_year_distributable_profit", "half_year_net_profit_attributable",
+                                                  "half_year_retained_earnings_consolidated",
+                                                  "half_year_retained_earnings_parent", "half_year_audit_opinion")),
+    *((f"{zh}中期分红", f"Interim dividend, {en}", slot.fields) for slot, (zh, en) in
+      ((SLOTS[1], ("第二次", "second")), (SLOTS[2], ("第三次", "third")))),
     ("市场数据（减持限制）", "Market facts (sale restriction)", ("price_below_net_assets_20d", "price_below_ipo_20d")),
     ("治理程序", "Governance", ("vote_for_ratio", "online_voting_offered", "independent_directors_opinion",
                                 "agm_date", "payout_date")),
@@ -351,7 +354,9 @@ TIMELINE_FLAGS = ("is_evaluation_year", "in_plan_period", "readable")
 GUARDED = {"overall_status": ("verdict", "undetermined"), "check_flag": ("verdict_check", "check")}
 
 ENUM_LISTS = {"audit_opinion": AUDIT_OPINIONS, "half_year_audit_opinion": HALF_YEAR_OPINIONS,
-              "development_stage": STAGES, "board": BOARDS}
+              "development_stage": STAGES, "board": BOARDS, "interim_period": PERIODS}
+#: an enum field whose drop-down is another's list (every interim's period reads the one list of periods)
+LIST_OF = {s.period: "interim_period" for s in SLOTS}
 LABEL_TEXT = cat.LABEL_TEXT  # (kept with the rest of the labels, where the worksheet functions read it too)
 #: check sheet: actual, the kind of bound (text), the bound, the margin, the shortfall, the status
 CHECK_COL_INDEX = {"actual": 4, "bound_kind": 5, "required": 6, "margin": 7, "shortfall": 8, "status": 9}

@@ -12,7 +12,7 @@ from ...rules import catalogue as cat
 from ...case import INTERIM_PARTS
 from ...fields import BOOL_LABELS, COMPANY_FIELDS, ENUMS, FIELDS, SOURCES, Kind
 from ..builder import _c
-from ..layout import FIRST_YEAR_COL, HEADER_ROW, INPUT_SECTIONS, SHEETS, q
+from ..layout import FIRST_YEAR_COL, HEADER_ROW, INPUT_SECTIONS, LIST_OF, SHEETS, q
 from ..styles import FIELD_FMT
 
 PROMPT_TITLE, PROMPT_TEXT = 32, 255  # Excel's limits on a data validation's input message (title, text)
@@ -183,7 +183,7 @@ def _validate(b, ws, row, col, kind, fid):
     if cross is not None and fid in b.L.inputs:
         _validate_cross(b, ws, row, col, fid, cross)
         return
-    lst = {Kind.BOOL: "bool", Kind.ENUM: fid}.get(kind)
+    lst = {Kind.BOOL: "bool", Kind.ENUM: LIST_OF.get(fid, fid)}.get(kind)
     counted = kind == Kind.COUNT and FIELDS[fid].unit == "次"  # distributions, not shares
     key = (ws.name, kind, lst, counted, fid)  # one validation a row: its rule and its own prompt
     hit = b._validations.get(key)
@@ -228,7 +228,7 @@ def _readable(b, ws, row: int, kind: Kind, fid: str, last: int):
     if kind in (Kind.AMOUNT, Kind.RATIO, Kind.COUNT, Kind.DATE):
         formula = f"=COUNTA({cells})-COUNT({cells})"
     elif kind in (Kind.BOOL, Kind.ENUM):  # the row against its list (a row × a column: every engine broadcasts)
-        formula = f"=COUNTA({cells})-SUMPRODUCT(({cells}=list_{'bool' if kind == Kind.BOOL else fid})*1)"
+        formula = f"=COUNTA({cells})-SUMPRODUCT(({cells}=list_{'bool' if kind == Kind.BOOL else LIST_OF.get(fid, fid)})*1)"
     else:
         return
     ws.write_formula(row, b.L.readable_col, formula, b.st.calc["count"], 0)
@@ -246,8 +246,10 @@ def _write_note(b, ws, row: int, key: str):
 #: entry checks of a value against its year's other values, at data entry (the reader refuses the same,
 #: xlmodel.rules.consistency): field -> (custom validation with {c} the cell and {<field>} the same year's, message)
 _CROSS = {
-    **{part: (f"AND(ISNUMBER({{c}}),{{c}}<={{{total}}})",
-              f"中期部分不能超过全年合计（{FIELDS[total].zh}） The interim part cannot exceed the year's total")
+    **{part: (f"AND(ISNUMBER({{c}}),{{c}}<={{{total}}},"
+              + "+".join("{c}" if p == part else f"N({{{p}}})" for p, t in INTERIM_PARTS if t == total)
+              + f"<={{{total}}})",
+              f"各次中期部分之和不能超过全年合计（{FIELDS[total].zh}） The interims together cannot exceed the year's total")
        for part, total in INTERIM_PARTS},
     "distribution_count": ("AND(ISNUMBER({c}),{c}=INT({c}),{c}>=0,IF({c}=0,AND(N({cash_dividend})=0,N({stock_dividend})=0),"
                            "OR(N({cash_dividend})>0,N({stock_dividend})>0)))",
@@ -258,4 +260,4 @@ _CROSS = {
     "net_assets": ("AND(ISNUMBER({c}),OR(ISBLANK({total_assets}),{c}<={total_assets}))",
                    "归母净资产不能高于总资产（单位是否一致？） Net assets cannot exceed total assets (same units?)"),
 }
-_CROSS_FIELDS = {fid: tuple(re.findall(r"\{([a-z_]+)\}", test.replace("{c}", ""))) for fid, (test, _) in _CROSS.items()}
+_CROSS_FIELDS = {fid: tuple(re.findall(r"\{([a-z0-9_]+)\}", test.replace("{c}", ""))) for fid, (test, _) in _CROSS.items()}
