@@ -96,24 +96,46 @@ CAP = {  # 利润分配不超过累计可分配利润（合并与母公司孰低
     "retained": "MIN({retained_earnings_consolidated},{retained_earnings_parent})",
     "distribution_cap.required": 'IF(OR(ISBLANK({retained_earnings_consolidated}),ISBLANK({retained_earnings_parent})),"",'
                                  "MAX(0,ROUND({calc:retained},p_precision_digits)))",
-    # the final: the year's distribution less the interim's (already out of the year-end figure)
+    # the final: the year's distribution less every interim's (already out of the year-end figure)
     "distribution_cap.test": yes_no("ROUND(ROUND({calc:distribution},p_precision_digits)-"
-                                    "ROUND({interim_cash_dividend}+{interim_stock_dividend},p_precision_digits),"
+                                    "ROUND({calc:interims.cash}+{calc:interims.stock},p_precision_digits),"
                                     "p_precision_digits)<={calc:distribution_cap.required}"),
-    # the interim: its own, against the lower of the two figures at its period end
-    "distribution_cap_interim.required": 'IF(OR(ISBLANK({half_year_retained_earnings_consolidated}),'
-                                         'ISBLANK({half_year_retained_earnings_parent})),"",MAX(0,ROUND(MIN('
-                                         "{half_year_retained_earnings_consolidated},{half_year_retained_earnings_parent}),"
-                                         "p_precision_digits)))",
-    "distribution_cap_interim.test": yes_no("ROUND({interim_cash_dividend}+{interim_stock_dividend},p_precision_digits)"
-                                            "<={calc:distribution_cap_interim.required}"),
+    # each interim: its own (cash + stock, each to the fen), against the lower of the two figures at its own
+    # period end, floored at 0; it holds where it is not made or is within its bound; the rule where all hold
+    **{f"distribution_cap_interim.s{k}_actual": f"ROUND(ROUND({{{cash}}},p_precision_digits)+ROUND({{{stock}}},"
+                                                 "p_precision_digits),p_precision_digits)"
+       for k, cash, stock in ((1, "interim_cash_dividend", "interim_stock_dividend"),
+                              (2, "interim2_cash_dividend", "interim2_stock_dividend"))},
+    **{f"distribution_cap_interim.s{k}_required": f"MAX(0,ROUND(MIN({{{cons}}},{{{parent}}}),p_precision_digits))"
+       for k, cons, parent in ((1, "half_year_retained_earnings_consolidated", "half_year_retained_earnings_parent"),
+                               (3, "interim3_retained_earnings_consolidated", "interim3_retained_earnings_parent"))},
+    "distribution_cap_interim.s2_test": yes_no("OR(NOT({calc:distribution_cap_interim.s2_made}),"
+                                               "{calc:distribution_cap_interim.s2_actual}<="
+                                               "{calc:distribution_cap_interim.s2_required})"),
+    "distribution_cap_interim.slots_hold": yes_no("AND({calc:distribution_cap_interim.s1_test},"
+                                                  "{calc:distribution_cap_interim.s2_test},"
+                                                  "{calc:distribution_cap_interim.s3_test})"),
 }
+#: the year's interims together: each slot's amount to the fen, then their sum to the fen
+INTERIMS = {f"interims.{what}": "ROUND(SUM(" + ",".join(f"ROUND({{{f}}},p_precision_digits)" for f in fields)
+            + "),p_precision_digits)"
+            for what, fields in (("cash", ("interim_cash_dividend", "interim2_cash_dividend", "interim3_cash_dividend")),
+                                 ("stock", ("interim_stock_dividend", "interim2_stock_dividend",
+                                            "interim3_stock_dividend")))}
+CAP.update(INTERIMS)
 LEGAL_CAP = {  # 公司法第二百一十条：分配额（现金+股票股利，减已于期中实施的）≤ 合并与母公司期末未分配利润孰低，不低于0
     "reg_distribution_cap.actual": "ROUND(ROUND({cash_dividend}+{stock_dividend},p_precision_digits)-"
-                                   "ROUND({interim_cash_dividend}+{interim_stock_dividend},p_precision_digits),p_precision_digits)",
+                                   "ROUND({calc:interims.cash}+{calc:interims.stock},p_precision_digits),p_precision_digits)",
     "reg_distribution_cap.required": 'IF(OR(ISBLANK({retained_earnings_consolidated}),ISBLANK({retained_earnings_parent})),"",'
                                      "MAX(0,ROUND(MIN({retained_earnings_consolidated},{retained_earnings_parent}),"
                                      "p_precision_digits)))",
+}
+#: 监管指引第3号（2023）：中期分红上限不应超过相应期间归属于上市公司股东的净利润 — each interim's cash against its
+#: own period's net profit attributable (ratio 100 %, a 参数 cell)
+INTERIM_PROFIT_CAP = {
+    "reg_interim_cap.s2_actual": "ROUND({interim2_cash_dividend},p_precision_digits)",
+    "reg_interim_cap.s2_required": "ROUND(p_reg_interim_cap_ratio*{interim2_net_profit_attributable},p_precision_digits)",
+    "reg_interim_cap.s1_required": "ROUND(p_reg_interim_cap_ratio*{half_year_net_profit_attributable},p_precision_digits)",
 }
 LEGAL_CAP["reg_distribution_cap.test"] = yes_no(LEGAL_CAP["reg_distribution_cap.actual"] + "<={calc:reg_distribution_cap.required}")
 
@@ -127,6 +149,7 @@ FORMULAS = {
         **ROLLING,
         # 三、(二)、2、(3)
         **CAP,
+        **INTERIM_PROFIT_CAP,
         # 三、(二)、1、(4) 重大投资计划或重大现金支出：累计支出达到或超过最近一期经审计总资产的30%，且超过5,000万元
         "major_outlay_threshold": "ROUND(p_major_outlay_ratio*{total_assets},p_precision_digits)",
         "major_outlay": yes_no("AND(ROUND({planned_major_outlay},p_precision_digits)>={calc:major_outlay_threshold},"
@@ -157,7 +180,7 @@ PARAMS = {
           "major_outlay.ratio": 0.30, "major_outlay.floor": 50_000_000},
     FAR_EAST: {"precision.digits": 2, "min_rolling.ratio": 0.30, "min_rolling.window": 3, "vote_majority.ratio": 0.5,
                "vote_stock_two_thirds.ratio": 2 / 3},
-    HOUPU: {"precision.digits": 2, "major_outlay.ratio": 0.30},
+    HOUPU: {"precision.digits": 2, "major_outlay.ratio": 0.30, "reg_interim_cap.ratio": 1.0},
 }
 
 
@@ -209,11 +232,12 @@ def drop_sum_round(node):
 
 MUTATIONS = [(GCL, "min_annual.test", flip_op), (GCL, "min_annual.required", drop_round),
              (GCL, "distribution_cap.test", flip_op), (GCL, "distribution_cap.test", drop_round),
-             (GCL, "distribution_cap_interim.test", flip_op), (HOUPU, "distribution_cap_interim.required", drop_round),
+             (GCL, "distribution_cap_interim.s2_test", flip_op), (HOUPU, "distribution_cap_interim.s1_required", drop_round),
              (GCL, "major_outlay", flip_op),
              (FAR_EAST, "vote_majority.test", flip_op), (FAR_EAST, "min_rolling.required", drop_round),
              (HOUPU, "reg_distribution_cap.actual", drop_round),
-             (HOUPU, "reg_distribution_cap.actual", drop_sum_round), (HOUPU, "reg_distribution_cap.test", flip_op)]
+             (HOUPU, "reg_distribution_cap.actual", drop_sum_round), (HOUPU, "reg_distribution_cap.test", flip_op),
+             (GCL, "reg_interim_cap.s2_required", drop_round)]
 
 
 @pytest.mark.parametrize("pid,name,mutate", MUTATIONS, ids=[f"{p}-{n}-{m.__name__}" for p, n, m in MUTATIONS])

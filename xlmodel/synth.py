@@ -123,7 +123,7 @@ def random_case_data(rng: np.random.Generator, policy_id: str, year: int = 2024,
     for fy in range(year - n_years + 1, year + 1):
         y = {"fiscal_year": fy, **random_year(rng, p_missing if fy == year else p_missing / 2, base * rng.uniform(0.6, 1.6))}
         if fy == wan_year:
-            for k in ("net_profit_attributable", "distributable_profit", "revenue", "cash_dividend", "interim_cash_dividend"):
+            for k in ("net_profit_attributable", "distributable_profit", "revenue", "cash_dividend", *(s.cash for s in SLOTS)):
                 if k in y:
                     y[k] = _fen(y[k] / 10_000)
         if fy == year:
