@@ -268,7 +268,7 @@ def _read_enum(f: Field, v: Any, origin: str) -> tuple[str | None, str | None]:
         if t in choices:
             return t, None
         for code, zh in choices.items():
-            if t == zh or t.lower() == code:
+            if t == zh or t == _ascii(zh) or t.lower() == code:
                 return code, None
         if f.id == "board":
             if t in BOARD_ALIASES:

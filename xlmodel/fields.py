@@ -70,7 +70,7 @@ HALF_YEAR_OPINIONS: dict[str, str] = {**AUDIT_OPINIONS, "unaudited": "未经审�
 BOOL_LABELS = {True: "是", False: "否"}
 #: the report an interim distribution is based on (its period within the fiscal year): a case file's
 #: 2024Q1 / 2024H1 / 2024Q3 or the period-end date reads as one of these
-PERIODS: dict[str, str] = {"q1": "一季度（1–3月）", "h1": "半年度（1–6月）", "q3": "前三季度（1–9月）"}
+PERIODS: dict[str, str] = {"q1": "一季度", "h1": "半年度", "q3": "前三季度"}
 PERIOD_END: dict[str, tuple[int, int]] = {"q1": (3, 31), "h1": (6, 30), "q3": (9, 30)}
 
 #: enumeration id -> {code: 中文 label}; the workbook keeps these on its lists sheet.
