@@ -455,7 +455,9 @@ class _Builder:
         # every slot's test on one row: the rule's test reads it (decided where every slot's inputs are there)
         sc[f"{rid}.slots_hold"] = And(*[C(f"{rid}.s{k}_test") for k in range(1, len(slots) + 1)])
         self.transparent.add(f"{rid}.slots_hold")
-        return act, req, C(f"{rid}.slots_hold"), self._any(made), self._any(missing)
+        any_made = self._any(made)
+        # with no interim made there is no bound to show (blank, as a bound whose inputs are not there)
+        return act, If(any_made, req, Blank()), C(f"{rid}.slots_hold"), any_made, self._any(missing)
 
     def build_major_outlay(self):
         mo = self.p.major_outlay
