@@ -79,6 +79,7 @@ def test_h1_a_fen_above_its_periods_profit_warns_by_the_fen_and_names_that_inter
     # Q1: 100,000,000.00 ≤ 150,000,000.00 (50,000,000.00 to spare); H1: 250,000,000.01 > 250,000,000.00 by 0.01
     assert (r.status, r.actual, r.required, r.shortfall) == ("warn", 250_000_000.01, 250_000_000.00, 0.01)
     assert "250,000,000.01" in r.explanation_zh and "250,000,000.00" in r.explanation_zh
+    assert "共 2 次中期分配" in r.explanation_zh and "第 2 次" in r.explanation_zh  # which interim is shown
 
 
 def test_h1_equal_to_its_periods_profit_passes():

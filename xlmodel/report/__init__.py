@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Callable
 from ..rules import catalogue as cat, codegen
 from ..plans import schema as pol
 from ..outputs import HEADLINE as _OUTPUTS, JSON_HEADLINE, OUTPUT as _O, PART as _P, RULE_PARTS
-from ..fields import FIELDS, HALF_YEAR_OPINIONS
+from ..fields import FIELDS, HALF_YEAR_OPINIONS, SLOTS
 from ..inputs.sanitize import md_text, plain_text
 from ..rules.expr import py
 from ..plans.schema import open_reviews
@@ -314,6 +314,13 @@ def _context(model: cat.Model, val, rd: cat.RuleDef) -> dict:
         return {"alternatives": [(a.spec.title_zh, a.spec.title_en, val(f"{a.id}.status")) for a in alts]}
     if rd.spec.kind == "plausible_amounts":
         return {"signals": [(zh, en) for k, zh, en in cat.plausible_signals(rd.spec) if val(f"{rd.id}.{k}") is True]}
+    if f"{rd.id}.s1_made" in model.scalars:  # one rule over the interim slots: which interim it shows
+        made = [k for k in range(1, len(SLOTS) + 1) if val(f"{rd.id}.s{k}_made") is True]
+        shown = next((k for k in range(1, len(SLOTS)) if val(f"{rd.id}.s{k}_shown") is True), len(SLOTS))
+        if len(made) > 1:
+            return {"note": (f"本年度共 {len(made)} 次中期分配，各按其报告期检查，列示余量最小的第 {shown} 次",
+                             f"{len(made)} interims this year, each checked on its own period; shown: interim {shown}, "
+                             "the one with the least headroom")}
     if f"{rd.id}.parent_only_reading" in model.scalars and val(f"{rd.id}.parent_only_reading") is True:
         return {"note": (ST_PARENT_ONLY_ZH, ST_PARENT_ONLY_EN)}
     if rd.spec.kind == "no_major_outlay" and rd.check.unit == "项":
@@ -438,6 +445,7 @@ def report_roots(model: cat.Model) -> tuple[tuple[str, int], ...]:
             if rd.spec.kind == "plausible_amounts":
                 names += [f"{rd.id}.{k}" for k, _, _ in cat.plausible_signals(rd.spec)]
             names.append(f"{rd.id}.parent_only_reading")  # (kept only where the rule has it)
+            names += [f"{rd.id}.s{k}_{w}" for k in range(1, len(SLOTS) + 1) for w in ("made", "shown")]  # per slot
             if rd.spec.kind == "no_major_outlay" and rd.check.unit == "项":  # the tests its explanation names
                 names += [f"major_outlay.b{i}" for i in range(1, len(model.policy.major_outlay.tests()) + 1)]
         names += [f"{rd.id}.min_cash" for rd in _cash_paid(model)]
