@@ -204,13 +204,13 @@ def apply_boundary(data: dict, kind: str, rng: np.random.Generator) -> dict:
         npa = t.get("net_profit_attributable", 0.0)
         if npa > 0:
             t["cash_dividend"] = max(0.0, _fen(round(npa * 0.3, 2) - t.get("buyback_amount", 0.0)))
-            t.pop("interim_cash_dividend", None)
+            _clear_interims(t)
     elif kind == "sale_loss_year":  # a loss year in the sale window, the other years paid exactly 30%
         data["years"][-3]["net_profit_attributable"] = -abs(data["years"][-3].get("net_profit_attributable", 1e6))
         for y in data["years"][-2:]:
             y["buyback_amount"] = 0.0
             y["cash_dividend"] = _fen(max(y.get("net_profit_attributable", 0.0), 0.0) * 0.3)
-            y.pop("interim_cash_dividend", None)
+            _clear_interims(y)
         t["price_below_net_assets_20d"] = t["price_below_ipo_20d"] = False
     elif kind == "parent_zero":
         t["retained_earnings_parent"] = 0.0
@@ -228,6 +228,13 @@ def apply_boundary(data: dict, kind: str, rng: np.random.Generator) -> dict:
     return data
 
 
+def _clear_interims(y: dict, keep_first: bool = False) -> None:
+    """A year's interims taken out (all, or all but the first slot), with their periods' figures."""
+    for s in SLOTS[1:] if keep_first else SLOTS:
+        for f in (s.period, s.cash, s.stock) if s.k == 1 else s.fields:
+            y.pop(f, None)
+
+
 def _interims_exact(t: dict, rng: np.random.Generator) -> None:
     """Two interims, Q1 and H1, the second exactly at its own period's caps or a fen over: its cash equal to
     the half year's net profit attributable (or 0.01 above), its distribution equal to the lower retained
@@ -242,9 +249,8 @@ def _interims_exact(t: dict, rng: np.random.Generator) -> None:
     t[two.retained_consolidated] = _fen(c2 + 5000.0)
     t[two.retained_parent] = _fen(c2 - (0.01 if rng.random() < 0.5 else 0.0))
     t["cash_dividend"] = _fen(c1 + c2 + float(int(rng.uniform(0, 1e6))))
-    for s in SLOTS[2:]:
-        for f in s.fields:
-            t.pop(f, None)
+    for f in SLOTS[2].fields:
+        t.pop(f, None)
 
 
 def _share_each_exact(data: dict, rng: np.random.Generator) -> None:
@@ -253,6 +259,7 @@ def _share_each_exact(data: dict, rng: np.random.Generator) -> None:
     if "cash_share_interim.required" not in model_for(data["policy"]).scalars:
         return
     t = data["years"][-1]
+    _clear_interims(t, keep_first=True)
     t["stock_dividend"] = float(int(rng.uniform(1e5, 1e8))) + 0.02
     t["interim_stock_dividend"] = _fen(t["stock_dividend"] * rng.uniform(0.2, 0.8))
     t["interim_cash_dividend"] = t["cash_dividend"] = 0.0
