@@ -216,7 +216,7 @@ def test_a_count_of_distributions_below_what_the_amounts_show_is_refused():
 @pytest.mark.parametrize("h1_cash, status", [(250_000_000.00, "pass"), (250_000_000.01, "warn")])
 def test_the_interim_cap_in_the_cli_json_the_batch_and_the_udfs(h1_cash, status, tmp_path, capsys):
     from xlmodel import udfs
-    from xlmodel.batch import evaluate_batch
+    from xlmodel.batch.evaluate import evaluate_batch
     from xlmodel.synth import cases_frame
 
     d = data([Q1, {**H1, "cash": h1_cash}, FINAL])
@@ -249,7 +249,7 @@ BOOKS = {  # name: (the distributions, reg_interim_cap, distribution_cap_interim
 @pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
 def test_the_slots_in_real_engines(engine, request, tmp_path):
     from conftest import engine_values
-    from xlmodel.workbook.parity import compare
+    from xlmodel.engines.parity import compare
     from xlmodel.workbook.writer import build_workbook
 
     request.getfixturevalue(engine)
