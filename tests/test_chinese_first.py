@@ -33,7 +33,7 @@ GCL = "gcl-energy-2022-2024"
 CJK = re.compile(r"[\u3400-\u9fff]")
 #: the first word of a text: a CJK character, or a run of ASCII letters
 WORD = re.compile(r"[\u3400-\u9fff]|[A-Za-z]+")
-COMMANDS = ["policies", "evaluate", "plan", "check", "refresh", "build", "fill", "recalc", "selftest", "samples", "draft"]
+COMMANDS = ["policies", "evaluate", "plan", "check", "refresh", "build", "fill", "recalc", "selftest", "samples", "draft", "announce"]
 
 
 def run_cli(*args) -> tuple[int, str, str]:

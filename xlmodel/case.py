@@ -586,17 +586,18 @@ def unit_warnings(years: dict[int, dict[str, Any]]) -> list[str]:
 TOP_KEYS = ("policy", "evaluation_year", "company", "years", "attestations", "notes")
 
 
-def parse_case(data: Any, source: str = "<case>", origin: str = "data") -> Case:
+def parse_case(data: Any, source: str = "<case>", origin: str = "data", *, plan_optional: bool = False) -> Case:
     """Case data (a mapping, as a YAML/JSON file holds it) -> a :class:`Case`; every problem at once, in
     the order of the steps: the top-level keys, the plan, the evaluation year, the company, the years,
-    the attestations, the notes."""
+    the attestations, the notes. With ``plan_optional`` a case without ``policy:`` is read with the plan ""
+    (screened on the regulatory baseline alone, as ``xlmodel announce`` does)."""
     probs: list[Problem] = []
     if not isinstance(data, dict):
         raise CaseError(source, [Problem("(file)", "expected a mapping with policy, evaluation_year, years")])
     for key in data:
         if key not in TOP_KEYS:
             probs.append(Problem(str(key), "unknown top-level key" + did_you_mean(key, TOP_KEYS)))
-    pol = _read_policy_id(data.get("policy"), probs)
+    pol = "" if plan_optional and data.get("policy") is None else _read_policy_id(data.get("policy"), probs)
     ey = _read_evaluation_year(data.get("evaluation_year"), origin, probs)
     company, said = _read_company(data.get("company") or {}, origin, probs)
     years, forecasts = _read_years(data.get("years"), origin, ey, bool(company.get(CONFIRM_FIELD)), probs)
@@ -808,19 +809,19 @@ def check_attestations(case: Case, known: list[str]) -> None:
         raise CaseError(case.source, probs)
 
 
-def load_case(path: str | Path) -> Case:
+def load_case(path: str | Path, *, plan_optional: bool = False) -> Case:
     """A case file: YAML (``.yaml``/``.yml``/other) or JSON (``.json``), read within the limits of
-    :mod:`xlmodel.inputs.untrusted`."""
+    :mod:`xlmodel.inputs.untrusted` (``plan_optional``: see :func:`parse_case`)."""
     path = Path(path)
     source = str(path)
     try:
         text = decode_utf8(read_regular(path, MAX_CASE_BYTES, "case file"), source)
         if path.suffix.lower() == ".json":
-            return parse_case(load_json(text, source), source, "json")
+            return parse_case(load_json(text, source), source, "json", plan_optional=plan_optional)
         data = load_yaml(text, source)
     except InputFileError as e:
         raise CaseError(source, [Problem(e.where or "(file)", e.message)]) from None
-    return parse_case(data, source, "yaml")
+    return parse_case(data, source, "yaml", plan_optional=plan_optional)
 
 
 def bool_label(v: bool) -> str:

@@ -294,9 +294,37 @@ def _add_draft_command(sub) -> None:
     p.set_defaults(func=_command("draft"))
 
 
+#: `xlmodel announce --help`: its exit codes
+_ANNOUNCE_HELP = "\n".join([
+    "退出码 exit codes:",
+    "  0    已输出公告；风险警示已判定为不触及，规划（如有）已复核且本次方案符合其最低要求",
+    "       printed; the warning is decided not to apply, the plan (if any) reviewed and met",
+    "  1    触及风险警示、无法判断（缺少输入或金额单位存疑）、方案未达规划最低要求、\n"
+    "       规划为未复核草稿，或方案合计与现金分红总额不一致\n"
+    "       the warning is triggered or undetermined, a plan minimum is not met, the plan is an\n"
+    "       unreviewed draft, or the proposal's total differs from cash_dividend",
+    "  2    输入或用法有误（消息指明文件、字段和年度，或 工作表!单元格），或输出文件已存在而未给 --force\n"
+    "       bad input or usage (file, field and year, or sheet!cell), or the output exists without --force",
+    _INTERRUPTED,
+])
+
+
+def _add_announce_command(sub) -> None:
+    p = sub.add_parser("announce", help="生成利润分配方案公告 write the profit distribution announcement",
+                       epilog=_ANNOUNCE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("case", metavar="CASE", help="案例文件（YAML/JSON，可无 policy：仅按监管基线）或已填写的工作簿（.xlsx） "
+                                                "a case file (YAML/JSON; without policy: the baseline alone) or a filled workbook")
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--markdown", action="store_true", help="输出 Markdown（默认） print Markdown (the default)")
+    fmt.add_argument("--json", action="store_true", help="输出公告中的数字（JSON） print the figures as JSON")
+    p.add_argument("-o", "--output", metavar="FILE.docx", help="写出 Word 文档 write a Word document")
+    p.add_argument("--force", action="store_true", help="覆盖输出文件 overwrite the output file")
+    p.set_defaults(func=_command("announce"))
+
+
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The argument parser; given the arguments to parse, it registers ``draft`` fully only when they name it."""
-    p = _Parser(prog="xlmodel", description="股东分红回报规划的 Excel 模型\nShareholder dividend return plans (股东分红回报规划) "
+    p = _Parser(prog="xlmodel", usage="xlmodel [-h] [--version] [--plans DIR] COMMAND ...", description="股东分红回报规划的 Excel 模型\nShareholder dividend return plans (股东分红回报规划) "
                                                        "as Excel models.",
                 epilog=EXIT_HELP[None] + "\n\n用户指南 User guide: docs/user-guide.md；规则 rules: docs/domain.md.",
                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -359,6 +387,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
     _add_workbook_commands(sub)
     _add_draft_command(sub)
+    _add_announce_command(sub)
     helps = {a.dest: a.help for a in sub._choices_actions}
     for name, cmd in sub.choices.items():  # the exit codes, in every command's --help
         cmd.add_argument("--plans", action="append", metavar="DIR", dest="plans_after", default=argparse.SUPPRESS,

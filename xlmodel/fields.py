@@ -67,6 +67,11 @@ BOARDS: dict[str, str] = {
 }
 #: a half-year report need not be audited (GCL 三、(二)、1、(3): 中期或季度现金分红无需审计)
 HALF_YEAR_OPINIONS: dict[str, str] = {**AUDIT_OPINIONS, "unaudited": "未经审计"}
+#: 利润分配方案公告: what the company holds if the share base changes before the record date
+BASE_CHANGE: dict[str, str] = {
+    "ratio": "维持每股分配比例不变，相应调整分配总额",
+    "total": "维持分配总额不变，相应调整每股分配比例",
+}
 BOOL_LABELS = {True: "是", False: "否"}
 #: the report an interim distribution is based on (its period within the fiscal year): a case file's
 #: 2024Q1 / 2024H1 / 2024Q3 or the period-end date reads as one of these
@@ -80,6 +85,7 @@ ENUMS: dict[str, dict[str, str]] = {
     "development_stage": STAGES,
     "board": BOARDS,
     **{f"interim{'' if k == 1 else k}_period": PERIODS for k in (1, 2, 3)},
+    "base_change_keeps": BASE_CHANGE,
 }
 
 _A, _R, _C, _B, _E, _D, _T = (Kind.AMOUNT, Kind.RATIO, Kind.COUNT, Kind.BOOL,
@@ -184,6 +190,13 @@ YEAR_FIELDS: tuple[Field, ...] = (
     Field("cash_dividend", "现金分红总额（含中期）", "Cash dividend (incl. interim)", _A, default_zero=True),
     Field("buyback_amount", "集中竞价或要约方式现金回购金额", "Cash buybacks (bidding/tender)", _A, default_zero=True),
     Field("buyback_cancelled", "回购并注销金额", "Buybacks cancelled", _A, default_zero=True),
+    # 利润分配方案公告 (issue 50): the proposal's base — total shares at the base date less the shares in the
+    # buyback account, which take no part in a distribution (CSRC 《上市公司股份回购规则》 art. 16)
+    Field("cash_per_10_shares", "每10股派发现金红利（含税，本次方案）", "Cash per 10 shares (tax incl., this proposal)", _A,
+          unit="元/10股"),
+    Field("base_share_count", "股本基数日总股本", "Total shares at the base date", _C),
+    Field("buyback_account_shares", "回购专用证券账户股份数", "Shares in the buyback account", _C),
+    Field("base_change_keeps", "股本变动时维持", "If the base changes, keep", _E, choices=tuple(BASE_CHANGE)),
     Field("stock_dividend", "股票股利金额", "Stock dividend", _A, default_zero=True),
     Field("capital_reserve_conversion", "资本公积转增股本金额", "Capital reserve conversion", _A, default_zero=True),
     # 原则上每年度进行两次分红: how many distributions the year's profit is distributed in (interim + final)
@@ -293,6 +306,13 @@ SOURCES: dict[str, str] = {
                      "The year's cash dividends incl. interim, tax included.",
     "buyback_amount": "本年度以集中竞价或要约方式实施的现金回购金额（年报“利润分配情况”或回购公告）。Cash buybacks by bidding or tender.",
     "buyback_cancelled": "上述回购中已注销的金额（回购实施结果公告）。The part of the buybacks cancelled.",
+    "cash_per_10_shares": "本次利润分配方案的每10股派发现金红利（含税，元；按每股公告的乘以10），不含已派发的中期分红（董事会决议）。"
+                          "This proposal's cash per 10 shares, tax included (per share × 10), the interim not included.",
+    "base_share_count": "分配方案所依据的股本基数日（公告披露日或方案所称截至日）公司总股本（股）。Total shares at the proposal's base date.",
+    "buyback_account_shares": "股本基数日回购专用证券账户中的股份数，不参与利润分配（回购公告或分配方案）。"
+                              "Shares in the buyback account at the base date: they take no distribution.",
+    "base_change_keeps": "股权登记日前总股本变动时，维持每股分配比例不变还是维持分配总额不变（分配方案）。"
+                         "If the share base changes before the record date: keep the ratio or the total.",
     "stock_dividend": "本年度送红股（股票股利）的金额，按面值计（分配预案）。Stock dividend (at par).",
     "capital_reserve_conversion": "资本公积金转增股本的金额（分配预案）。Capital reserve converted to shares.",
     "distribution_count": "本年度利润的分配次数，含中期与年度（分配预案与中期分红公告）。Distributions of the year's profit.",

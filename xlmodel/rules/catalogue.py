@@ -763,8 +763,42 @@ class _Builder:
         else:
             sc["st_risk_warning"] = Blank()
             sc["cash_needed_to_avoid_st"] = Num(0)
+        _proposal(self)
         # model integrity flag: every rule could be evaluated
         sc["check_flag"] = If(Or(C("missing_input_count") > Num(0), C("cond_unknown")), Lbl("check"), Lbl("ok"))
+
+
+def _proposal(b: _Builder) -> None:
+    """The 利润分配方案公告's proposal (issue 50, docs/domain.md §6.11): 每10股派发现金红利 X 元 on the base of the
+    total shares less those in the buyback account (they take no distribution), the total it gives, the year's
+    total with the interim, the payout ratios, and the least amount per 10 shares, to the fen, that meets the
+    cash still required of the final distribution (the plan's minimum and the risk warning's, the interim and
+    counted buybacks deducted)."""
+    sc = b.m.scalars
+    per = b.param("announce", "per_shares", 10, "利润分配方案公告：每10股派发现金红利", "每X股派发（公告惯例）",
+                  "Shares per quoted amount (the announcement's convention)", "股", editable=False)
+    fen = b.fen()
+    sc["proposal.base"] = Max(Num(0), In("base_share_count") - In("buyback_account_shares"))
+    base = C("proposal.base")
+    sc["proposal.total"] = Round2(In("cash_per_10_shares") * base / per)
+    sc["proposal.year_total"] = Round2(C("proposal.total") + Round2(In("interim_cash_dividend")))
+    sc["proposal.matches"] = C("proposal.year_total").eq(Round2(In("cash_dividend")))
+    profit = Round2(In("net_profit_attributable"))
+    sc["proposal.payout"] = If(profit > Num(0), Round2(In("cash_dividend")) / profit, Blank())
+    sc["proposal.cash_with_buybacks"] = Round2(C("cash_reg", 0))  # bidding/tender buybacks count as cash
+    sc["proposal.payout_with_buybacks"] = If(profit > Num(0), C("proposal.cash_with_buybacks") / profit, Blank())
+    # the plan's minimum is of its cash (which may count buybacks); the warning's of this year's dividends
+    plan_min = C("min_cash_dividend")
+    counted = Round2(C("cash", 0) - In("cash_dividend"))
+    interim = Round2(In("interim_cash_dividend"))
+    # blank where either minimum is undecided (a missing input): never a minimum of 0 that reassures
+    unknown = Or(plan_min.eq(Blank()), C("cash_needed_to_avoid_st").eq(Blank()))
+    sc["proposal.required"] = If(unknown, Blank(), Max(Num(0), Round2(plan_min - counted - interim),
+                                                       Round2(C("cash_needed_to_avoid_st") - interim)))
+    req = C("proposal.required")
+    guess = Round2(req * per / Max(base, Num(1)))  # (a base of no share is answered 0 below, never divided by)
+    sc["proposal.min_per_10"] = If(req.eq(Blank()), Blank(), If(Or(req.eq(Num(0)), base.eq(Num(0))), Num(0),
+                                   If(Round2(guess * base / per) >= req, guess, Round2(guess + fen))))
 
 
 def _amount_short(b: _Builder, a: Node, r: Node) -> Node:
@@ -1171,10 +1205,20 @@ def k_st_low_dividend(b: _Builder, s: pol.StLowDividend) -> Check:
     # earlier years' cash and cancelled buybacks AND this year's cancelled buybacks (DOMAIN.md §5)
     sc[f"{rid}.counted_cash"] = Round2(C(f"{rid}.prior_cash") + If(inc[0], Round2(In("buyback_cancelled")), Num(0)))
     sc[f"{rid}.needed"] = Max(Num(0), Round2(C(f"{rid}.bound") - C(f"{rid}.counted_cash")))
+    # the exchange's table in the 利润分配方案公告 (issue 50): the window's parts as printed, the average net
+    # profit as it is (negative too) and the ratio; the trigger above stays the test, these only show it
+    sc[f"{rid}.dividends"] = window(lambda o: In("cash_dividend", o))
+    sc[f"{rid}.cancelled"] = window(lambda o: In("buyback_cancelled", o))
+    sc[f"{rid}.average_profit"] = If(n > Num(0), Round2(window(lambda o: In("net_profit_attributable", o)) / n), Blank())
+    avg = C(f"{rid}.average_profit")
+    sc[f"{rid}.cash_ratio"] = If(avg > Num(0), C(f"{rid}.cash") / avg, Blank())
+    sc[f"{rid}.below_ratio"] = C(f"{rid}.cash") < C(f"{rid}.profit_required")
+    sc[f"{rid}.below_floor"] = C(f"{rid}.cash") < C(f"{rid}.floor")
     sc[f"{rid}.rd"] = window(lambda o: In("rd_expense", o))
     sc[f"{rid}.revenue"] = window(lambda o: In("revenue", o))
     sc[f"{rid}.growth_board"] = is_growth
     rd = C(f"{rid}.rd")
+    sc[f"{rid}.rd_ratio_actual"] = If(C(f"{rid}.revenue") > Num(0), rd / C(f"{rid}.revenue"), Blank())
     sc[f"{rid}.exempt"] = And(C(f"{rid}.growth_board"), n > Num(0),
                               Or(rd >= Round2(rd_ratio * C(f"{rid}.revenue")), rd >= rd_amount))
     exempt = C(f"{rid}.exempt")

@@ -45,7 +45,7 @@ INPUT_SECTIONS = (
                                  "audit_opinion")),
     ("利润分配方案", "Distributions (the evaluation year: the proposal)",
      ("cash_dividend", "buyback_amount", "buyback_cancelled", "stock_dividend", "capital_reserve_conversion",
-      "distribution_count")),
+      "distribution_count", "cash_per_10_shares", "base_share_count", "buyback_account_shares", "base_change_keeps")),
     ("董事会判断", "Board judgments", ("planned_major_outlay", "major_outlay_planned", "development_stage",
                                        "going_concern_unaffected", "cash_flow_sufficient")),
     ("拟进行的交易（重大支出认定）", "Planned transaction (major-outlay tests)",
