@@ -66,7 +66,7 @@ def _model(policy: Policy | None) -> Model:
     if policy is None:
         from ..batch import screen_model
 
-        return screen_model()[0]
+        return screen_model(attestations=True)[0]
     from ..evaluator import model_for
 
     return model_for(policy)

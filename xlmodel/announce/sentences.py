@@ -107,11 +107,11 @@ def duties(f: Figures) -> list[str]:
     """The low-payout and no-cash explanations the announcement owes, as prompts (the rules that apply)."""
     out = []
     for r in f.report.rules:
-        if r.id == "reg_low_payout_explained" and r.status not in ("not_applicable", "pass"):
+        if r.id == "reg_low_payout_explained" and r.status != "not_applicable":
             out.append("【提示】本年度现金分红（含集中竞价、要约回购）低于归属于上市公司股东净利润的30%：公告应说明"
                        "原因（结合行业特点、发展阶段、经营模式、盈利水平、偿债能力、资金需求等）、留存未分配利润的用途及"
                        "预计收益，以及为中小股东参与决策提供的便利（网络投票并分段披露表决结果）。")
-        if r.id == "reg_no_cash_explained" and r.status not in ("not_applicable", "pass"):
+        if r.id == "reg_no_cash_explained" and r.status != "not_applicable":
             out.append("【提示】本年度盈利但未提出现金分红：公告应说明未分红的原因及留存资金的用途。")
     return out
 

@@ -565,17 +565,18 @@ def _unit_warnings(encoded: dict, n: int, rows: np.ndarray, labels: list[str]) -
 _SCREENS: dict[tuple, tuple] = {}
 
 
-def screen_model(baseline_id: str | None = None) -> tuple[cat.Model, list[tuple[str, str, str]]]:
+def screen_model(baseline_id: str | None = None, *, attestations: bool = False) -> tuple[cat.Model, list[tuple[str, str, str]]]:
     """A baseline-only screen: the model of the regulatory baseline's rules (``baseline_id``, by
     default the one a plan applies) with no plan, and the rules left out, ``(rule id, title, why)``.
 
     Every rule of the baseline file is screened except the confirmations a company gives (rules of
     kind ``attestation``: its low-payout explanation, online voting …, which no figure can show)
     and rules that read a plan's cash-dividend conditions (there is no plan). Compiled once per
-    baseline file."""
+    baseline file. With ``attestations`` the confirmations are kept (``xlmodel announce`` words the duties
+    whose rule applies: a confirmation not given is a missing input, never a pass)."""
     bid = baseline_id or pol.Settings().regulatory_baseline
     base = pol.load_baseline(bid)
-    key = (bid, id(base))
+    key = (bid, id(base), attestations)
     hit = _SCREENS.get(key)
     if hit is not None and hit[0] is base:
         return hit[1], hit[2]
@@ -587,7 +588,7 @@ def screen_model(baseline_id: str | None = None) -> tuple[cat.Model, list[tuple[
     reads_plan = {"cond_met", "cond_unknown"}
     left: list[tuple[str, str, str]] = []
     for rd in full.rules:
-        if rd.spec.kind == "attestation":
+        if rd.spec.kind == "attestation" and not attestations:
             left.append((rd.id, rd.spec.title_zh, "需公司确认的事项，数据无从显示 a confirmation the company gives"))
         elif any(nm.startswith(rd.id + ".") and any(c in reads_plan for c, _ in node.calcs())
                  for nm, node in full.scalars.items()):
