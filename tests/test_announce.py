@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from xlmodel.announce import figures_for
+from xlmodel.announce.figures import figures_for
 from xlmodel.announce.render import markdown, to_json, write_docx
 from xlmodel.case import parse_case
 from xlmodel.cli import main

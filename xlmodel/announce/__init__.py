@@ -6,11 +6,10 @@ account), the exchange's table of 现金分红方案指标 in each board's own f
 plan could trigger the low-dividend risk warning, and the sentences the announcement needs.
 
 Every figure is a value of the model's trees (the regulatory baseline's ``reg_st_low_dividend.*`` and
-``proposal.*`` calculations, :mod:`xlmodel.catalogue`): nothing here recomputes a rule. Modules:
+``proposal.*`` calculations, :mod:`xlmodel.rules.catalogue`): nothing here recomputes a rule. Modules:
 :mod:`.figures` (an evaluated case → :class:`.figures.Figures`), :mod:`.table` (the table per board),
-:mod:`.sentences`, :mod:`.render` (Markdown, JSON, Word) and :mod:`xlmodel.commands.announce` (``xlmodel announce``).
+:mod:`.sentences`, :mod:`.render` (Markdown, JSON, Word) and :mod:`xlmodel.commands.announce`
+(``xlmodel announce``); :mod:`.rows` is the table as data (its
+lines, labels and calculations), which the workbook's 公告 sheet reads too. The package imports nothing
+itself, so that the sheet's import of :mod:`.rows` pulls in nothing else.
 """
-
-from .figures import Figures, figures_for
-
-__all__ = ["Figures", "figures_for"]

@@ -17,11 +17,10 @@ from ..rules.catalogue import Model
 from ..rules.expr import py
 from ..plans.schema import Policy
 from ..report import Report, build_report, report_roots
+from .rows import LINES, TRIGGERS
 
-#: the risk-warning rule's calculations the table prints (catalogue.k_st_low_dividend)
-ST_CALCS = ("cash", "dividends", "cancelled", "average_profit", "cash_ratio", "below_ratio", "below_floor",
-            "profit_required", "floor", "years", "first_full_year", "rd", "revenue", "rd_ratio_actual", "exempt",
-            "in_scope", "needed")
+#: the risk-warning rule's calculations the announcement reads besides the table's (catalogue.k_st_low_dividend)
+ST_CALCS = ("profit_required", "floor", "years", "first_full_year", "exempt", "in_scope", "needed")
 #: the proposal's calculations (catalogue._proposal)
 PROPOSAL_CALCS = ("base", "total", "year_total", "matches", "payout", "cash_with_buybacks", "payout_with_buybacks", "required", "min_per_10")
 #: the proposal's inputs, as the case gives them
@@ -38,13 +37,8 @@ class Figures:
     year: int
     years: list[int]  # the table's columns: 本年度, 上年度, 上上年度
     counted: list[bool]  # each column counted in the window (listed under three full years: not all)
-    cash_dividends: list[float | None]
-    cancelled_buybacks: list[float | None]
-    net_profit: list[float | None]
-    rd_expense: list[float | None]
-    revenue: list[float | None]
-    retained_parent: float | None  # the parent's retained earnings at the end of 本年度
-    st: dict  # the risk-warning rule's calculations (ST_CALCS) and its status and reason
+    st: dict  # the risk-warning rule's calculations by their name under the rule (y0.dividends, cash, …), status, reason
+    triggers: str | None  # the table's last line: 是, 否, or None (无法判断)
     proposal: dict  # PROPOSAL_CALCS and PROPOSAL_INPUTS
     report: Report
     screen: bool  # no plan: the regulatory baseline alone
@@ -87,8 +81,8 @@ def evaluate_case(case: Case, policy: Policy | None, params: dict | None = None)
     if policy is not None:
         _check_attestations(case, model)
     st_id = _st_id(model)
-    names = [f"{st_id}.{k}" for k in ST_CALCS] if st_id else []
-    names += [f"proposal.{k}" for k in PROPOSAL_CALCS]
+    names = [f"{st_id}.{k}" for k in _st_names()] if st_id else []
+    names += [f"proposal.{k}" for k in PROPOSAL_CALCS] + [TRIGGERS]
     roots = report_roots(model) + tuple((n, 0) for n in names if n in model.scalars)
     env = evaluate_one(model, case, params, roots)
     return model, build_report(model, env, 0, case), _reader(env)
@@ -96,14 +90,6 @@ def evaluate_case(case: Case, policy: Policy | None, params: dict | None = None)
 
 def _st_id(model: Model) -> str | None:
     return next((r.id for r in model.rules if r.spec.kind == "st_low_dividend"), None)
-
-
-def _inputs(case: Case, fid: str, years: list[int], zero: bool) -> list[float | None]:
-    out = []
-    for y in years:
-        v = case.value(fid, y)
-        out.append(0.0 if v is None and zero else (None if v is None else float(v)))
-    return out
 
 
 def figures_for(case: Case, policy: Policy | None, params: dict | None = None) -> Figures:
@@ -114,18 +100,19 @@ def figures_for(case: Case, policy: Policy | None, params: dict | None = None) -
     st_id = _st_id(model)
     st: dict = {}
     if st_id is not None:
-        st = {k: val(f"{st_id}.{k}") for k in ST_CALCS}
+        st = {k: val(f"{st_id}.{k}") for k in _st_names()}
         r = rep.st_rule
         st.update(status=r.status, reason=r.reason, rule_id=r.id, clause=r.clause)
     first = st.get("first_full_year")
     counted = [first is not None and y >= first for y in years]
     proposal = {k: val(f"proposal.{k}") for k in PROPOSAL_CALCS}
     proposal.update({k: case.value(k, ey) for k in PROPOSAL_INPUTS})
+    verdict = val(TRIGGERS) if TRIGGERS in model.scalars else "undetermined"
     return Figures(
-        company=dict(rep.company), board=case.company.get("board"), year=ey, years=years, counted=counted,
-        cash_dividends=_inputs(case, "cash_dividend", years, True),
-        cancelled_buybacks=_inputs(case, "buyback_cancelled", years, True),
-        net_profit=_inputs(case, "net_profit_attributable", years, False),
-        rd_expense=_inputs(case, "rd_expense", years, False), revenue=_inputs(case, "revenue", years, False),
-        retained_parent=case.value("retained_earnings_parent", ey), st=st, proposal=proposal, report=rep,
-        screen=policy is None, plan_title="" if policy is None else (policy.title_zh or policy.id))
+        company=dict(rep.company), board=case.company.get("board"), year=ey, years=years, counted=counted, st=st,
+        triggers={"yes": "是", "no": "否"}.get(verdict), proposal=proposal, report=rep, screen=policy is None,
+        plan_title="" if policy is None else (policy.title_zh or policy.id))
+
+
+def _st_names() -> tuple[str, ...]:
+    return tuple(dict.fromkeys(ST_CALCS + tuple(c for ln in LINES for c in ln.calcs)))

@@ -13,23 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .figures import Figures
+from .rows import BOARDS, TRIGGERS_ZH, Board, Line, lines_for
 
-
-@dataclass(frozen=True)
-class Board:
-    exchange: str
-    rules: str  # the listing rules, as announcements name them
-    short: str  # as the table's last row names them
-    article: str
-    rd: bool  # the R&D rows of the ChiNext/STAR exemption
-
-
-BOARDS = {
-    "sse_main": Board("上海证券交易所", "《上海证券交易所股票上市规则》", "《股票上市规则》", "第9.8.1条第一款第（八）项", False),
-    "szse_main": Board("深圳证券交易所", "《深圳证券交易所股票上市规则》", "《股票上市规则》", "第9.8.1条第一款第（八）项", False),
-    "chinext": Board("深圳证券交易所", "《深圳证券交易所创业板股票上市规则》", "《创业板股票上市规则》", "第9.4条第一款第（八）项", True),
-    "star": Board("上海证券交易所", "《上海证券交易所科创板股票上市规则》", "《科创板股票上市规则》", "第12.9.1条第一款第（八）项", True),
-}
 
 #: why the warning cannot apply, as the announcement says it (the rule's reasons, catalogue.REASONS)
 OUT_OF_SCOPE = {
@@ -52,7 +37,7 @@ class Row:
     key: str  # the JSON key (tests/data/announcements' names)
     zh: str
     en: str
-    kind: str  # amount | percent | yesno | text
+    kind: str  # amount | percent | yesno
     values: tuple  # three (本年度, 上年度, 上上年度) or one
 
 
@@ -61,26 +46,29 @@ def board_of(f: Figures) -> Board | None:
 
 
 def triggers(f: Figures) -> tuple[str | None, str, str]:
-    """(是 | 否 | None undetermined, why zh, why en): never 否 where the rule could not be decided or the amounts'
-    unit is in doubt (a wrongly reassuring verdict is the worst defect)."""
-    if f.report.units_suspect:
-        return None, "金额单位存疑（疑为万元），无法判断", "the amounts' unit is in doubt (万元?): undetermined"
-    status, reason = f.st.get("status"), f.st.get("reason")
-    if status == "fail":
-        return "是", "", ""
-    if status == "pass":
-        return "否", "", ""
-    if status == "not_applicable" and reason in OUT_OF_SCOPE:
-        zh, en = OUT_OF_SCOPE[reason]
+    """(是 | 否 | None undetermined, why zh, why en): the model's verdict (announce.triggers: never 否 where the rule
+    could not be decided or the amounts' unit is in doubt), with the reason in words."""
+    if f.triggers is None:
+        if f.report.units_suspect:
+            return None, "金额单位存疑（疑为万元），无法判断", "the amounts' unit is in doubt (万元?): undetermined"
+        r = f.st_rule
+        why = (r.explanation_zh, r.explanation_en) if r is not None else ("无该规则", "no such rule")
+        return None, f"无法判断：{why[0]}", f"undetermined: {why[1]}"
+    if f.triggers == "否" and f.st.get("status") == "not_applicable":
+        zh, en = OUT_OF_SCOPE.get(f.st.get("reason"), ("不适用该情形", "out of scope"))
         return "否", zh, en
-    r = f.st_rule
-    why = (r.explanation_zh, r.explanation_en) if r is not None else ("无该规则", "no such rule")
-    return None, f"无法判断：{why[0]}", f"undetermined: {why[1]}"
+    return f.triggers, "", ""
 
 
-def _floor_wan(f: Figures) -> str:
-    floor = f.st.get("floor")
+def floor_words(floor) -> str:
     return f"{floor / 10_000:.0f}万元" if isinstance(floor, (int, float)) else "金额标准"
+
+
+def _value(f: Figures, line: Line, calc: str):
+    v = f.st.get(calc)
+    if line.kind == "percent":
+        return f.ratio_percent(v)
+    return v
 
 
 def rows(f: Figures) -> list[Row]:
@@ -88,44 +76,11 @@ def rows(f: Figures) -> list[Row]:
     b = board_of(f)
     if b is None or not f.st:
         return []
-    s = f.st
-    out = [Row("cash_dividends", "现金分红总额（元）", "Cash dividends", "amount", tuple(f.cash_dividends)),
-           Row("cancelled_buybacks", "回购注销总额（元）", "Buybacks cancelled", "amount", tuple(f.cancelled_buybacks)),
-           Row("net_profit_attributable", "归属于上市公司股东的净利润（元）", "Net profit attributable", "amount",
-               tuple(f.net_profit)),
-           Row("retained_earnings_parent_year_end", "本年度末母公司报表未分配利润（元）",
-               "Parent's retained earnings at the year's end", "amount", (f.retained_parent,)),
-           Row("cumulative_cash", "最近三个会计年度累计现金分红总额（元）", "Cumulative cash dividends (three years)", "amount",
-               (s["dividends"],)),
-           Row("cumulative_cancelled_buybacks", "最近三个会计年度累计回购注销总额（元）",
-               "Cumulative buybacks cancelled (three years)", "amount", (s["cancelled"],)),
-           Row("average_net_profit", "最近三个会计年度平均净利润（元）", "Average net profit (three years)", "amount",
-               (s["average_profit"],)),
-           Row("cumulative_sum", "最近三个会计年度累计现金分红及回购注销总额（元）",
-               "Cumulative cash dividends and buybacks cancelled", "amount", (s["cash"],)),
-           Row("below_floor", f"最近三个会计年度累计现金分红及回购注销总额是否低于{_floor_wan(f)}",
-               "Below the board's floor", "yesno", (s["below_floor"],)),
-           Row("ratio_percent", "现金分红比例（%）", "Cash as a share of average net profit (%)", "percent",
-               (f.ratio_percent(s["cash_ratio"]),)),
-           Row("below_30_percent", "现金分红比例是否低于30%", "Ratio below 30%", "yesno", (s["below_ratio"],))]
-    if b.rd:
-        out += _rd_rows(f)
-    yes, _, _ = triggers(f)
-    out.append(Row("triggers", f"是否触及{b.short}{b.article}规定的可能被实施其他风险警示的情形",
-                   "Could the plan trigger the other-risk warning", "yesno", (yes,)))
+    out = [Row(ln.key, ln.zh.format(floor=floor_words(f.st.get("floor"))), ln.en, ln.kind,
+               tuple(_value(f, ln, c) for c in ln.calcs)) for ln in lines_for(f.board)]
+    out.append(Row("triggers", TRIGGERS_ZH.format(rules=b.short, article=b.article),
+                   "Could the plan trigger the other-risk warning", "yesno", (triggers(f)[0],)))
     return out
-
-
-def _rd_rows(f: Figures) -> list[Row]:
-    s = f.st
-    return [Row("rd_expense", "研发投入（元）", "R&D", "amount", tuple(f.rd_expense)),
-            Row("revenue", "营业收入（元）", "Revenue", "amount", tuple(f.revenue)),
-            Row("rd_cumulative", "最近三个会计年度累计研发投入金额（元）", "Cumulative R&D (three years)", "amount", (s["rd"],)),
-            Row("cumulative_revenue", "最近三个会计年度累计营业收入（元）", "Cumulative revenue (three years)", "amount",
-                (s["revenue"],)),
-            Row("rd_ratio_percent", "最近三个会计年度累计研发投入占累计营业收入比例（%）",
-                "Cumulative R&D as a share of cumulative revenue (%)", "percent",
-                (f.ratio_percent(s["rd_ratio_actual"]),))]
 
 
 def article_phrase(f: Figures) -> str:

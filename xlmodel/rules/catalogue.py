@@ -791,6 +791,15 @@ def _proposal(b: _Builder) -> None:
     plan_min = C("min_cash_dividend")
     counted = Round2(C("cash", 0) - In("cash_dividend"))
     interim = Round2(In("interim_cash_dividend"))
+    # the table's 是/否: 是 when the warning is triggered, 否 when it passes or cannot apply (out of scope, with its
+    # reason), 无法判断 when undecided or the amounts' unit is in doubt (never a reassuring 否 then)
+    st = [r for r in b.m.rules if r.spec.kind == "st_low_dividend"]
+    units = [C(f"{r.id}.status").eq(Lbl("fail")) for r in b.m.rules if r.spec.kind == "plausible_amounts"]
+    if st:
+        status = C(f"{st[0].id}.status")
+        verdict = If(status.eq(Lbl("fail")), Lbl("yes"),
+                     If(Or(status.eq(Lbl("pass")), status.eq(Lbl("not_applicable"))), Lbl("no"), Lbl("undetermined")))
+        sc["announce.triggers"] = If(Or(*units), Lbl("undetermined"), verdict) if units else verdict
     # blank where either minimum is undecided (a missing input): never a minimum of 0 that reassures
     unknown = Or(plan_min.eq(Blank()), C("cash_needed_to_avoid_st").eq(Blank()))
     sc["proposal.required"] = If(unknown, Blank(), Max(Num(0), Round2(plan_min - counted - interim),
@@ -1207,6 +1216,14 @@ def k_st_low_dividend(b: _Builder, s: pol.StLowDividend) -> Check:
     sc[f"{rid}.needed"] = Max(Num(0), Round2(C(f"{rid}.bound") - C(f"{rid}.counted_cash")))
     # the exchange's table in the 利润分配方案公告 (issue 50): the window's parts as printed, the average net
     # profit as it is (negative too) and the ratio; the trigger above stays the test, these only show it
+    def shown(fid: str, o: int) -> Node:  # a year's figure as the table prints it: blank stays blank
+        return If(Missing(((fid, o),)), Blank(), Round2(In(fid, o)))
+
+    for o in offs:  # 本年度 y0, 上年度 y1, 上上年度 y2
+        for key, fid in (("dividends", "cash_dividend"), ("cancelled", "buyback_cancelled"),
+                         ("profit", "net_profit_attributable"), ("rd", "rd_expense"), ("revenue", "revenue")):
+            sc[f"{rid}.y{-o}.{key}"] = shown(fid, o) if key in ("profit", "rd", "revenue") else Round2(In(fid, o))
+    sc[f"{rid}.retained_parent"] = shown("retained_earnings_parent", 0)
     sc[f"{rid}.dividends"] = window(lambda o: In("cash_dividend", o))
     sc[f"{rid}.cancelled"] = window(lambda o: In("buyback_cancelled", o))
     sc[f"{rid}.average_profit"] = If(n > Num(0), Round2(window(lambda o: In("net_profit_attributable", o)) / n), Blank())
