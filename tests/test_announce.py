@@ -327,3 +327,97 @@ def test_the_corpus_compares_figures_and_verdicts():
     """Not an empty comparison: the corpus gives figures and 是/否 verdicts that xlmodel reproduces."""
     rows = [r for f in FILES for r in compared(yaml.safe_load(f.read_text(encoding="utf-8")))]
     assert len(FILES) >= 2 and sum(1 for r in rows if r[0] == "total_cash") >= 2
+
+
+# ---- the same figures on every face: announce, the workbook in LibreOffice and Gnumeric, the worksheet function ---
+
+PLAN = "gcl-energy-2022-2024"  # a bundled plan with the baseline (its ST rule is the baseline's, whatever the plan)
+
+
+def _face_cases() -> list:
+    """Two real companies' printed figures (600857: the fullest main-board table; 300147: a ChiNext table with its
+    R&D rows) and the company that triggers, each under a bundled plan so that a workbook can be built."""
+    out = []
+    for stem in ("600857-2024", "300147-2024"):
+        c = corpus_case(yaml.safe_load((CORPUS / f"{stem}.yaml").read_text(encoding="utf-8")))
+        out.append((stem, c))
+    out.append(("triggers", case(TRIGGERS)))
+    import dataclasses
+
+    return [(k, dataclasses.replace(c, policy=PLAN)) for k, c in out]
+
+
+def _sheet_rows(path: Path) -> dict[str, int]:
+    import openpyxl
+
+    ws = openpyxl.load_workbook(path)["公告"]
+    return {ws.cell(r, 1).value: r for r in range(1, ws.max_row + 1) if ws.cell(r, 1).value}
+
+
+def _expected(f) -> dict[str, list]:
+    """{line key: its values} as announce computes them (raw: ratios as fractions, yes/no as 1/0)."""
+    from xlmodel.announce.rows import LINES, PROPOSAL
+
+    exp = {name: [f.proposal[name.split(".", 1)[1]]] for name, *_ in PROPOSAL}
+    exp.update({ln.key: [f.st[c] for c in ln.calcs] for ln in LINES})
+    exp["columns"] = f.years
+    exp["triggers"] = [{"是": "是", "否": "否"}.get(f.triggers, "无法判断")]
+    return exp
+
+
+def _equal(a, b) -> bool:
+    if isinstance(b, bool) or isinstance(a, bool):
+        return float(a) == float(b)
+    if b is None or b == "":
+        return a in (None, "")
+    if isinstance(b, str):
+        return a == b
+    return a is not None and a != "" and abs(float(a) - float(b)) < 5e-10 * max(1.0, abs(float(b)))
+
+
+@pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
+def test_the_announcement_sheet_equals_announce_in_both_engines(engine, request, tmp_path):
+    from conftest import engine_values
+    from xlmodel.evaluator import plan_by_id
+    from xlmodel.workbook.writer import build_workbook
+
+    request.getfixturevalue(engine)
+    policy = plan_by_id(PLAN)
+    paths, expected = [], {}
+    for key, c in _face_cases():
+        p = build_workbook(tmp_path / f"{key}.xlsx", policy, c)
+        paths.append(p)
+        expected[p.name] = (_sheet_rows(p), _expected(figures_for(c, policy)))
+    got = engine_values(engine, paths, tmp_path / engine)
+    wrong, compared = [], 0
+    for name, (rows, exp) in expected.items():
+        for key, values in exp.items():
+            for k, v in enumerate(values):
+                cell = f"{'CDE'[k]}{rows[key]}"
+                theirs = got[name].get(("公告", cell))
+                compared += 1
+                if not _equal(theirs, v):
+                    wrong.append((name, key, cell, theirs, v))
+    assert not wrong, wrong[:10]
+    assert compared > 100
+
+
+def test_the_worksheet_function_equals_announce():
+    from xlmodel.evaluator import plan_by_id
+    from xlmodel.fields import FIELDS
+    from xlmodel.udfs import XLM_ANNOUNCE, clear_caches
+
+    clear_caches()
+    policy = plan_by_id(PLAN)
+    for key, c in _face_cases():
+        years = sorted(c.years)
+        fids = sorted({k for y in years for k in c.years[y]})
+        values = [[c.years[y].get(fid) for y in years] for fid in fids]
+        comp = [k for k in c.company if k in FIELDS]
+        out = XLM_ANNOUNCE(PLAN, c.evaluation_year, fids, years, values, comp, [c.company[k] for k in comp])
+        assert isinstance(out, list), out
+        got = {row[0]: row[2:] for row in out[1:]}
+        exp = _expected(figures_for(c, policy))
+        wrong = [(key, k, got[name][k], v) for name, vs in exp.items() for k, v in enumerate(vs)
+                 if not _equal(got[name][k], v)]
+        assert not wrong, (key, wrong[:10])

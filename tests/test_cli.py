@@ -583,7 +583,7 @@ def test_build_case_writes_a_workbook(capsys, tmp_path):
     assert code == 0
     assert f"wrote {out}" in err
     wb = openpyxl.load_workbook(out)
-    assert wb.sheetnames == ["封面", "输入", "参数", "计算", "检查", "汇总", "测算", "规划原文", "列表"]
+    assert wb.sheetnames == ["封面", "输入", "参数", "计算", "检查", "汇总", "公告", "测算", "规划原文", "列表"]
     assert defined_value(wb, "in_evaluation_year") == 2023
     assert defined_value(wb, "in_stock_code") == "002015"
     cached = openpyxl.load_workbook(out, data_only=True)

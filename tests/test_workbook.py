@@ -128,6 +128,13 @@ def test_every_formula_cell_has_a_cached_value(gcl):
             expect.add((SHEETS["checks"], layout.check_rows[rid] + 1, CHECK_COL_INDEX[col] + 1))
         if name in layout.output_rows and blank(name, j):
             expect.add((SHEETS["summary"], layout.output_rows[name] + 1, 3))
+    # 公告 reads one calculation a cell at the evaluation year (its 计算 row in the formula): blank where that is
+    by_row = {r + 1: n for n, r in layout.calc_rows.items()}
+    for s, c in _formulas(wb):
+        if s == SHEETS["announce"]:
+            calc_row = int(re.search(r"'计算'!\$[A-Z]+\$(\d+):", c.value).group(1))
+            if blank(by_row[calc_row], j):
+                expect.add((s, c.row, c.column))
     # 测算 evaluates the rules again at the path's amounts: its cached values are tests/test_planning_sheet.py's
     got = {(s, c.row, c.column) for s, c in _formulas(wb) if values[s][c.coordinate].value is None
            and s != SHEETS["planning"]}
@@ -280,7 +287,7 @@ def test_every_sheet_prints_on_a4_with_no_text_below_8_points(gcl):
     from openpyxl.utils import get_column_letter
 
     for ws in wb.worksheets:
-        portrait = ws.title == SHEETS["cover"]
+        portrait = ws.title in (SHEETS["cover"], SHEETS["announce"])  # 公告: one A4 page, portrait
         assert ws.page_setup.paperSize in (9, "9") and ws.page_setup.orientation == (
             "portrait" if portrait else "landscape"), ws.title
         sizes = {c.font.sz for row in ws.iter_rows() for c in row if c.value is not None and c.font and c.font.sz}

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import xlwings as xw
 
+from .announce.rows import LINES, PROPOSAL, TRIGGERS, TRIGGERS_TEXT
 from .rules import catalogue as cat
 from .rules.catalogue import LABEL_TEXT
 from .case import MAX_SERIAL, check_attestations, from_cell, parse_case
@@ -48,6 +49,7 @@ from .report import UNREVIEWED
 __all__ = [
     "XLM_POLICIES", "XLM_RULES", "XLM_EVALUATE", "XLM_MIN_CASH", "XLM_MAX_DISTRIBUTION", "XLM_CONDITIONS_MET",
     "XLM_OVERALL_STATUS", "XLM_RULE_STATUS", "XLM_FAIL_COUNT", "XLM_ST_RISK", "XLM_CASH_TO_AVOID_ST", "XLM_PLAN",
+    "XLM_ANNOUNCE",
 ]
 
 ERROR_PREFIX = "#XLMODEL!"
@@ -616,5 +618,31 @@ def XLM_PLAN(policy, evaluation_year, field_ids, years, values, company_fields=N
             rows.append([float(y.fiscal_year), y.forecast, "" if y.min_cash_dividend is None else y.min_cash_dividend,
                          y.binding_rule or "", y.binding_clause, "" if y.max_distribution is None else y.max_distribution,
                          f"{STATUS_ZH[y.status]}{mark}"])
+        return rows
+    return _guard(run)
+
+
+#: the header of XLM_ANNOUNCE's array
+ANNOUNCE_HEADER = ("键 Key", "项目", "本年度", "上年度", "上上年度")
+
+
+@_udf
+def XLM_ANNOUNCE(policy, evaluation_year, field_ids, years, values, company_fields=None, company_values=None,
+                 attestation_ids=None, attestation_values=None):
+    """利润分配方案公告的数字：本次方案各项，再现金分红方案指标表（本年度、上年度、上上年度）与是否触及风险警示，含表头（动态数组，同公告表）。The announcement's figures: the proposal, then the exchange's table (this year, the two before) and whether the warning is triggered, under a header (dynamic array, as on 公告)."""
+    def run():
+        res = evaluate_case(policy, evaluation_year, field_ids, years, values, company_fields, company_values,
+                            attestation_ids, attestation_values)
+        rows = [list(ANNOUNCE_HEADER)]
+        rows += [[name, zh, res.cell(name), "", ""] for name, zh, _en, _kind in PROPOSAL]
+        rid = next((r.id for r in res.model.rules if r.spec.kind == "st_low_dividend"), None)
+        if rid is None:
+            return rows
+        rows.append(["columns", "会计年度", *(res.cell(f"{rid}.y{k}.year") for k in range(3))])
+        for ln in LINES:
+            cells = [res.cell(f"{rid}.{c}") for c in ln.calcs]
+            rows.append([ln.key, ln.zh.format(floor="金额标准"), *cells, *[""] * (3 - len(cells))])
+        verdict = TRIGGERS_TEXT.get(res.raw(TRIGGERS), "无法判断")
+        rows.append(["triggers", "是否触及可能被实施其他风险警示的情形", f"{verdict}{draft_mark(res.model.policy)}", "", ""])
         return rows
     return _guard(run)

@@ -54,9 +54,30 @@ LINES: tuple[Line, ...] = (
          "Cumulative R&D as a share of cumulative revenue (%)", "percent", ("rd_ratio_actual",), True),
 )
 
+#: the proposal's lines: (calculation, 中文, English, format: amount, count, ratio, yes_no)
+PROPOSAL = (
+    ("proposal.base", "参与分配的股本（总股本扣减回购专用证券账户股份，股）", "Shares taking part (total less the buyback account)",
+     "count"),
+    ("proposal.total", "本次拟派发现金红利合计（元，含税）", "This proposal's cash dividend (tax incl.)", "amount"),
+    ("proposal.year_total", "本年度现金分红总额（含中期，元）", "The year's cash dividends incl. the interim", "amount"),
+    ("proposal.payout", "占本年度归属于上市公司股东净利润的比例", "As a share of net profit attributable", "ratio"),
+    ("proposal.cash_with_buybacks", "现金分红与集中竞价、要约回购合计（元）", "Cash dividends and bidding/tender buybacks",
+     "amount"),
+    ("proposal.payout_with_buybacks", "上述合计占归属于上市公司股东净利润的比例", "That total as a share of net profit",
+     "ratio"),
+    ("proposal.required", "本次尚需的最低现金分红（规划与风险警示孰高，元）", "Least cash still required of this proposal",
+     "amount"),
+    ("proposal.min_per_10", "每10股至少派发现金红利（元，含税，到分）", "Least cash per 10 shares (to the fen)", "amount"),
+    ("proposal.matches", "本次方案与中期合计等于现金分红总额（含中期）", "The proposal with the interim equals cash_dividend",
+     "yes_no"),
+)
+
+
 #: the calculation of the table's last line, 是/否/无法判断 (catalogue._proposal)
 TRIGGERS = "announce.triggers"
 TRIGGERS_ZH = "是否触及{rules}{article}规定的可能被实施其他风险警示的情形"
+#: its labels' text
+TRIGGERS_TEXT = {"yes": "是", "no": "否", "undetermined": "无法判断"}
 
 
 @dataclass(frozen=True)

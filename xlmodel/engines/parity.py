@@ -32,7 +32,7 @@ from pathlib import Path
 from ..inputs import safexml
 from ..workbook.layout import CHECK_COL_INDEX, OUTPUTS, SHEETS, Layout, col_name, timeline
 
-FORMULA_SHEETS = (SHEETS["calc"], SHEETS["checks"], SHEETS["summary"], SHEETS["planning"], SHEETS["cover"])
+FORMULA_SHEETS = (SHEETS["calc"], SHEETS["checks"], SHEETS["summary"], SHEETS["planning"], SHEETS["announce"], SHEETS["cover"])
 
 _MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 _REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"

@@ -1220,6 +1220,7 @@ def k_st_low_dividend(b: _Builder, s: pol.StLowDividend) -> Check:
         return If(Missing(((fid, o),)), Blank(), Round2(In(fid, o)))
 
     for o in offs:  # 本年度 y0, 上年度 y1, 上上年度 y2
+        sc[f"{rid}.y{-o}.year"] = FY(o)
         for key, fid in (("dividends", "cash_dividend"), ("cancelled", "buyback_cancelled"),
                          ("profit", "net_profit_attributable"), ("rd", "rd_expense"), ("revenue", "revenue")):
             sc[f"{rid}.y{-o}.{key}"] = shown(fid, o) if key in ("profit", "rd", "revenue") else Round2(In(fid, o))

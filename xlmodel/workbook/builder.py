@@ -188,6 +188,11 @@ class Builder:
             ws.set_portrait()
             ws.fit_to_pages(1, 0)
             return
+        if ws is self.ws.get("announce"):  # the announcement's figures: one A4 page, portrait
+            ws.set_portrait()
+            self._print_used_area(ws)
+            ws.fit_to_pages(1, 1)
+            return
         ws.set_landscape()
         self._print_used_area(ws)
         width = self.widths.get(ws.name, 0)

@@ -27,13 +27,14 @@ SHEETS = {
     "calc": "计算",
     "checks": "检查",
     "summary": "汇总",
+    "announce": "公告",
     "planning": "测算",
     "text": "规划原文",
     "lists": "列表",
 }
 SHEET_EN = {
     "cover": "Cover", "inputs": "Inputs", "params": "Parameters", "calc": "Calculations",
-    "checks": "Checks", "summary": "Summary", "planning": "Planning", "text": "Plan text", "lists": "Lists",
+    "checks": "Checks", "summary": "Summary", "announce": "Announcement", "planning": "Planning", "text": "Plan text", "lists": "Lists",
 }
 
 #: sections of the input sheet: (中文, English, field ids)

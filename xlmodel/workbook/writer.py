@@ -25,7 +25,7 @@ from ..plans.schema import Policy, load_policy
 from .builder import MIN_PRINT_SCALE, PAGE_WIDTH, Builder
 from .checked_sheet import MAX_FORMULA, MAX_TEXT, CheckedWorksheet, text_units
 from .layout import INPUT_SECTIONS, YES_NO_OUTPUTS
-from .sheets import calculations, checks, cover, inputs, lists, parameters, planning, plantext, summary
+from .sheets import announcement, calculations, checks, cover, inputs, lists, parameters, planning, plantext, summary
 from .sheets.calculations import GUARDED_ROWS
 from .sheets.cover import COVER_COLS, PORTRAIT_WIDTH
 from .sheets.inputs import PROMPT_TEXT, PROMPT_TITLE, UNREAD_NOTE
@@ -43,7 +43,7 @@ __all__ = ["SHEET_WRITERS", "WorkbookBuilder", "build_workbook",
 #: the lists and inputs first, the cover, which sums up the others, last). The order also fixes the file's
 #: shared strings and formats: a new sheet goes where it writes nothing an earlier one would move.
 SHEET_WRITERS = (lists.write, inputs.write, parameters.write, calculations.write, checks.write, summary.write,
-                 planning.write, plantext.write, cover.write)
+                 planning.write, plantext.write, announcement.write, cover.write)
 
 
 class WorkbookBuilder(Builder):
