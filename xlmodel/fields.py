@@ -69,8 +69,8 @@ BOARDS: dict[str, str] = {
 HALF_YEAR_OPINIONS: dict[str, str] = {**AUDIT_OPINIONS, "unaudited": "未经审计"}
 #: 利润分配方案公告: what the company holds if the share base changes before the record date
 BASE_CHANGE: dict[str, str] = {
-    "ratio": "维持每股分配比例不变，相应调整分配总额",
-    "total": "维持分配总额不变，相应调整每股分配比例",
+    "ratio": "维持每股分配比例不变",  # 相应调整分配总额 (a label holds no full-width comma: read back as typed)
+    "total": "维持分配总额不变",  # 相应调整每股分配比例
 }
 BOOL_LABELS = {True: "是", False: "否"}
 #: the report an interim distribution is based on (its period within the fiscal year): a case file's

@@ -9,6 +9,9 @@ explanation duties as prompts, and the plan's clauses the proposal satisfies (or
 from __future__ import annotations
 
 from ..fields import BASE_CHANGE
+
+#: what the company adjusts when it keeps the other
+ADJUSTED = {"ratio": "相应调整分配总额", "total": "相应调整每股分配比例"}
 from .figures import Figures
 from .table import article_phrase, triggers
 
@@ -57,7 +60,8 @@ def proposal(f: Figures) -> list[str]:
                    + (f"，占本年度归属于上市公司股东净利润的比例为{both:.2f}%。" if both is not None else "。"))
     keeps = p.get("base_change_keeps")
     if keeps in BASE_CHANGE:
-        out.append(f"如在本公告披露之日起至实施权益分派股权登记日期间公司总股本发生变动的，公司拟{BASE_CHANGE[keeps]}。")
+        out.append(f"如在本公告披露之日起至实施权益分派股权登记日期间公司总股本发生变动的，公司拟{BASE_CHANGE[keeps]}，"
+                   f"{ADJUSTED[keeps]}。")
     else:
         out.append("（请选择股本变动时维持每股分配比例不变或维持分配总额不变：base_change_keeps）")
     return out
