@@ -24,6 +24,7 @@ ROOMS = (
     "xlmodel.planner",
     "xlmodel.synth",
     "xlmodel.batch",        # a table of company-years: evaluation, output, column names
+    "xlmodel.announce",     # the profit distribution announcement: its figures, table, sentences, renderings
     "xlmodel.udfs",
     "xlmodel.draft",        # the drafter, a library
     "xlmodel.workbook",     # writing workbooks and reading them back

@@ -58,7 +58,7 @@ class Figures:
 
 def _model(policy: Policy | None) -> Model:
     if policy is None:
-        from ..batch import screen_model
+        from ..batch.evaluate import screen_model
 
         return screen_model(attestations=True)[0]
     from ..evaluator import model_for
