@@ -421,3 +421,19 @@ def test_the_worksheet_function_equals_announce():
         wrong = [(key, k, got[name][k], v) for name, vs in exp.items() for k, v in enumerate(vs)
                  if not _equal(got[name][k], v)]
         assert not wrong, (key, wrong[:10])
+
+
+def test_announce_reads_a_filled_workbook_as_its_case(tmp_path, capsys):
+    """A workbook built for the case gives the announcement of the case (read as check reads it)."""
+    import dataclasses
+
+    from xlmodel.evaluator import plan_by_id
+    from xlmodel.workbook.writer import build_workbook
+
+    c = dataclasses.replace(case(TRIGGERS), policy=PLAN)
+    p = build_workbook(tmp_path / "book.xlsx", plan_by_id(PLAN), c)
+    assert main(["announce", str(p), "--json"]) == 1
+    got = json.loads(capsys.readouterr().out)
+    want = to_json(figures_for(c, plan_by_id(PLAN)))
+    assert got["table"] == json.loads(json.dumps(want["table"])) and got["proposal"] == want["proposal"]
+    assert got["table"]["triggers"] == "是"
