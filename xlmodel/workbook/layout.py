@@ -16,7 +16,8 @@ from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell
 from ..rules import catalogue as cat
 from ..rules import expr as E
 from ..errors import XlmodelError
-from ..fields import AUDIT_OPINIONS, BOARDS, COMPANY_FIELDS, FIELDS, HALF_YEAR_OPINIONS, PERIODS, SLOTS, STAGES, YEAR_FIELDS, Kind
+from ..fields import AUDIT_OPINIONS, BASE_CHANGE, BOARDS, COMPANY_FIELDS, ENUMS, FIELDS, HALF_YEAR_OPINIONS, PERIODS, SLOTS, STAGES, \
+    YEAR_FIELDS, Kind
 from ..outputs import HEADLINE as HEADLINE_OUTPUTS
 from ..outputs import SUMMARY as SUMMARY_OUTPUTS
 
@@ -355,9 +356,10 @@ TIMELINE_FLAGS = ("is_evaluation_year", "in_plan_period", "readable")
 GUARDED = {"overall_status": ("verdict", "undetermined"), "check_flag": ("verdict_check", "check")}
 
 ENUM_LISTS = {"audit_opinion": AUDIT_OPINIONS, "half_year_audit_opinion": HALF_YEAR_OPINIONS,
-              "development_stage": STAGES, "board": BOARDS, "interim_period": PERIODS}
+              "development_stage": STAGES, "board": BOARDS, "interim_period": PERIODS, "base_change_keeps": BASE_CHANGE}
 #: an enum field whose drop-down is another's list (every interim's period reads the one list of periods)
 LIST_OF = {s.period: "interim_period" for s in SLOTS}
+assert set(ENUM_LISTS) | set(LIST_OF) == set(ENUMS), "every enumeration has its list (the input's drop-down and readable check)"
 LABEL_TEXT = cat.LABEL_TEXT  # (kept with the rest of the labels, where the worksheet functions read it too)
 #: check sheet: actual, the kind of bound (text), the bound, the margin, the shortfall, the status
 CHECK_COL_INDEX = {"actual": 4, "bound_kind": 5, "required": 6, "margin": 7, "shortfall": 8, "status": 9}
