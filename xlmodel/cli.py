@@ -330,7 +330,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"xlmodel {__version__}", help="显示版本号并退出 show the version")
     p.add_argument("--plans", action="append", metavar="DIR", help=_PLANS_HELP)
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser, prog="xlmodel")
 
     sp = sub.add_parser("policies", help="列出规划；show 显示规划的规则，check 校验规划文件，install 安装到你的规划文件夹 "
                                          "list the policies; `policies show ID` prints a policy's rules; "
