@@ -769,7 +769,7 @@ class _Builder:
 
 
 def _proposal(b: _Builder) -> None:
-    """The 利润分配方案公告's proposal (issue 50, docs/domain.md §6.11): 每10股派发现金红利 X 元 on the base of the
+    """The 利润分配方案公告's proposal (issue 50, docs/domain.md §6.12): 每10股派发现金红利 X 元 on the base of the
     total shares less those in the buyback account (they take no distribution), the total it gives, the year's
     total with the interim, the payout ratios, and the least amount per 10 shares, to the fen, that meets the
     cash still required of the final distribution (the plan's minimum and the risk warning's, the interim and
