@@ -225,8 +225,9 @@ def test_each_working_sheet_prints_as_one_band(printed):
             assert all(str(y) in text for y in range(2020, 2025)), (key, n)
             assert re.search(rf"第\s*{n}\s*页", text), (key, n)  # numbered from 1 on each sheet
     # measured on this sample (issue 52: 计算 36 and 测算 48 pages before, three bands each; 计算 27 with the
-    # per-interim rows of several distributions a year, issue 47.2, and 测算 37)
-    assert len(_pages(printed, "calc")) <= 28 and len(_pages(printed, "planning")) <= 38
+    # per-interim rows of several distributions a year, issue 47.2, and 测算 37; 计算 29 with the announcement's
+    # proposal and table rows, issue 50)
+    assert len(_pages(printed, "calc")) <= 30 and len(_pages(printed, "planning")) <= 38
     assert len(_pages(printed, "cover")) <= 2
 
 
