@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
 import tomllib
 from importlib import metadata
 from pathlib import Path
@@ -85,3 +87,13 @@ def test_the_installed_versions_are_the_locks():
     if off and not os.environ.get("CI"):
         pytest.skip(f"installed versions differ from constraints.txt (pinned, installed): {off}")
     assert not off, f"installed versions differ from constraints.txt (pinned, installed): {off}"
+
+
+def test_openpyxl_stays_on_the_backend_xlmodel_was_proven_on():
+    """python-docx brings lxml; openpyxl would switch to it wherever it is installed (its writing then puts the
+    custom properties in a form Gnumeric drops: an edited book recalculated there reads as no xlmodel book).
+    xlmodel keeps openpyxl on the standard library's parser, in a fresh process as a user's would be."""
+    code = "import xlmodel, openpyxl.xml as x; print(x.LXML, x.DEFUSEDXML)"
+    env = {k: v for k, v in os.environ.items() if k != "OPENPYXL_LXML"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+    assert out.split() == ["False", "True"]

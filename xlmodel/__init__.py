@@ -4,7 +4,15 @@ The names below are imported when first used (PEP 562), so that ``import xlmodel
 command line's ``--help`` do not load numpy, pandas or pydantic before a command needs them.
 """
 
+import os as _os
+
 __version__ = "0.1.0"
+
+# python-docx (the Word documents) brings lxml, and openpyxl switches its XML backend to lxml wherever lxml is
+# installed: its reading of an untrusted workbook (bounded and defused as xlmodel/inputs/untrusted.py proves
+# it on the standard library's parser) and its writing (custom properties Gnumeric then no longer reads) would
+# change with a dependency of a dependency. xlmodel keeps openpyxl on the one backend it was proven on.
+_os.environ.setdefault("OPENPYXL_LXML", "False")
 
 #: public name -> module it lives in
 _LAZY = {
