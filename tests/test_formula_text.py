@@ -56,6 +56,8 @@ def expand(template: str, r: CellRenderer) -> str:
         token = m.group(1)
         if token == "fy":
             return r.fy(0)
+        if token.startswith("fy@"):
+            return r.fy(int(token[3:]))
         if token.startswith("calc:"):
             return r.calc(token[5:], 0)
         fid, _, off = token.partition("@")
@@ -84,11 +86,21 @@ def yes_no(test: str) -> str:
     return f"IF({test},1,0)"
 
 
-BLANK3 = "ISBLANK({distributable_profit@-2}),ISBLANK({distributable_profit@-1}),ISBLANK({distributable_profit})"
 WINDOW = "SUMPRODUCT((in_years>{fy}-p_min_rolling_window)*(in_years<={fy}),in_distributable_profit)"
+
+
+def _in_window(off: int) -> str:  # year ``off`` is in the window the parameter sets: FY(off) > FY − window
+    return f"{{fy@{off}}}>{{fy}}-p_min_rolling_window"
+
+
 ROLLING = {  # 最近三年以现金方式累计分配的利润不少于最近三年实现的年均可分配利润的30%
-    "min_rolling.required.part1": f"IF(NOT(OR({BLANK3})),p_min_rolling_ratio*{WINDOW},0)",
-    "min_rolling.required": f'IF(OR({BLANK3}),"",ROUND(MAX(0,{{calc:min_rolling.required.part1}}/p_min_rolling_window),'
+    # missing input: a year's profit only where the year is in the window the parameter sets (issue 52.7); a
+    # window longer than the plan's three years is never known complete
+    "min_rolling.missing": yes_no("OR(p_min_rolling_window>p_min_rolling_plan_window,"
+                                  f"AND({_in_window(-2)},ISBLANK({{distributable_profit@-2}})),"
+                                  f"AND({_in_window(-1)},ISBLANK({{distributable_profit@-1}})),"
+                                  "ISBLANK({distributable_profit}))"),
+    "min_rolling.required": f'IF({{calc:min_rolling.missing}},"",ROUND(MAX(0,p_min_rolling_ratio*{WINDOW}/p_min_rolling_window),'
                             "p_precision_digits))",
 }
 CAP = {  # 利润分配不超过累计可分配利润（合并与母公司孰低）: each distribution against the figure it is paid out of

@@ -612,7 +612,7 @@ class _Builder:
                 reason = If(C(f"{rid}.na{k}"), Lbl(code), reason)
             sc[f"{rid}.reason"] = reason
         blank = (lambda n: n) if ck.known else (lambda n: If(C(f"{rid}.missing"), Blank(), n)) if decided is not None \
-            and missing is not None else (lambda n: If(ck.missing, Blank(), n)) if ck.missing is not None else \
+            and missing is not None else (lambda n: If(C(f"{rid}.missing"), Blank(), n)) if ck.missing is not None else \
             (lambda n: self._blank_if_missing(n, ck.relevant))
         sc[f"{rid}.actual"] = blank(ck.actual)
         if ck.required is not None:
@@ -928,7 +928,24 @@ def k_min_cash_rolling(b: _Builder, s: pol.MinCashRolling) -> Check:
     act = Round2(Window(C("cash", 0), years, w))
     prior = Round2(Window(C("cash", 0), years, w, skip=1))
     return Check(actual=act, required=req, passes=act >= C(f"{s.id}.required"), op=">=", shortfall=_amount_short,
-                 min_cash=Max(Num(0), Round2(C(f"{s.id}.required") - prior)) if s.raises_minimum else None)
+                 min_cash=Max(Num(0), Round2(C(f"{s.id}.required") - prior)) if s.raises_minimum else None,
+                 missing=_window_missing(b, s, years))
+
+
+def _window_missing(b: _Builder, s: pol.MinCashRolling, years: P) -> Node | None:
+    """The missing input of a window whose length is a parameter (issue 52.7): a year's inputs are needed only
+    where the year is in the window the parameter sets, as :class:`~xlmodel.expr.Window` sums it (year ``o`` ≤ 0
+    is in it where ``years > −o``). A window of 2 with the year before last blank is decided; a test fixed at
+    the plan's three cells would call it missing while the sum reads two years. A window longer than the plan's
+    reads years the tree does not name: missing, never a pass over a sum that may read a blank as 0."""
+    plan = b.param(s.id, "plan_window", s.window, s.clause, "规划的计算年数（窗口最长年数）",
+                   "The plan's window (the longest window the rule's inputs name)", "年", editable=False)
+    parts: list[Node] = [years > plan]  # longer than the plan's: years the tree does not name, never known complete
+    for o in range(-(s.window - 1), 1):
+        cells = b.expand(b.measure(s.basis, o))
+        if cells:  # year o is in the window where FY(o) > FY(0) − years (the flag the workbook's SUMPRODUCT reads)
+            parts.append(Missing(tuple(cells)) if o == 0 else And(FY(o) > FY(0) - years, Missing(tuple(cells))))
+    return b._any(parts)
 
 
 def k_min_cash_plan_period(b: _Builder, s: pol.MinCashPlanPeriod) -> Check:
