@@ -202,3 +202,58 @@ COLUMN_PARTS: tuple[str, ...] = tuple(p.column for p in RULE_PARTS if p.column)
 #: column-name endings of amounts (a rule's parts in 元, and the alias of the bound)
 AMOUNT_SUFFIXES: tuple[str, ...] = tuple(
     f".{n}" for p in RULE_PARTS if p.amount for n in (p.column, p.json_alias) if n)
+
+
+#: the rules' working rows on 计算 and 测算 (``<rule>.<what>``, and the model's own scalars), by the last part of
+#: their name: (中文, English, unit). A rule's label is the Chinese here then its title; a name with a field in
+#: it (``small_<field>``, ``jump_<field>``, ``pair_<a>_<b>``) reads the field's label (xlmodel.fields).
+#: Units: 元, %, 年, 项 (a count), 是/否 (1/0), 状态 (a status label), 文字 (a reason's label), 日期.
+WORKING: dict[str, tuple[str, str, str]] = {
+    "test": ("检验是否成立", "Test holds", "是/否"),
+    "missing": ("检验所需输入缺失", "Inputs of the test missing", "是/否"),
+    "unknown": ("适用性无法判断（缺少输入）", "Applicability undetermined", "是/否"),
+    "na": ("不适用", "Not applicable", "是/否"),
+    "reason": ("不适用的原因", "Why it does not apply", "文字"),
+    "min_cash": ("本年所需现金", "Cash required this year", "元"),
+    "share": ("适用的最低现金占比", "Minimum cash share applied", "%"),
+    "incomplete": ("有输入缺失", "Some input missing", "是/否"),
+    "decided": ("输入缺失时检验仍可判定", "Test decided despite missing inputs", "是/否"),
+    "breach": ("违反时的状态（约束板块为不通过，其他为警告）", "Status when breached (fail where binding, else warn)", "状态"),
+    "first_full_year": ("上市后首个完整会计年度", "First full fiscal year listed", "年"),
+    "years": ("计入的年数", "Years counted", "年"),
+    "cash": ("计入的累计现金分红", "Cumulative cash counted", "元"),
+    "prior_cash": ("以前年度累计现金分红", "Cash of the earlier years", "元"),
+    "profit_required": ("按年均净利润计算的金额标准", "Threshold from average net profit", "元"),
+    "floor": ("适用的金额标准", "Amount threshold applied", "元"),
+    "bound": ("适用的界限（孰低）", "Bound applied (the lower)", "元"),
+    "in_scope": ("在适用范围内", "In scope", "是/否"),
+    "counted_cash": ("已计入的现金分红", "Cash counted so far", "元"),
+    "needed": ("本年尚需宣告的现金分红", "Cash still to declare this year", "元"),
+    "rd": ("累计研发投入", "Cumulative R&D", "元"),
+    "revenue": ("累计营业收入", "Cumulative revenue", "元"),
+    "growth_board": ("创业板或科创板", "ChiNext or STAR board", "是/否"),
+    "exempt": ("研发投入豁免成立", "R&D exemption holds", "是/否"),
+    "rd_unknown": ("研发投入豁免无法判断", "R&D exemption undetermined", "是/否"),
+    "low_dividend": ("低分红", "Low dividend", "是/否"),
+    "below_net_assets": ("股价连续20个交易日低于每股净资产", "Price below net assets per share for 20 days", "是/否"),
+    "below_ipo": ("股价连续20个交易日低于发行价", "Price below the IPO price for 20 days", "是/否"),
+    "parent_only_reading": ("仅以母公司报表判断", "Read on the parent's statements only", "是/否"),
+    "ratio_required": ("按比例计算的界限", "Bound from the ratio", "元"),
+    "basis": ("期间累计利润", "Basis over the period", "元"),
+    "count_small": ("金额过小的项目数（疑似万元）", "Figures too small (10k 元?)", "项"),
+    "count_jump": ("相邻年度变动过大的项目数", "Figures jumping between years", "项"),
+    "count_pair": ("同一年度相差过大的项目对数", "Pairs too far apart in one year", "项"),
+    "small": ("金额过小（疑似万元）", "Too small (10k 元?)", "是/否"),
+    "jump": ("相邻年度变动过大", "Jumps between years", "是/否"),
+    "pair": ("同一年度相差过大", "Too far apart in one year", "是/否"),
+    "ratio_applied": ("适用的最低比例", "Minimum share applied", "%"),
+    "part": ("公式分段", "Formula part", ""),
+    # the model's own scalars
+    "major_outlay": ("有重大投资计划或重大现金支出", "Major outlay planned", "是/否"),
+    "major_outlay_threshold": ("重大支出金额标准", "Major outlay threshold", "元"),
+    "major_outlay_tests_met": ("达到的重大支出标准项数", "Major-outlay tests that hold", "项"),
+    "cond_not_met_count": ("未满足的条件数", "Conditions not met", "项"),
+    "cond_missing_count": ("缺少输入的条件数", "Conditions missing input", "项"),
+    "cond_met": ("现金分红条件全部满足", "All cash dividend conditions met", "是/否"),
+    "cond_unknown": ("条件无法判断（缺少输入）", "Conditions undetermined (missing input)", "是/否"),
+}

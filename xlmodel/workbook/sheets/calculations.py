@@ -16,9 +16,12 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 from ...rules import catalogue as cat
 from ..builder import _c
 from ..layout import FIRST_YEAR_COL, GUARDED, HEADER_ROW, SHEETS, TIMELINE_FLAGS, q
+from ...fields import FIELDS
+from ...outputs import OUTPUT, PART, WORKING
 from ..styles import fmt_key, row_height
 
 GUARDED_ROWS = {row for row, _ in GUARDED.values()}
+GUARDED_BY = {row: name for name, (row, _) in GUARDED.items()}  # a guarded row -> the result it shows
 #: the label columns of the working sheets (计算, 测算; characters): the id narrow (clipped in print), the
 #: labels wrapped, then a year column each — narrow enough to print one page wide (issue 52.1)
 LABEL_COLS = (("名称 Name", 8), ("{zh}", 26), ("{en}", 25), ("单位 Unit", 5))
@@ -78,7 +81,7 @@ def _scalar_rows(b, ws, cols: list[int]) -> None:
     for name, row in L.calc_rows.items():
         if name in TIMELINE_FLAGS or name in GUARDED_ROWS:
             continue
-        _row_labels(b, ws, row, name, *_calc_label(b.model, name), "是/否" if name in L.yes_no else "")
+        _row_labels(b, ws, row, name, *_calc_label(b.model, name), "是/否" if name in L.yes_no else calc_unit(b.model, name))
         node = b.calc_node(name)
         fmt = st.calc[_number_format(b, name)]
         values = calc(name, None)
@@ -99,7 +102,7 @@ def _guarded(b, ws, cols: list[int]):
         row, src = L.calc_rows[row_name], L.calc_rows[name] + 1
         zh, en = _calc_label(b.model, name)
         _row_labels(b, ws, row, row_name, f"{zh}（输入不可读或结果有错误值时为“{L.labels[code][0]}”）",
-                    f"{en} (“{L.labels[code][0]}” when an input is unreadable or a result an error)", "")
+                    f"{en} (“{L.labels[code][0]}” when an input is unreadable or a result an error)", "状态")
         for j, col in enumerate(cols):
             ws.write_formula(row, col, f"=IF({_c(col)}${readable},{_c(col)}${src},lbl_{code})", st.calc["gen"],
                              b.cached(b.value(name, j)))
@@ -116,17 +119,16 @@ def _number_format(b, name: str) -> str:
         values = b.env.calc(name, None)
         if not any(isinstance(values[j], (bool, np.bool_)) for j in range(len(b.L.eval_years))):
             return fmt_key(b.model.rule(rid).check.unit)
-    return _calc_fmt(name)
+    return _calc_fmt(b, name)
 
 
-def _calc_fmt(name: str) -> str:
-    if name.endswith((".min_cash",)) or name == "major_outlay_threshold":
-        return "amount"
+def _calc_fmt(b, name: str) -> str:
+    """A working row's number format, from its unit (元 money, % a percentage, 年 a year, 项 a count); a status,
+    a reason or a row without a unit General."""
     if name.endswith(".share"):
         return "ratio"
-    if name.endswith("_count"):
-        return "count"
-    return "gen"
+    unit = calc_unit(b.model, name)
+    return "year" if unit == "年" else fmt_key(unit)
 
 
 def _row_labels(b, ws, row: int, key: str, zh: str, en: str, unit: str):
@@ -155,7 +157,7 @@ def _calc_flags(b, ws):
             ws.write_formula(row, col, f"=IF({formula[1:]},1,0)", st.calc["yes_no"], 1.0 if cached else 0.0)
     # which evaluated column the evaluation year is (every evaluation-year output reads through it)
     row = HEADER_ROW - 2
-    _row_labels(b, ws, row, "calc_eval_index", "评估年度所在列（第几个可评估年度）", "Evaluated column of the evaluation year", "")
+    _row_labels(b, ws, row, "calc_eval_index", "评估年度所在列（第几个可评估年度）", "Evaluated column of the evaluation year", "列")
     header = L.eval_span(HEADER_ROW)
     ws.write_formula(row, FIRST_YEAR_COL, f"=MATCH(in_evaluation_year,{header},0)", st.calc["count"], b.j + 1)
     b.wb.define_name("calc_eval_index", f"={q(SHEETS['calc'])}!${_c(FIRST_YEAR_COL)}${row + 1}")
@@ -183,37 +185,72 @@ def _flag(b, name: str, y: int, col: int) -> tuple[str, bool]:
 
 def _calc_label(model: cat.Model, name: str) -> tuple[str, str]:
     """A calculation's labels (zh, en), once per model and name (kept with the model: ``model.derived``)."""
-    return model.derived.table("workbook calculation labels", None).once(name, _make_calc_label, model, name)
+    return model.derived.table("workbook calculation labels", None).once(name, _make_calc_label, model, name)[:2]
 
 
-def _make_calc_label(model: cat.Model, name: str) -> tuple[str, str]:
-    fixed = {
-        "major_outlay": ("有重大投资计划或重大现金支出", "Major outlay planned"),
-        "major_outlay_threshold": ("重大支出金额标准", "Major outlay threshold"),
-        "major_outlay_tests_met": ("达到的重大支出标准项数", "Major-outlay tests that hold"),
-        "cond_not_met_count": ("未满足的条件数", "Conditions not met"),
-        "cond_missing_count": ("缺少输入的条件数", "Conditions missing input"),
-        "cond_met": ("现金分红条件全部满足", "All cash dividend conditions met"),
-        "cond_unknown": ("条件无法判断（缺少输入）", "Conditions undetermined (missing input)"),
-    }
-    if name in fixed:
-        return fixed[name]
+def calc_unit(model: cat.Model, name: str) -> str:
+    """A calculation's unit (元, %, 年, 项, 是/否, 状态, 文字, 日期…): from the table of outputs (an output's, a rule
+    part's in the rule's unit, a working row's: :data:`xlmodel.outputs.WORKING`)."""
+    return model.derived.table("workbook calculation labels", None).once(name, _make_calc_label, model, name)[2]
+
+
+def _field_zh(fid: str) -> tuple[str, str]:
+    f = FIELDS.get(fid)
+    return (f.zh, f.en) if f else (fid, fid)
+
+
+def _make_calc_label(model: cat.Model, name: str) -> tuple[str, str, str]:
+    """(中文, English, unit) of a calculation: never its id (issue 52.5)."""
+    if name in OUTPUT:
+        o = OUTPUT[name]
+        return o.zh, o.en, o.unit
+    if name in GUARDED_BY:
+        zh, en, _ = _make_calc_label(model, GUARDED_BY[name])
+        return zh, en, "状态"
+    if name in WORKING:
+        return WORKING[name]
+    split = re.fullmatch(r"(.+)\.part(\d+)", name)
+    if split:  # a long formula's part on a row of its own (catalogue.split_long_formulas)
+        zh, en, unit = _make_calc_label(model, split.group(1))
+        return f"{zh}（第{split.group(2)}段）", f"{en} (part {split.group(2)})", unit
     test = re.fullmatch(r"major_outlay\.b(\d+)(_threshold|_figure)?", name)
     if test:  # one test of a major outlay (policy.MajorOutlay.branches)
         i, part = test.groups()
-        return {None: (f"重大支出标准第{i}项成立", f"Major-outlay test {i} holds"),
-                "_threshold": (f"重大支出标准第{i}项：比例对应金额", f"Major-outlay test {i}: its ratio as an amount"),
-                "_figure": (f"重大支出标准第{i}项：计量金额（负值取绝对值）", f"Major-outlay test {i}: the figure measured (absolute)"),
+        return {None: (f"重大支出标准第{i}项成立", f"Major-outlay test {i} holds", "是/否"),
+                "_threshold": (f"重大支出标准第{i}项：比例对应金额", f"Major-outlay test {i}: its ratio as an amount", "元"),
+                "_figure": (f"重大支出标准第{i}项：计量金额（负值取绝对值）", f"Major-outlay test {i}: the figure measured (absolute)", "元"),
                 }[part]
     rid, _, what = name.rpartition(".")
-    title = next((r.spec.title_zh for r in model.rules if r.id == rid), rid)
-    return {
-        "reason": (f"不适用的原因：{title}", f"Why it does not apply: {rid}"),
-        "test": (f"检验是否成立：{title}", f"Test holds: {rid}"),
-        "missing": (f"检验所需输入缺失：{title}", f"Inputs of the test missing: {rid}"),
-        "unknown": (f"适用性无法判断（缺少输入）：{title}", f"Applicability undetermined: {rid}"),
-        "na": (f"不适用：{title}", f"Not applicable: {rid}"),
-        "min_cash": (f"本年所需现金：{title}", f"Cash required this year: {rid}"),
-        "share": (f"适用的最低现金占比：{title}", f"Minimum cash share applied: {rid}"),
-    }.get(what) or ((f"适用条件第{what[2:]}项不成立：{title}", f"Applicability part {what[2:]} is false: {rid}")
-                    if what[:2] == "na" and what[2:].isdigit() else (name, name))
+    rule = next((r for r in model.rules if r.id == rid), None)
+    title = rule.spec.title_zh if rule else rid
+    title_en = rule.spec.title_en if rule else rid
+    if what in ("actual", "required", "margin", "shortfall", "status") and rule is not None:  # in the rule's unit
+        part = PART["bound" if what == "required" else what]
+        return f"{part.zh}：{title}", f"{part.en}: {title_en}", "状态" if what == "status" else rule.check.unit
+    if what[:2] == "na" and what[2:].isdigit():
+        return f"适用条件第{what[2:]}项不成立：{title}", f"Applicability part {what[2:]} is false: {title_en}", "是/否"
+    ratio = re.fullmatch(r"c(\d+)_ratio_applied", what)
+    if ratio:
+        zh, en, unit = WORKING["ratio_applied"]
+        return f"{zh}（第{ratio.group(1)}项）：{title}", f"{en} (component {ratio.group(1)}): {title_en}", unit
+    for kind in ("small", "jump"):
+        if what.startswith(kind + "_"):
+            zh, en, unit = WORKING[kind]
+            fzh, fen = _field_zh(what[len(kind) + 1:])
+            return f"{zh}：{fzh}", f"{en}: {fen}", unit
+    if what.startswith("pair_"):
+        zh, en, unit = WORKING["pair"]
+        a, c = _pair_fields(what[len("pair_"):])
+        return f"{zh}：{_field_zh(a)[0]}与{_field_zh(c)[0]}", f"{en}: {_field_zh(a)[1]} and {_field_zh(c)[1]}", unit
+    if what in WORKING:
+        zh, en, unit = WORKING[what]
+        return f"{zh}：{title}", f"{en}: {title_en}", unit
+    return name, name, ""
+
+
+def _pair_fields(rest: str) -> tuple[str, str]:
+    """``distributable_profit_net_profit_attributable`` -> the two field ids it joins."""
+    for i in range(1, len(rest)):
+        if rest[i - 1] == "_" and rest[:i - 1] in FIELDS and rest[i:] in FIELDS:
+            return rest[:i - 1], rest[i:]
+    return rest, rest

@@ -33,7 +33,7 @@ from ...rules.expr import Blank, C, If, Max, Or
 from ...outputs import OUTPUT
 from ...planner import STATUS_ZH
 from ..cached import EMPTY
-from .calculations import LABEL_COLS, YEAR_WIDTH, _number_format, _row_labels, working_cols
+from .calculations import LABEL_COLS, YEAR_WIDTH, _number_format, _row_labels, calc_unit, working_cols
 from ..styles import row_height
 from ..layout import FIRST_YEAR_COL, HEADER_ROW, SHEETS, CellRenderer, col_name, q
 
@@ -390,7 +390,7 @@ class PlanningSheet:
                       "The path's cash dividend (before the plan: as entered, blank as 0)", "元")
         _row_labels(b, ws, self.max_row, "plan_max_distribution", o["max_distribution"].zh + at[0],
                     o["max_distribution"].en + at[1], "元")
-        _row_labels(b, ws, self.result_row, "plan_result", "结论", "Result", "")
+        _row_labels(b, ws, self.result_row, "plan_result", "结论", "Result", "状态")
         _row_labels(b, ws, self.st_row, "plan_st_risk_warning", o["st_risk_warning"].label_zh, o["st_risk_warning"].label_en,
                     o["st_risk_warning"].unit)
         _row_labels(b, ws, self.over_row, "plan_over_cap", "本路径金额超过利润分配上限", "The path's amount exceeds the maximum distribution", "是/否")
@@ -505,7 +505,7 @@ class PlanningSheet:
         path = self.blocks["path"]
         for rid, row in self.status_rows.items():
             rd = self.model.rule(rid)
-            _row_labels(b, ws, row, f"plan_{rid}", rd.spec.title_zh, rd.spec.title_en, "")
+            _row_labels(b, ws, row, f"plan_{rid}", rd.spec.title_zh, rd.spec.title_en, "状态")
             for y in self.cols:
                 ws.write_formula(row, self.L.col_of(y), self._on(y, self._cell(path.rows[f'{rid}.status'], y)),
                                  st.calc["gen"], b.cached(self.value("path", f"{rid}.status", y)) if y in self.years else EMPTY)
@@ -584,7 +584,8 @@ class PlanningSheet:
                 ws.write_formula(row, col, render(name, node, other), fmt, cached)
         for name, row in blk.rows.items():
             zh_, en_ = cat.SERIES_ZH[name] if name in m.series else self.label(m, name)
-            _row_labels(b, ws, row, f"{blk.key}.{name}", zh_, en_, "元" if name in m.series else "")
+            unit = "元" if name in m.series else "是/否" if name in L.yes_no else calc_unit(m, name)
+            _row_labels(b, ws, row, f"{blk.key}.{name}", zh_, en_, unit)
 
 
 def _blank(v) -> bool:
