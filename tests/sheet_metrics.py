@@ -71,8 +71,12 @@ def sheet_figures(ws, values_ws) -> dict:
 
 
 def general_results(ws, values_ws) -> int:
+    """Formula cells with a number in General format (a row whose unit is a text label, 文字 or 状态, aside:
+    a part of a text formula may hold 0 there)."""
     n = 0
     for row in ws.iter_rows():
+        if row and ws.cell(row[0].row, 4).value in ("文字", "状态"):
+            continue
         for cell in row:
             if isinstance(cell.value, str) and cell.value.startswith("=") and cell.number_format == "General":
                 v = values_ws[cell.coordinate].value

@@ -185,13 +185,19 @@ def test_the_chart_plots_the_path_against_forecast_profit(built):
 
 
 def test_forecast_years_are_marked_in_the_year_headers(built):
-    _, _, book = built["far-east"]  # 2023–2024 forecast
+    """A year after the evaluation year shows 预测: a conditional format on the year headers reading
+    in_evaluation_year (issue 52.8), so the marks follow the evaluation year when it is moved on 输入."""
+    _, _, book = built["far-east"]  # evaluated in 2022: 2023–2024 forecast
     wb = openpyxl.load_workbook(book)
     for sheet in (SHEETS["inputs"], SHEETS["calc"], PLAN):
         ws = wb[sheet]
-        fmt = {ws.cell(5, c).column_letter: ws.cell(5, c).number_format for c in range(5, 10)}
-        assert "预测" in fmt["H"] and "预测" in fmt["I"], (sheet, fmt)  # 2023, 2024
-        assert "预测" not in fmt["G"], sheet
+        marks = [(str(cf.sqref), rule.formula, rule.dxf.numFmt.formatCode if rule.dxf and rule.dxf.numFmt else None)
+                 for cf in ws.conditional_formatting for rule in cf.rules if rule.formula
+                 and "in_evaluation_year" in rule.formula[0] and ">" in rule.formula[0]]
+        assert marks, sheet
+        (sqref, formula, code), = [m for m in marks if m[0].startswith("E5:")]
+        assert formula == ["E$5>in_evaluation_year"] and "预测" in code, (sheet, marks)
+        assert all(ws.cell(5, c).number_format == "0" for c in range(5, 10)), sheet  # no mark fixed at build time
     values = openpyxl.load_workbook(book, data_only=True)[SHEETS["inputs"]]
     assert values["H5"].value == 2023  # still the number the formulas read
 

@@ -22,7 +22,7 @@ from ..rules.expr import as_number
 from ..plans.schema import Policy, worded_for_year
 from .cached import EMPTY
 from .checked_sheet import MAX_TEXT, text_units
-from .layout import FIRST_YEAR_COL, HEADER_ROW, SHEETS, CellRenderer, Layout, q, timeline
+from .layout import FIRST_YEAR_COL, HEADER_ROW, SHEET_KIND, SHEETS, TAB_COLOUR, CellRenderer, Layout, q, timeline
 
 PAGE_WIDTH = 135  # column-width units across A4 landscape at 100% (0.4" margins)
 MIN_PRINT_SCALE = 0.9  # the smallest text is 9 pt: printed at ≥ 8 pt
@@ -175,6 +175,8 @@ class Builder:
         self.widths: dict[str, int] = {}  # sheet -> its columns' width (characters), for printing
         self._validations: dict[tuple, tuple] = {}
         self.ws = {k: wb.add_worksheet(v) for k, v in SHEETS.items()}
+        for k, ws in self.ws.items():  # each tab coloured by what the sheet is (input, calculation, check, output)
+            ws.set_tab_color(TAB_COLOUR[SHEET_KIND[k]])
 
     def _print_setup(self, ws):
         """A4 landscape, readable: fitted to the page width only where that keeps the smallest text
@@ -245,18 +247,17 @@ class Builder:
 
     def _year_header(self, ws, key: str = "inputs"):
         """The timeline: the first fiscal year is an input, each column to the right one year later
-        (on 输入); other sheets show 输入's header. The evaluation year's column is highlighted."""
+        (on 输入); other sheets show 输入's header. A year after the evaluation year shows 预测 (a conditional
+        format reading in_evaluation_year: move the evaluation year and the marks follow, issue 52.8)."""
         L = self.L
         ws.write(HEADER_ROW, 3, "会计年度 FY", self.st.h)
-        forecast = self.case.forecast_years if self.case is not None else frozenset()
         for y in L.years:
             col = L.col_of(y)
-            fmt = self.st.year_forecast if y in forecast else self.st.year
             if key != "inputs":
                 ws.write_formula(HEADER_ROW, col, f"={q(SHEETS['inputs'])}!{xl_rowcol_to_cell(HEADER_ROW, col, row_abs=True)}",
-                                 fmt, y)
+                                 self.st.year, y)
             elif col == FIRST_YEAR_COL:
-                ws.write_number(HEADER_ROW, col, y, self.st.year_in_forecast if y in forecast else self.st.year_in)
+                ws.write_number(HEADER_ROW, col, y, self.st.year_in)
                 self._dv(ws, HEADER_ROW, col, {
                     "validate": "integer", "criteria": "between", "minimum": 1990, "maximum": 2100,
                     "input_title": "首个会计年度 First fiscal year",
@@ -266,7 +267,10 @@ class Builder:
                 self.wb.define_name("in_years", f"={q(SHEETS['inputs'])}!${_c(col)}${HEADER_ROW + 1}:"
                                                 f"${_c(L.last_col)}${HEADER_ROW + 1}")  # the year of every column
             else:
-                ws.write_formula(HEADER_ROW, col, f"={xl_rowcol_to_cell(HEADER_ROW, col - 1)}+1", fmt, y)
+                ws.write_formula(HEADER_ROW, col, f"={xl_rowcol_to_cell(HEADER_ROW, col - 1)}+1", self.st.year, y)
+        ws.conditional_format(HEADER_ROW, FIRST_YEAR_COL, HEADER_ROW, L.last_col, {
+            "type": "formula", "criteria": f"={_c(FIRST_YEAR_COL)}${HEADER_ROW + 1}>in_evaluation_year",
+            "format": self.st.forecast_mark})
 
     def _highlight_year(self, ws, r0: int, r1: int, c0: int, c1: int, year_row: int):
         """Mark the evaluation year's column (the year in ``year_row`` of each column)."""

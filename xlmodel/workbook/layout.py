@@ -37,6 +37,11 @@ SHEET_EN = {
     "cover": "Cover", "inputs": "Inputs", "params": "Parameters", "calc": "Calculations",
     "checks": "Checks", "summary": "Summary", "announce": "Announcement", "planning": "Planning", "text": "Plan text", "lists": "Lists",
 }
+#: each sheet's kind, and the colour of its tab (issue 52.8): inputs (what a user enters, the plan's thresholds)
+#: yellow, calculations blue, checks orange, outputs green, reference (the plan's text, the lists) grey
+SHEET_KIND = {"cover": "output", "inputs": "input", "params": "input", "calc": "calculation", "checks": "check",
+              "summary": "output", "planning": "calculation", "text": "reference", "lists": "reference"}
+TAB_COLOUR = {"input": "#FFC000", "calculation": "#4472C4", "check": "#ED7D31", "output": "#70AD47", "reference": "#A5A5A5"}
 
 #: sections of the input sheet: (中文, English, field ids)
 INPUT_SECTIONS = (

@@ -44,10 +44,9 @@ class Styles:
         self._value_formats(wb, base, inp)
         self.year = wb.add_format({**base, "bold": True, "bg_color": "#1F4E79", "font_color": "#FFFFFF", "num_format": "0", "align": "center"})
         self.year_in = wb.add_format({**inp, "bold": True, "num_format": "0"})
-        # a forecast year's column (the case's ``forecast: true``): still the number formulas read, shown 2025 预测
-        self.year_forecast = wb.add_format({**base, "bold": True, "bg_color": "#1F4E79", "font_color": "#FFFFFF",
-                                            "num_format": FORECAST_YEAR, "align": "center"})
-        self.year_in_forecast = wb.add_format({**inp, "bold": True, "num_format": FORECAST_YEAR})
+        # a year after the evaluation year (a conditional format on the year headers): still the number formulas
+        # read, shown 2025 预测
+        self.forecast_mark = wb.add_format({"num_format": FORECAST_YEAR})
         self.current = wb.add_format({"left": 2, "right": 2, "left_color": "#ED7D31", "right_color": "#ED7D31"})  # evaluation year
         self._status_formats(wb)
 
@@ -98,7 +97,7 @@ class Styles:
 
 def fmt_key(unit: str) -> str:
     """The number format (a key of :class:`Styles`' dicts) of a value in ``unit``."""
-    return {"元": "amount", "%": "ratio", "日期": "date", "元/股": "amount", "股": "count", "月": "count",
+    return {"元": "amount", "%": "ratio", "日期": "date", "元/股": "amount", "股": "count", "月": "count", "项": "count",
             "年": "year"}.get(unit, "gen")
 
 

@@ -51,6 +51,8 @@ def _parameter(b, ws, name: str, prm) -> None:
         else:  # a fixed parameter (by law or by the model) is locked, a plan threshold is an input
             fmt = (st.inp if prm.editable else st.calc)[fmt_key(prm.unit)]
             ws.write_number(row, 3, float(v), fmt)
+            if prm.editable:
+                b._dv(ws, row, 3, validation(b, name, prm, float(v)))
             ws.write_number(row, PLAN_VALUE_COL, float(v), st.calc[fmt_key(prm.unit)])
         # the master check lists every parameter that differs from the plan's value
         here, plan = xl_rowcol_to_cell(row, 3), xl_rowcol_to_cell(row, PLAN_VALUE_COL)
@@ -89,3 +91,35 @@ def _constants(b, ws, row: int) -> None:
         b._put(ws, row + i, 2, en, st.text)
         ws.write_number(row + i, 3, float(value), st.calc["year" if "plan" in key else "count"])
         b.wb.define_name(key, f"={q(SHEETS['params'])}!$D${row + i + 1}")
+
+
+def validation(b, name: str, prm, value: float) -> dict:
+    """An editable threshold's data validation, by its unit (issue 52.7): a ratio 0–100% (a window's share of
+    a total up to 1000%, where the plan's is above 100%), an amount ≥ 0, a count of months 1–120, a multiple
+    ≥ 1, a fiscal year 1990–2100; a window's length a whole number of years from 1 to the plan's (the years
+    its inputs name: ``<rule>.plan_window``)."""
+    zh, unit = prm.zh, prm.unit
+    title = "参数 Parameter"
+    if unit == "%":
+        top = 10 if value > 1 else 1
+        rule = {"validate": "decimal", "criteria": "between", "minimum": 0, "maximum": top}
+        words = f"{zh}：0%–{top:.0%} A ratio from 0% to {top:.0%}"
+    elif unit == "年" and name.endswith(".window"):
+        plan = name.rpartition(".")[0] + ".plan_window"
+        top = f"={pname(plan)}" if plan in b.model.params else "=model_window_max"
+        rule = {"validate": "integer", "criteria": "between", "minimum": 1, "maximum": top}
+        words = f"{zh}：1 至规划的年数之间的整数 A whole number of years, 1 to the plan's window"
+    elif unit == "年":
+        rule = {"validate": "integer", "criteria": "between", "minimum": 1990, "maximum": 2100}
+        words = f"{zh}：1990–2100 年 A fiscal year, 1990–2100"
+    elif unit == "月":
+        rule = {"validate": "integer", "criteria": "between", "minimum": 1, "maximum": 120}
+        words = f"{zh}：1–120 个月 A whole number of months, 1–120"
+    elif unit == "倍":
+        rule = {"validate": "decimal", "criteria": ">=", "value": 1}
+        words = f"{zh}：不小于 1 倍 A multiple, at least 1"
+    else:  # 元 and any other amount
+        rule = {"validate": "decimal", "criteria": ">=", "value": 0}
+        words = f"{zh}：不小于 0 的金额（{unit}） An amount ≥ 0 ({unit})"
+    return {**rule, "input_title": title, "input_message": words[:255], "error_title": title,
+            "error_message": words[:255]}

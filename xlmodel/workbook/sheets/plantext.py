@@ -12,7 +12,7 @@ from ..layout import HEADER_ROW
 from ..styles import FONT, text_width
 
 #: a clause's treatment as the sheet names it (docs/domain.md §2.2), with the colour of its cell
-TREATMENTS = {"computed": ("计算检查", "Computed", "#DDEBF7"), "attestation": ("确认事项", "Attestation", "#FFF2CC"),
+TREATMENTS = {"computed": ("计算检查", "Computed", "#DDEBF7"), "attestation": ("确认事项", "Attestation", "#FCE4D6"),
               "informational": ("说明性", "Informational", "#EDEDED")}
 REVIEW = "待复核"  # a drafted plan's mark on what its reader must still settle
 COLS = [("条款 Clause", 16), ("处理 Treatment", 16), ("如何处理 How it is treated", 46), ("原文 Text", 80),
