@@ -129,3 +129,39 @@ def test_an_unreadable_input_or_an_error_never_shows_a_verdict(engine, request, 
     assert shown[0] == ("通过", "正常", "通过", "正常", "正常")
     assert shown[1] == shown[2] == ("无法判断", "请检查", "无法判断", "请检查", "请检查")
     assert shown[3] == ("无法判断", "请检查", "无法判断", "正常", "请检查")  # the inputs are fine, a status is not
+
+
+@pytest.mark.engines
+@pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
+def test_the_master_check_sees_every_sheet_and_missing_data_is_its_own_line(engine, request, tmp_path):
+    """Issue 52.6: an error on 测算 or on 检查 fails the master check (before, it read nothing on 测算 or the cover);
+    a blank input needed by a rule is out_data_check's 请检查 on its own line (and the cover's 数据完整),
+    while the model itself stays 正常. One launch of the engine for the four books."""
+    from hostile_corpus import Book
+
+    request.getfixturevalue(engine)
+    clean = build_workbook(tmp_path / "book.xlsx", case=load_case(SAMPLE))
+    books = [clean]
+    for sheet, key in (("测算", "path.min_annual.required"), ("检查", "min_annual")):
+        wb = openpyxl.load_workbook(clean)
+        ws = wb[sheet]
+        row = next(r for r in range(1, ws.max_row + 1) if ws.cell(r, 1).value == key)
+        col = next(c for c in range(5, ws.max_column + 1) if str(ws.cell(row, c).value or "").startswith("="))
+        ws.cell(row, col).value = "=1/0"
+        books.append(tmp_path / f"error-{key}.xlsx")
+        wb.save(books[-1])
+    blank = Book(clean)
+    blank.set_input("in_distributable_profit", None)  # the evaluation year's: the minimums cannot be decided
+    books.append(blank.save(tmp_path / "blank.xlsx"))
+    outs = (recalculate if engine == "libreoffice" else recalculate_gnumeric)(books, tmp_path / engine)
+    shown = []
+    for out in outs:
+        values = openpyxl.load_workbook(out, data_only=True)
+        s = {values["汇总"].cell(i, 1).value: values["汇总"].cell(i, 3).value for i in range(1, values["汇总"].max_row + 1)}
+        cover = {values["封面"].cell(r, 2).value: values["封面"].cell(r, 3).value for r in range(1, 25)}
+        shown.append((s["model_planning_clean"], s["model_checks_clean"], s["out_model_check"], s["out_data_check"],
+                      cover["模型检查 Model check"], cover["数据完整 Data complete"]))
+    assert shown[0] == ("正常",) * 6
+    assert shown[1] == ("请检查", "正常", "请检查", "正常", "请检查", "正常")  # 测算
+    assert shown[2] == ("正常", "请检查", "请检查", "正常", "请检查", "正常")  # 检查
+    assert shown[3] == ("正常", "正常", "正常", "请检查", "正常", "请检查")  # missing data: its own line

@@ -151,6 +151,12 @@ SUMMARY = HEADLINE + (CHECK_FLAG,)
 MODEL_CHECK = Output("model_check", "模型总检查", "Master check of the model", "状态", "status",
                      short_en="Master check", board_zh="模型检查", board_en="Model check")
 
+#: the workbook's line for missing data, on 汇总 beside the master check and on the cover (out_data_check): 正常 when
+#: every rule has the inputs it needs, else 请检查; apart from the master check, which is the model's integrity
+#: alone (issue 52.6)
+DATA_CHECK = Output("data_check", "数据完整（全部规则有所需输入）", "Data complete (every rule has its inputs)", "状态",
+                    "status", short_zh="数据完整", short_en="Data complete", board_zh="数据完整", board_en="Data complete")
+
 OUTPUT: dict[str, Output] = {o.id: o for o in SUMMARY}
 
 #: the keys a reader of the JSON output finds first, in this order (the headline outputs among the

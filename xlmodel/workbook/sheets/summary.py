@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from xlsxwriter.utility import xl_rowcol_to_cell
 
-from ...outputs import CHECK_FLAG, MODEL_CHECK, OUTPUT, PART, SUMMARY, Output
+from ...outputs import CHECK_FLAG, DATA_CHECK, MODEL_CHECK, OUTPUT, PART, SUMMARY, Output
 from ..builder import _c
 from ..cached import EMPTY
 from ..layout import CHECK_COL_INDEX, FIRST_YEAR_COL, HEADER_ROW, SHEETS, YES_NO_OUTPUTS, pname, q
@@ -227,8 +227,9 @@ def _pixels(width: int) -> int:
 
 def _model_checks(b, ws, top: int) -> int:
     """The master check of the model itself (not of the company): each test on its own row, then the
-    master check over them (:data:`xlmodel.outputs.MODEL_CHECK`, out_model_check). Returns the row the
-    next block starts on."""
+    master check over them (:data:`xlmodel.outputs.MODEL_CHECK`, out_model_check), then missing data on a
+    line of its own (:data:`xlmodel.outputs.DATA_CHECK`, out_data_check: the company's data, not the
+    model's integrity; issue 52.6). Returns the row the next block starts on."""
     st = b.st
     ws.write(top, 0, "模型自检 Model checks", st.section)
     ok = b.L.labels["ok"][0]
@@ -238,14 +239,19 @@ def _model_checks(b, ws, top: int) -> int:
         ws.write(r, 0, key, st.key)
         ws.write(r, 1, zh, st.text)
         ws.write(r, 3, en, st.text)
-        cached = b.scalar(CHECK_FLAG.id) if key == "model_inputs_ok" else ok
-        ws.write_formula(r, 2, formula, st.out["gen"], cached)
+        ws.write_formula(r, 2, formula, st.out["gen"], ok)
         rows.append(r)
     r = _master_check(b, ws, rows)
-    for x in rows + [r]:
+    data = r + 1
+    ws.write(data, 0, DATA_CHECK.name, st.key)
+    ws.write(data, 1, DATA_CHECK.zh + "（不计入模型总检查）", st.section)
+    ws.write(data, 3, DATA_CHECK.en + " (not part of the master check)", st.text)
+    ws.write_formula(data, 2, f"={CHECK_FLAG.name}", st.out["gen"], b.scalar(CHECK_FLAG.id))
+    b.wb.define_name(DATA_CHECK.name, f"={q(SHEETS['summary'])}!$C${data + 1}")
+    for x in rows + [r, data]:
         ws.conditional_format(x, 2, x, 2, {"type": "formula", "criteria": f"=$C${x + 1}=lbl_check", "format": st.status["fail"]})
         ws.conditional_format(x, 2, x, 2, {"type": "formula", "criteria": f"=$C${x + 1}=lbl_ok", "format": st.status["pass"]})
-    return r + 3
+    return data + 3
 
 
 def _master_check(b, ws, rows: list[int]) -> int:
@@ -256,14 +262,20 @@ def _master_check(b, ws, rows: list[int]) -> int:
     ws.write(r, 0, MODEL_CHECK.name, st.key)
     ws.write(r, 1, MODEL_CHECK.short, st.section)
     ws.write(r, 3, MODEL_CHECK.en, st.text)
-    ws.write_formula(r, 2, f"=IF(AND({cells}),lbl_ok,lbl_check)", st.out["gen"],
-                     ok if b.scalar(CHECK_FLAG.id) == ok else b.L.labels["check"][0])
+    ws.write_formula(r, 2, f"=IF(AND({cells}),lbl_ok,lbl_check)", st.out["gen"], ok)
     b.wb.define_name(MODEL_CHECK.name, f"={q(SHEETS['summary'])}!$C${r + 1}")
     return r
 
 
+def _no_error(area: str) -> str:
+    """正常 where no cell of ``area`` holds an error value: SUM of a range with an error is that error in every
+    engine (its text and blanks ignored); ISERROR over a range inside SUMPRODUCT is not (Gnumeric)."""
+    return f"=IF(ISERROR(SUM({area})),lbl_check,lbl_ok)"
+
+
 def _model_tests(b) -> list[tuple[str, str, str, str]]:
-    """The model's tests of itself: (name, 中文, English, formula giving 正常 or 请检查)."""
+    """The model's tests of itself: (name, 中文, English, formula giving 正常 or 请检查), one or more for every
+    sheet (输入, 参数, 计算, 检查, 汇总, 测算, 封面); missing data is not one of them (out_data_check)."""
     L = b.L
     inputs = q(SHEETS["inputs"])
     years = f"{inputs}!${_c(FIRST_YEAR_COL)}${HEADER_ROW + 1}:${_c(L.last_col)}${HEADER_ROW + 1}"
@@ -271,6 +283,11 @@ def _model_tests(b) -> list[tuple[str, str, str, str]]:
     statuses = f"{q(SHEETS['checks'])}!${status_col}${min(L.check_rows.values()) + 1}:${status_col}${max(L.check_rows.values()) + 1}"
     lo, hi = L.status_block()
     calc_statuses = f"{q(SHEETS['calc'])}!${_c(FIRST_YEAR_COL)}${lo + 1}:${_c(FIRST_YEAR_COL)}${hi + 1}"
+    calc = f"{q(SHEETS['calc'])}!${_c(FIRST_YEAR_COL)}${min(L.calc_rows.values()) + 1}:${_c(L.last_col)}${max(L.calc_rows.values()) + 1}"
+    check_rows = (min(L.check_rows.values()) + 1, max(L.check_rows.values()) + 1)
+    last_year_col = CHECK_COL_INDEX["status"] + 3 + len(L.eval_years) - 1
+    checks = f"{q(SHEETS['checks'])}!${_c(CHECK_COL_INDEX['actual'])}${check_rows[0]}:${_c(last_year_col)}${check_rows[1]}"
+    outs = f"{q(SHEETS['summary'])}!$C${min(L.output_rows.values()) + 1}:$C${max(L.output_rows.values()) + 1}"
     return [
         ("model_params_ok", "参数等于规划值（差异见参数表）", "Parameters as the plan sets them (differences on 参数)",
          "=IF(COUNTIF(model_params_as_planned,lbl_check)=0,lbl_ok,lbl_check)" if L.params else "=lbl_ok"),
@@ -288,7 +305,11 @@ def _model_tests(b) -> list[tuple[str, str, str, str]]:
          "=IF(SUM(in_unreadable)=0,lbl_ok,lbl_check)"),
         ("model_results_readable", "评估年度的状态与结果无错误值", "No error in the evaluation year's statuses and results",
          f"=IF(INDEX({L.eval_span(L.calc_rows['readable'])},1,calc_eval_index),lbl_ok,lbl_check)"),
-        ("model_inputs_ok", "全部规则可评估（无缺少输入）", "Every rule evaluable (no missing input)", f"={CHECK_FLAG.name}"),
+        ("model_calc_clean", "计算表各年度无错误值", "No error value on 计算, in any year", _no_error(calc)),
+        ("model_checks_clean", "检查表无错误值", "No error value on 检查", _no_error(checks)),
+        ("model_summary_clean", "汇总结果无错误值", "No error value in the results on 汇总", _no_error(outs)),
+        ("model_planning_clean", "测算表无错误值", "No error value on 测算", _no_error("plan_area")),
+        ("model_cover_clean", "封面结果无错误值", "No error value in the cover's results", _no_error("cover_results")),
     ]
 
 
