@@ -104,11 +104,8 @@ class PlanRenderer(CellRenderer):
         super().__init__(sheet.L, year - sheet.L.evaluation_year)
         self.s, self.block, self.year = sheet, block, year
 
-    def _on_sheet(self, offset) -> bool:
-        return self.year + (offset or 0) >= self.s.first
-
     def field(self, fid, offset):
-        if fid == CASH and self._on_sheet(offset):
+        if fid == CASH:  # the path's row and its flag span every year column: one formula across the row
             if not offset:
                 return self.s.ref(self.block.trial_row, self.year)
             y = self.year + offset
@@ -116,18 +113,16 @@ class PlanRenderer(CellRenderer):
         return super().field(fid, offset)
 
     def field_blank(self, fid, offset):
-        if fid == CASH and self._on_sheet(offset):
+        if fid == CASH:
             if not offset:
                 return "FALSE"  # an amount of the path is never blank
             return f"AND(NOT({self.s.ref(self.s.on_row, self.year + offset)}),{super().field_blank(fid, offset)})"
         return super().field_blank(fid, offset)
 
     def calc(self, name, offset):
-        if name in self.L.series:
-            if self._on_sheet(offset):
-                block = self.block if not offset else self.s.blocks["path"]
-                return self.s.ref(block.rows[name], self.year + (offset or 0))
-            return super().calc(name, offset)
+        if name in self.L.series:  # an earlier year's: the path block's row (计算's value where not planned)
+            block = self.block if not offset else self.s.blocks["path"]
+            return self.s.ref(block.rows[name], self.year + (offset or 0))
         if name in self.block.rows:
             return self.s.ref(self.block.rows[name], self.year)
         return super().calc(name, offset)
@@ -208,6 +203,7 @@ class PlanningSheet:
                 blk.rows[name] = r
                 r += 1
             r += 2
+        self.last_row = r - 2  # the last row written (the master check reads the sheet to it: plan_area)
 
     def _order(self, names: set[str]) -> list[str]:
         """As 计算 orders them: the series, the rules' working, their statuses (in check order: a count of
@@ -354,6 +350,9 @@ class PlanningSheet:
         ws.repeat_rows(HEADER_ROW)
         ws.set_row(HEADER_ROW, 30)  # the header's two lines (单位 Unit)
         ws.set_h_pagebreaks([self.chart_row - 1, self.chart_row + CHART_ROWS])  # the chart whole, on a page of its own
+        # every value the sheet computes, for the master check on 汇总 (an error anywhere here is one there)
+        b.wb.define_name("plan_area", f"={q(self.name)}!${col_name(FIRST_YEAR_COL)}${HEADER_ROW + 2}:"
+                                      f"${col_name(L.last_col)}${self.last_row + 1}")
 
     def _note(self, row: int, text: str):
         """A note across the printed width, wrapped (never cut at the page's edge)."""
@@ -408,14 +407,15 @@ class PlanningSheet:
             entered = f"IF(ISNUMBER({raw}),{raw},0)"
             v = b.subject.value(CASH, y)
             as_entered = float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0.0
-            if y < self.first:  # history: the cash dividend as entered (a window's sum reads it as 0 where blank)
-                ws.write_formula(self.path_row, col, f"={entered}", st.calc["amount"], as_entered)
-                continue
             on = y in self.years
             hdr = f"{q(SHEETS['inputs'])}!{xl_rowcol_to_cell(HEADER_ROW, col, row_abs=True)}"
             ws.write_formula(self.on_row, col, f"=IF({hdr}>=in_evaluation_year,1,0)", st.calc["yes_no"], int(on))
-            self._proposed(y)
             p, m = self._cell(self.proposed_row, y), self._cell(self.minimum_row, y)
+            if y < self.first:  # history: never planned, the cash dividend as entered (blank read as 0)
+                ws.write_formula(self.path_row, col, self._on(y, f"IF(ISBLANK({p}),IF({m}=\"\",{entered},{m}),{p})",
+                                                              entered), st.out["amount"], as_entered)
+                continue
+            self._proposed(y)
             m1 = self._cell(self.blocks["step1"].minimum_row, y)
             m2 = self._cell(self.blocks["step2"].minimum_row, y)
             ws.write_formula(self.minimum_row, col, self._on(y, f"IF(OR({m1}=\"\",{m2}=\"\"),\"\",MAX({m1},{m2}))"),
@@ -551,15 +551,15 @@ class PlanningSheet:
             _row_labels(b, ws, blk.trial_row, f"{blk.key}.trial", "本年试算现金分红", "This year's cash dividend tried", "元")
             _row_labels(b, ws, blk.minimum_row, f"{blk.key}.minimum", "本步最低现金分红（最低要求与避免风险警示所需之较大者）",
                           "This step's minimum (the larger of the minimum and the cash avoiding the warning)", "元")
-        if blk.key == "path":  # the series before the plan, as on 计算 (the windows read the path's row)
-            for name, row in blk.rows.items():
+        if blk.key == "path":  # the series before the plan too: never planned there, 计算's value (the windows read
+            for name, row in blk.rows.items():  # the path's row); the formula of the planned columns
                 if name not in m.series:
                     continue
                 for y in L.years:
                     if y < self.first:  # history, before the evaluated columns
                         src = f"{q(SHEETS['calc'])}!{xl_rowcol_to_cell(L.series[name], L.col_of(y), row_abs=True)}"
-                        ws.write_formula(row, L.col_of(y), f"={src}", st.calc["amount"],
-                                         b.cached(b.env.calc(name, y - L.eval_years[0])[0]))
+                        ws.write_formula(row, L.col_of(y), self._renderer(blk, y)(name, m.series[name], src),
+                                         st.calc["amount"], b.cached(b.env.calc(name, y - L.eval_years[0])[0]))
         for y in self.cols:
             col, on = L.col_of(y), y in self.years
             render = self._renderer(blk, y)
