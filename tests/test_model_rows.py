@@ -43,8 +43,11 @@ def test_no_number_is_shown_in_general_format(figures, sheet):
     assert figures[sheet]["general_results"] == 0
 
 
-def test_calc_has_one_formula_per_row(figures):
-    assert figures["计算"]["changing_rows"] == []
+@pytest.mark.parametrize("sheet", ["计算", "测算"])
+def test_one_formula_per_row(figures, sheet):
+    """The same formula in R1C1 terms in every year column of a row (测算: the path's rows and the windows over
+    it no longer switch between 计算 and 测算 by column)."""
+    assert figures[sheet]["changing_rows"] == []
 
 
 def test_every_editable_parameter_is_validated(figures):
