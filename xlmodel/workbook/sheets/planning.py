@@ -96,9 +96,10 @@ def needed(model: cat.Model, roots) -> set[str]:
 class PlanRenderer(CellRenderer):
     """A tree as a formula of one year column of one block: this year's cash dividend is the block's trial
     amount; an earlier year's the path's where that year is planned (its flag on this sheet), else as on
-    输入; a series the block's own this year and the path block's in an earlier evaluated column (there the
-    path block holds 计算's value where the year is not planned); everything else as on 计算. No decision
-    depends on the evaluation year the workbook was built for: move it on 输入 and the sheet follows."""
+    输入; a series the block's own this year and the path block's in an earlier column (the path block spans
+    every year column and holds 计算's value where the year is not planned); everything else as on 计算. The
+    same formula in every column (R1C1), whatever year it is: no decision depends on the evaluation year
+    the workbook was built for, so moving it on 输入 moves the sheet with it (issue 52.4)."""
 
     def __init__(self, sheet: "PlanningSheet", block: Block, year: int):
         super().__init__(sheet.L, year - sheet.L.evaluation_year)
