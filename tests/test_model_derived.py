@@ -87,4 +87,4 @@ def test_the_workbook_keeps_its_formulas_and_labels_with_the_model():
     assert other._formulas is not b1._formulas and len(m.derived.table("workbook formulas")) >= 2
     assert _calc_label(m, "cond_met") == ("现金分红条件全部满足", "All cash dividend conditions met")
     assert m.derived.table("workbook calculation labels").get("cond_met") == ("现金分红条件全部满足",
-                                                                            "All cash dividend conditions met")
+                                                                            "All cash dividend conditions met", "是/否")
