@@ -25,7 +25,7 @@ import pytest
 
 from xlmodel.evaluator import evaluate, evaluate_arrays, model_for, reference_arrays, timeline_getter
 from xlmodel.workbook.layout import SHEETS
-from xlmodel.workbook.recalc import recalculate
+from xlmodel.engines.recalc import recalculate
 from xlmodel.workbook.writer import build_workbook
 
 from conftest import case
