@@ -9,6 +9,7 @@ in the sheet after it was built, and with an infeasible year.
 from __future__ import annotations
 
 import dataclasses
+import re
 import zipfile
 from pathlib import Path
 
@@ -17,6 +18,7 @@ import pytest
 
 import xlmodel
 from conftest import formulas
+from sheet_metrics import r1c1
 from test_planner import M, far_east, gcl, houpu
 from xlmodel.case import load_case
 from xlmodel.evaluator import plan_by_id
@@ -154,7 +156,11 @@ def test_the_minimum_reads_the_paths_earlier_years(built):
     cash = keys["path.cash"]  # 2020 in column E: 2022 in G, 2023 in H
     test = ws[f"H{keys['step1.min_rolling.test']}"].value
     assert f"'{PLAN}'!$E${cash}:G${cash}" in test and f"'{PLAN}'!H${keys['step1.cash']}" in test
-    assert ws[f"E{cash}"].value.startswith("='计算'!E$")  # before the plan: 计算's series
+    # before the plan: never planned (the flag row), so 计算's series — in the formula of every column of the
+    # row (issue 52.4: one formula across the row, the window over one row with the year flags)
+    first = ws[f"E{cash}"].value
+    assert first.startswith(f"=IF(E${keys['plan_on']},") and re.search(r",'计算'!E\$\d+\)$", first), first
+    assert r1c1(first, 5) == r1c1(ws[f"H{cash}"].value, 8)
     # this year's cash in step 1: the trial amount (the buybacks counted with it from 输入)
     assert f"'{PLAN}'!H${keys['step1.trial']}" in ws[f"H{keys['step1.cash']}"].value
     assert ws[f"H{keys['step1.trial']}"].value == 0  # step 1 tries 0
