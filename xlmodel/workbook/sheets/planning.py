@@ -411,10 +411,11 @@ class PlanningSheet:
             on = y in self.years
             hdr = f"{q(SHEETS['inputs'])}!{xl_rowcol_to_cell(HEADER_ROW, col, row_abs=True)}"
             ws.write_formula(self.on_row, col, f"=IF({hdr}>=in_evaluation_year,1,0)", st.calc["yes_no"], int(on))
-            p, m = self._cell(self.proposed_row, y), self._cell(self.minimum_row, y)
-            if y < self.first:  # history: never planned, the cash dividend as entered (blank read as 0)
-                ws.write_formula(self.path_row, col, self._on(y, f"IF(ISBLANK({p}),IF({m}=\"\",{entered},{m}),{p})",
-                                                              entered), st.out["amount"], as_entered)
+            p, m, g = (self._cell(r, y) for r in (self.proposed_row, self.minimum_row, self.given_row))
+            # the path: one formula across the row (before the plan never planned: the amount as entered)
+            path_formula = self._on(y, f"IF(ISBLANK({p}),IF({g}=1,{entered},IF({m}=\"\",0,{m})),{p})", entered)
+            if y < self.first:  # history: the cash dividend as entered (blank read as 0)
+                ws.write_formula(self.path_row, col, path_formula, st.out["amount"], as_entered)
                 continue
             self._proposed(y)
             m1 = self._cell(self.blocks["step1"].minimum_row, y)
@@ -423,10 +424,7 @@ class PlanningSheet:
                              st.out["amount"], _cached(self.minimum[y]) if on else EMPTY)
             ws.write_formula(self.given_row, col, self._on(y, f"IF(OR(NOT(ISBLANK({p})),ISNUMBER({raw})),1,0)"),
                              st.calc["yes_no"], int(self.fixed(y) is not None) if on else EMPTY)
-            g = self._cell(self.given_row, y)
-            ws.write_formula(self.path_row, col, self._on(y, f"IF(ISBLANK({p}),IF({g}=1,{entered},IF({m}=\"\",0,{m})),{p})",
-                                                          entered),
-                             st.out["amount"], self.amount[y] if on else as_entered)
+            ws.write_formula(self.path_row, col, path_formula, st.out["amount"], self.amount[y] if on else as_entered)
             path = self.blocks["path"]
             for row, name, fmt in ((self.max_row, "max_distribution", "amount"), (self.fail_row, "fail_count", "count")):
                 ws.write_formula(row, col, self._on(y, self._cell(path.rows[name], y)), st.calc[fmt],
