@@ -40,9 +40,9 @@ from ..layout import FIRST_YEAR_COL, HEADER_ROW, SHEETS, CellRenderer, col_name,
 KEY = "planning"
 #: the rows of the binding rule: (key, 中文, English, unit)
 BINDING_ROWS = {
-    "binding_row": ("plan_binding", "决定最低额的规则（条款）", "The rule that sets the minimum (its clause)", ""),
+    "binding_row": ("plan_binding", "决定最低额的规则（条款）", "The rule that sets the minimum (its clause)", "文字"),
     "binding_text_row": ("plan_binding_found", "决定规则：写出时由 xlmodel plan 测算（一分钱以下不通过的规则）",
-                         "Binding rule as xlmodel plan found it when written (the rule failing one fen below)", ""),
+                         "Binding rule as xlmodel plan found it when written (the rule failing one fen below)", "文字"),
     "binding_at_row": ("plan_binding_minimum", "测算决定规则时的最低额（最低额变化则需重新测算）",
                        "The minimum the binding rule was found at (another minimum: run xlmodel plan again)", "元"),
 }
