@@ -224,10 +224,10 @@ def test_each_working_sheet_prints_as_one_band(printed):
             text = board_page.page_text(pdf, [i])
             assert all(str(y) in text for y in range(2020, 2025)), (key, n)
             assert re.search(rf"第\s*{n}\s*页", text), (key, n)  # numbered from 1 on each sheet
-    # measured on this sample (issue 52: 计算 36 and 测算 48 pages before, three bands each; 计算 27 with the
-    # per-interim rows of several distributions a year, issue 47.2, and 测算 37; 计算 29 with the announcement's
-    # proposal and table rows, issue 50)
-    assert len(_pages(printed, "calc")) <= 30 and len(_pages(printed, "planning")) <= 38
+    # measured on this sample (issue 52: 计算 36 and 测算 48 pages before, three bands each). Every row's Chinese
+    # and English labels with its unit (52.5), the per-interim rows (47.2) and the announcement's (50) made them
+    # longer again (计算 51, 测算 60): a regression guard at today's count, not the goal (about 40 pages for the whole pack)
+    assert len(_pages(printed, "calc")) <= 52 and len(_pages(printed, "planning")) <= 61
     assert len(_pages(printed, "cover")) <= 2
 
 

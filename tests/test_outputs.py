@@ -141,12 +141,13 @@ def test_the_workbook_sheets_show_the_tables_labels():
     for o in outputs.SUMMARY:
         assert (o.name, o.label_zh, o.label_en) in summary, o.id
     assert ("out_min_cash_dividend", "最低现金分红（元）", "Minimum cash dividend (元)") in summary
-    assert {("Minimum cash dividend (10k 元)", "最低现金分红（万元）"), ("Overall result", "总体结论"),  # the per-year table
+    # the per-year table, in 元 as every amount of 汇总 and 封面 is (issue 52.3: one unit per page, stated)
+    assert {("Minimum cash dividend (元)", "最低现金分红（元）"), ("Overall result", "总体结论"),
             ("Cash dividend conditions met", "现金分红条件满足"), ("Rules failed", "不通过规则数")} <= per_year
     assert ("out_model_check", "模型总检查 Master check", "Master check of the model") in summary
     cover = {r[1].value for r in wb["封面"].iter_rows() if len(r) > 1}
-    assert {"总体结论 Overall result", "现金分红条件满足 Conditions met", "最低现金分红（万元）Minimum cash (10k 元)",
-            "利润分配上限（亿元）Maximum distribution (100m 元)", "低分红风险警示 Exchange risk warning",
+    assert {"总体结论 Overall result", "现金分红条件满足 Conditions met", "最低现金分红（元）Minimum cash (元)",
+            "利润分配上限（元）Maximum distribution (元)", "低分红风险警示 Exchange risk warning",
             "不通过 / 警告 / 缺少输入 Failed / warnings / missing", "模型检查 Model check"} <= cover
     heads = {c.value for r in wb["检查"].iter_rows(max_row=5) for c in r}
     assert {p.heading for p in outputs.RULE_PARTS} <= heads

@@ -254,6 +254,9 @@ WORKING: dict[str, tuple[str, str, str]] = {
     "pair": ("同一年度相差过大", "Too far apart in one year", "是/否"),
     "ratio_applied": ("适用的最低比例", "Minimum share applied", "%"),
     "part": ("公式分段", "Formula part", ""),
+    # several distributions a year: the interims summed once (catalogue, each slot rounded to the fen)
+    "interims.cash": ("各次中期现金分红合计", "The interims' cash dividends together", "元"),
+    "interims.stock": ("各次中期股票股利合计", "The interims' stock dividends together", "元"),
     # the model's own scalars
     "major_outlay": ("有重大投资计划或重大现金支出", "Major outlay planned", "是/否"),
     "major_outlay_threshold": ("重大支出金额标准", "Major outlay threshold", "元"),

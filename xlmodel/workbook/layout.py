@@ -40,7 +40,7 @@ SHEET_EN = {
 #: each sheet's kind, and the colour of its tab (issue 52.8): inputs (what a user enters, the plan's thresholds)
 #: yellow, calculations blue, checks orange, outputs green, reference (the plan's text, the lists) grey
 SHEET_KIND = {"cover": "output", "inputs": "input", "params": "input", "calc": "calculation", "checks": "check",
-              "summary": "output", "planning": "calculation", "text": "reference", "lists": "reference"}
+              "summary": "output", "announce": "output", "planning": "calculation", "text": "reference", "lists": "reference"}
 TAB_COLOUR = {"input": "#FFC000", "calculation": "#4472C4", "check": "#ED7D31", "output": "#70AD47", "reference": "#A5A5A5"}
 
 #: sections of the input sheet: (中文, English, field ids)

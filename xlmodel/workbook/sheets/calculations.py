@@ -17,6 +17,7 @@ from ...rules import catalogue as cat
 from ..builder import _c
 from ..layout import FIRST_YEAR_COL, GUARDED, HEADER_ROW, SHEETS, TIMELINE_FLAGS, q
 from ...fields import FIELDS
+from ...announce.rows import LINES, PROPOSAL, TRIGGERS, TRIGGERS_ZH
 from ...outputs import OUTPUT, PART, WORKING
 from ..styles import fmt_key, row_height
 
@@ -209,6 +210,9 @@ def _make_calc_label(model: cat.Model, name: str) -> tuple[str, str, str]:
         return zh, en, "状态"
     if name in WORKING:
         return WORKING[name]
+    announced = _announce_label(name)
+    if announced:
+        return announced
     split = re.fullmatch(r"(.+)\.part(\d+)", name)
     if split:  # a long formula's part on a row of its own (catalogue.split_long_formulas)
         zh, en, unit = _make_calc_label(model, split.group(1))
@@ -227,6 +231,14 @@ def _make_calc_label(model: cat.Model, name: str) -> tuple[str, str, str]:
     if what in ("actual", "required", "margin", "shortfall", "status") and rule is not None:  # in the rule's unit
         part = PART["bound" if what == "required" else what]
         return f"{part.zh}：{title}", f"{part.en}: {title_en}", "状态" if what == "status" else rule.check.unit
+    slot = re.fullmatch(r"s(\d)_(actual|required|made|shown|test)", what)
+    if slot:  # one interim's own figures of a per-slot rule (catalogue.per_slot, several distributions a year)
+        k, part = slot.groups()
+        zh, en, unit = _SLOT_PARTS[part]
+        unit = unit or (rule.check.unit if rule is not None else "元")
+        return f"第{k}次中期分配{zh}：{title}", f"Interim {k}: {en}: {title_en}", unit
+    if what == "slots_hold":
+        return f"各次中期分配均成立：{title}", f"Every interim made holds: {title_en}", "是/否"
     if what[:2] == "na" and what[2:].isdigit():
         return f"适用条件第{what[2:]}项不成立：{title}", f"Applicability part {what[2:]} is false: {title_en}", "是/否"
     ratio = re.fullmatch(r"c(\d+)_ratio_applied", what)
@@ -246,6 +258,40 @@ def _make_calc_label(model: cat.Model, name: str) -> tuple[str, str, str]:
         zh, en, unit = WORKING[what]
         return f"{zh}：{title}", f"{en}: {title_en}", unit
     return name, name, ""
+
+
+#: a per-slot rule's parts (several distributions a year): (中文, English, unit; blank: the rule's own unit)
+_SLOT_PARTS = {"actual": ("的实际值", "actual", ""), "required": ("的界限", "bound", ""),
+               "made": ("已进行", "made", "是/否"), "shown": ("为列示的一次（余量最小）", "the one shown (least headroom)", "是/否"),
+               "test": ("检验成立", "test holds", "是/否")}
+_PROPOSAL_UNITS = {"amount": "元", "count": "股", "ratio": "%", "yes_no": "是/否"}
+_LINE_UNITS = {"amount": "元", "percent": "%", "yesno": "是/否"}
+_YEARS = {"y0": ("本年度", "this year"), "y1": ("上年度", "the year before"), "y2": ("上上年度", "two years before")}
+
+
+def _announce_label(name: str) -> tuple[str, str, str] | None:
+    """The labels of the announcement's calculations (announce/rows.py: the proposal's lines, the table's lines
+    of the risk-warning rule, its 是/否), or None."""
+    for calc, zh, en, kind in PROPOSAL:
+        if name == calc:
+            return zh, en, _PROPOSAL_UNITS[kind]
+    if name == TRIGGERS:
+        return TRIGGERS_ZH.format(rules="《股票上市规则》", article="相应条款"), "Could trigger the risk warning", "文字"
+    rid, _, calc = name.partition(".")
+    if not rid.startswith("reg_st_"):
+        return None
+    year = re.fullmatch(r"(y\d)\.(\w+)", calc)
+    if year and year.group(2) == "year":
+        zh, en = _YEARS[year.group(1)]
+        return f"公告表年度（{zh}）", f"The table's year ({en})", "年"
+    for line in LINES:
+        if calc in line.calcs:
+            zh, en = line.zh.replace("（元）", "").replace("（%）", ""), line.en
+            if year:
+                yzh, yen = _YEARS[year.group(1)]
+                zh, en = f"{zh}（{yzh}）", f"{en} ({yen})"
+            return zh.format(floor="金额标准"), en, _LINE_UNITS[line.kind]
+    return None
 
 
 def _pair_fields(rest: str) -> tuple[str, str]:
