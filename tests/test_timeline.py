@@ -129,6 +129,7 @@ def test_a_changed_window_is_summed_by_every_formula(engine, request, tmp_path, 
         values = openpyxl.load_workbook(out, data_only=True)
         checks = values[SHEETS["checks"]]
         got = next(checks.cell(r, 7).value for r in range(1, checks.max_row + 1) if checks.cell(r, 1).value == "min_rolling")
+        got = None if got == "" else got  # a window longer than the plan's is 缺少输入 (52.7): no bound, blank in Gnumeric
         want = evaluate(case, params={"min_rolling.window": window})
         rolling = next(r for r in want.rules if r.id == "min_rolling")
         assert got == pytest.approx(rolling.required, abs=0.001)
