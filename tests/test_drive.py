@@ -71,18 +71,21 @@ def _empty_model(tmp_path: Path, case) -> Path:
 def test_filling_an_empty_model_gives_the_workbook_build_gives(sample, tmp_path, capsys):
     case = load_case(SAMPLES[sample])
     empty = _empty_model(tmp_path, case)
-    code, _, err = cli(capsys, "fill", empty, SAMPLES[sample], "-o", tmp_path / "filled.xlsx")
+    # one file name for both: the cover names the file it was written as (issue 52.3)
+    (tmp_path / "filled").mkdir(), (tmp_path / "built").mkdir()
+    filled = tmp_path / "filled" / "book.xlsx"
+    code, _, err = cli(capsys, "fill", empty, SAMPLES[sample], "-o", filled)
     assert code == 0, err
     assert err.startswith("已写入 wrote ") and "缓存结果由 xlmodel 评估器计算，为最新" in err
-    built = build_workbook(tmp_path / "built.xlsx", case=case)
-    cells_f, cached_f = _all_sheets(tmp_path / "filled.xlsx")
+    built = build_workbook(tmp_path / "built" / "book.xlsx", case=case)
+    cells_f, cached_f = _all_sheets(filled)
     cells_b, cached_b = _all_sheets(built)
     assert cells_f == cells_b  # every input, label and formula, cell for cell
     assert cached_f == cached_b  # every result xlmodel cached
-    assert _props(tmp_path / "filled.xlsx") == _props(built)  # the plan it carries, its versions
+    assert _props(filled) == _props(built)  # the plan it carries, its versions
     assert len(cached_f) > 1000
     # and it reads back as the case, and check trusts it
-    code, out, err = cli(capsys, "check", tmp_path / "filled.xlsx")
+    code, out, err = cli(capsys, "check", filled)
     assert code == evaluate(case).exit_code, err
     assert "完整性 Integrity: ✓" in out
     if sample == GCL:
