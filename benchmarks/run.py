@@ -3,6 +3,7 @@
     python benchmarks/run.py                 # everything (1,000 builds take a minute or two)
     python benchmarks/run.py --only single,udf,batch,build,startup --builds 100
     python benchmarks/run.py --libreoffice   # also LibreOffice recalculating built workbooks
+    python benchmarks/run.py --only users    # issue 53: what users wait for, as processes (bench_users.py)
 
 Floors: the GCL plan written by hand (benchmarks/gcl_hand.py: in plain Python for one case, in
 numpy for many; the benchmark first checks that they agree with the model on the parity cases),
@@ -354,8 +355,17 @@ def main() -> None:
     ap.add_argument("--builds", type=int, default=1000, help="workbooks built in one process")
     ap.add_argument("--parity", type=int, default=301, help="parity cases checked against the hand-written floor")
     ap.add_argument("--libreoffice", action="store_true")
+    ap.add_argument("--rounds", type=int, default=5, help="rounds of the users' processes (--only users)")
+    ap.add_argument("--books", type=int, default=40, help="workbooks in the checked folder (--only users)")
+    ap.add_argument("--users", default="check,recalc,batch,selftest", help="rows of --only users")
     args = ap.parse_args()
     only = set(args.only.split(","))
+    if only == {"users"}:  # whole processes only: this process's imports are not timed
+        import bench_users
+
+        bench_users.main(["--rounds", str(args.rounds), "--books", str(args.books),
+                          "--companies", str(args.companies), "--only", args.users])
+        return
     machine()
     print(f"  {'':44s} {'xlmodel':>14s}   {'floor':>26s} {'ratio':>8s}")
     if "single" in only:
@@ -368,6 +378,11 @@ def main() -> None:
         build(args.builds, args.libreoffice)
     if "startup" in only:
         startup()
+    if "users" in only:
+        import bench_users
+
+        bench_users.main(["--rounds", str(args.rounds), "--books", str(args.books),
+                          "--companies", str(args.companies), "--only", args.users])
 
 
 if __name__ == "__main__":
