@@ -582,6 +582,34 @@ def test_selftest_fails_when_a_formula_is_broken_and_names_it(engine, request, c
     assert diffs and all(x.startswith(f"  - {GCL} 案例 case {case.source} ") for x in diffs), diffs
 
 
+@pytest.mark.parametrize("args, cases", [((), 6), (("--full",), 20), (("--cases", "3"), 3), (("--cases", "20"), 20)])
+def test_selftest_runs_six_cases_a_plan_by_default_and_twenty_with_full(args, cases, capsys, monkeypatch):
+    """The default is the quick run (issue 53: within 20 s in LibreOffice): 6 cases a plan, i = 0…5 of the
+    parity cases, of which i = 0 and 3 on boundaries (a third); ``--full`` is the whole run of 20 a plan
+    (7 on boundaries), and the quick run's summary says so."""
+    from xlmodel.engines import selftest
+
+    asked = []
+
+    def fake_run(adapter, policies, n, **kw):
+        asked.append(n)
+        from xlmodel.engines.selftest import PlanResult, Result
+
+        return Result("libreoffice", "LibreOffice 7", [PlanResult(p.id, p.version, 2024, workbooks=n) for p in policies])
+
+    monkeypatch.setattr(selftest, "run", fake_run)
+    monkeypatch.setattr(engines, "engine", lambda name: None)
+    code, out, err = cli(capsys, "selftest", *args)
+    assert code == 0 and asked == [cases], out + err
+    quick = f"这是快速自检（每个规划 {cases} 个案例）；完整自检每个规划 20 个案例：xlmodel selftest --full"
+    assert (quick in out) == (cases < 20), out
+
+
+def test_selftest_refuses_full_with_cases(capsys):
+    code, _, err = cli(capsys, "selftest", "--full", "--cases", "3")
+    assert code == 2 and "give either --full (every plan's 20 cases) or --cases N, not both" in err
+
+
 def test_selftest_refuses_a_keep_folder_that_is_not_empty(tmp_path, capsys):
     (tmp_path / "x.txt").write_text("keep me")
     code, _, err = cli(capsys, "selftest", "--keep", tmp_path, "--cases", "1")

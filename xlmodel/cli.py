@@ -238,7 +238,10 @@ def _add_workbook_commands(sub) -> None:
                                          "against the evaluator")
     st.add_argument("--engine", choices=engines,
                     help="电子表格引擎（默认：本机第一个可用的）the engine (default: the first present: Excel on Windows/macOS, LibreOffice, Gnumeric)")
-    st.add_argument("--cases", type=int, default=20, metavar="N", help="每个规划的案例数 cases per plan (default 20; a third on boundaries)")
+    st.add_argument("--cases", type=int, metavar="N",
+                    help="每个规划的案例数 cases per plan (default 6, a quick run; a third on boundaries)")
+    st.add_argument("--full", action="store_true",
+                    help="完整自检：每个规划 20 个案例 the whole self-test: 20 cases a plan (a few minutes)")
     st.add_argument("--policy", action="append", metavar="ID", help="只测试此规划 test this plan only (repeatable; default: every plan)")
     st.add_argument("--seed", type=int, default=20261201, help="案例的随机种子 the cases' seed (default: the parity tests')")
     st.add_argument("--timeout", default=60.0, metavar="SECONDS",  # checked by check_timeout: no NaN, no infinity

@@ -18,6 +18,9 @@ def cmd_selftest(args) -> int:
     from ..engines.recalc import stopped_by_signals
 
     timeout = check_timeout(args.timeout)
+    if args.full and args.cases is not None:
+        raise XlmodelError("--full 与 --cases 只能给一个 give either --full (every plan's 20 cases) or --cases N, not both")
+    args.cases = selftest.FULL_CASES if args.full else selftest.DEFAULT_CASES if args.cases is None else args.cases
     if not 1 <= args.cases <= 1000:
         raise XlmodelError(f"--cases: 每个规划的案例数须为 1–1000 expected a number of cases per plan from 1 to 1000, got {args.cases}")
     keep = Path(args.keep) if args.keep else None
@@ -33,6 +36,6 @@ def cmd_selftest(args) -> int:
         folder = keep or Path(tmp)
         result = selftest.run(adapter, policies, args.cases, seed=args.seed, folder=folder, timeout=timeout,
                               say=say)
-    result.skipped, result.folder = skipped, keep
+    result.skipped, result.folder, result.cases = skipped, keep, args.cases
     print(selftest.summary(result))
     return 0 if result.ok else 1

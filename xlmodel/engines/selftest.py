@@ -22,7 +22,8 @@ import dataclasses
 import os
 from pathlib import Path
 
-DEFAULT_CASES = 20  #: cases per plan (a third of them on exact boundaries)
+DEFAULT_CASES = 6  #: cases per plan of the default, quick run (a third of them on exact boundaries)
+FULL_CASES = 20  #: cases per plan of ``--full``, the whole run (the parity tests' share of boundaries)
 SEED = 20261201  #: the parity tests' seed
 PER_WORKBOOK = 60.0  #: seconds an engine has for each workbook (plus its start-up allowance)
 
@@ -47,6 +48,7 @@ class Result:
     plans: list[PlanResult]
     skipped: list[tuple[str, str]] = dataclasses.field(default_factory=list)  # (plan id, why not tested)
     folder: Path | None = None  # where the workbooks were kept (--keep)
+    cases: int | None = None  # cases per plan asked for (the quick default says how to run the whole)
 
     @property
     def workbooks(self) -> int:
@@ -255,6 +257,9 @@ def summary(result: Result) -> str:
             lines.append(f"  … 另有 {len(diffs) - MAX_SHOWN} 处 and {len(diffs) - MAX_SHOWN} more")
     if result.folder is not None:
         lines.append(f"工作簿 Workbooks: {result.folder}")
+    if result.cases is not None and result.cases < FULL_CASES:
+        lines.append(f"这是快速自检（每个规划 {result.cases} 个案例）；完整自检每个规划 {FULL_CASES} 个案例：xlmodel selftest --full "
+                     f"— a quick self-test ({result.cases} cases a plan); the whole one, {FULL_CASES} a plan: xlmodel selftest --full")
     return "\n".join(lines)
 
 
