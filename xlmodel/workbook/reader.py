@@ -631,9 +631,14 @@ def _row_keys(ws) -> dict[int, str]:
     keys: dict[int, str] = {}
     seen: dict[str, int] = {}
     last, gap = "top", 0
-    for row in ws.iter_rows(min_col=1, max_col=2):
-        r = row[0].row
-        label = next((c.value.strip() for c in row if isinstance(c.value, str) and c.value.strip()), None)
+    cells = getattr(ws, "cells", None)  # an xmlbook sheet: its cells' values by (row, column), no cell objects
+    if isinstance(cells, dict):
+        rows = (((r, 1), (r, 2)) for r in range(1, ws.max_row + 1))
+        values = ((r, (cells.get(a), cells.get(b))) for r, (a, b) in enumerate(rows, 1))
+    else:
+        values = ((row[0].row, tuple(c.value for c in row)) for row in ws.iter_rows(min_col=1, max_col=2))
+    for r, vals in values:
+        label = next((v.strip() for v in vals if isinstance(v, str) and v.strip()), None)
         if label:
             n = seen.get(label, 0)
             seen[label] = n + 1

@@ -226,10 +226,27 @@ def _note_extension(uri: str) -> None:
         warnings.warn(unsupported_extension(what), ReadNote, stacklevel=2)
 
 
+#: a cell reference's (row, column), as openpyxl's coordinate_to_tuple gives it, kept across the
+#: workbooks of a process (a folder's books of one plan share their cells' references); bounded
+_COORDS: dict[str, tuple[int, int]] = {}
+_MAX_COORDS = 100_000
+
+
+def _coordinate(coord: str) -> tuple[int, int]:
+    rc = _COORDS.get(coord)
+    if rc is None:
+        from openpyxl.utils.cell import coordinate_to_tuple
+
+        rc = coordinate_to_tuple(coord)  # raises as openpyxl does for a reference that is not one
+        if len(_COORDS) < _MAX_COORDS:
+            _COORDS[coord] = rc
+    return rc
+
+
 def _parse_sheet(f, ctx: _Ctx) -> tuple[dict, dict]:
     """({(row, col): formula or value}, {(row, col): cached value}) of one worksheet part."""
     from openpyxl.formula.translate import Translator
-    from openpyxl.utils.cell import coordinate_to_tuple, get_column_letter
+    from openpyxl.utils.cell import get_column_letter
     from openpyxl.utils.datetime import from_excel, from_ISO8601
     from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
 
@@ -264,7 +281,7 @@ def _parse_sheet(f, ctx: _Ctx) -> tuple[dict, dict]:
                 if ctx.n_styles is not None and not 0 <= style < ctx.n_styles or ctx.n_styles is None and style != 0:
                     raise BookError(f"cell {coord}: style {style} is not in the stylesheet")
             if coord:
-                r, c = coordinate_to_tuple(coord)
+                r, c = _coordinate(coord)
                 col_n = c
             else:
                 col_n += 1
