@@ -121,7 +121,7 @@ def check_rows(tmp: Path, n: int, rounds: int, env: dict) -> None:
 
 
 def recalc_rows(tmp: Path, rounds: int, env: dict, n_folder: int) -> None:
-    from xlmodel.workbook.recalc import soffice
+    from xlmodel.engines.recalc import soffice
 
     exe = soffice()
     if exe is None:
@@ -161,7 +161,7 @@ def recalc_rows(tmp: Path, rounds: int, env: dict, n_folder: int) -> None:
 def batch_row(tmp: Path, companies: int, rounds: int, env: dict) -> None:
     from bench_batch import _FLOOR, _gcl_cases
 
-    from xlmodel.batch import evaluate_batch, read_table
+    from xlmodel.batch.evaluate import evaluate_batch, read_table
     from xlmodel.synth import cases_frame
 
     src = tmp / "in.csv"
@@ -178,7 +178,7 @@ def batch_row(tmp: Path, companies: int, rounds: int, env: dict) -> None:
 
 
 def selftest_row(env: dict) -> None:
-    from xlmodel.workbook.recalc import soffice
+    from xlmodel.engines.recalc import soffice
 
     if soffice() is None:
         print("| `xlmodel selftest` | LibreOffice not installed: not timed | | | | |")
