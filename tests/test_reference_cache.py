@@ -414,3 +414,64 @@ def test_the_reference_follows_an_edited_baseline(cache, composes, tmp_path, mon
         xlmodel.plans.schema._load_baseline_cached.cache_clear()
         reference_cache._code_fingerprint.cache_clear()
         evaluator._MODELS.clear()
+
+
+# ---- issue 53: the recalc gate's function set, kept beside the references ------------------------
+
+@pytest.fixture
+def gate(cache, monkeypatch):
+    """(the gates' cache folder, the workbooks built to find a plan's functions); nothing kept in the process."""
+    from xlmodel.engines import drive
+
+    built = []
+    write = WorkbookBuilder.write
+
+    def counting(self, path):
+        built.append(path)
+        return write(self, path)
+
+    monkeypatch.setattr(WorkbookBuilder, "write", counting)
+    monkeypatch.setattr(drive, "_FUNCTIONS", {})
+    return cache.parent / "gates", built
+
+
+def _functions():
+    from xlmodel.engines import drive
+
+    read = read_workbook(GCL, check_formulas=False)
+    drive._FUNCTIONS.clear()  # as a new process
+    return drive.xlmodel_functions(read.policy, read.case.evaluation_year)
+
+
+def test_the_gates_function_set_kept_is_the_one_composed(gate):
+    folder, built = gate
+    composed = _functions()
+    assert len(built) == 1 and len(list(folder.glob("*.json"))) == 1
+    # the model's own functions (ROUND for every amount to the fen, IF for each rule's status), Gnumeric's
+    # ERROR, the UDF sheet's XLM_ functions; nothing that reaches outside the workbook
+    assert {"ROUND", "IF", "ERROR", "XLM_MIN_CASH"} <= composed
+    assert not composed & {"WEBSERVICE", "HYPERLINK", "RTD", "CALL", "REGISTER.ID"}
+    assert _functions() == composed and len(built) == 1  # read from the cache: no workbook built
+
+
+GATE_DAMAGE = {
+    "a_foreign_function": lambda d: {**d, "functions": d["functions"] + ["WEBSERVICE("]},
+    "lower_case": lambda d: {**d, "functions": [n.lower() for n in d["functions"]]},
+    "a_number": lambda d: {**d, "functions": d["functions"] + [7]},
+    "another_digest": lambda d: {**d, "digest": "0" * 64},
+    "another_format": lambda d: {**d, "format": 0},
+    "a_list": lambda d: [d],
+}
+
+
+@pytest.mark.parametrize("damage", GATE_DAMAGE)
+def test_a_damaged_function_set_is_ignored_and_composed_again(gate, damage):
+    folder, built = gate
+    composed = _functions()
+    (path,) = folder.glob("*.json")
+    name = f"gates/{path.name}"
+    data = json.loads(user_cache.opened(user_cache.cache_key(), name, path.read_bytes()))
+    path.write_bytes(user_cache.sealed(user_cache.cache_key(), name, json.dumps(GATE_DAMAGE[damage](data)).encode("ascii")))
+    assert _functions() == composed and len(built) == 2  # composed afresh, the file's names never used
+    assert json.loads(user_cache.opened(user_cache.cache_key(), name, path.read_bytes())) == data  # and kept again
+

@@ -137,16 +137,27 @@ ENGINE_FUNCTIONS = frozenset({"ERROR"})
 def xlmodel_functions(policy, year: int) -> frozenset[str]:
     """Every function xlmodel writes in a workbook of this plan and year (its UDF sheet's too)."""
     from ..case import Case
+    from ..evaluator import model_for
     from ..workbook.writer import WorkbookBuilder
 
     key = (policy.id, policy.version, year)
     if key not in _FUNCTIONS:
-        with tempfile.TemporaryDirectory(prefix="xlmodel-ref-") as d:
-            ref = Path(d) / "reference.xlsx"
-            WorkbookBuilder(policy, Case(policy.id, year), udf=True).write(ref)
-            data = ref.read_bytes()
-        texts = {text for _where, text in formula_texts(data)}
-        _FUNCTIONS[key] = ENGINE_FUNCTIONS | {f for text in texts for f in functions(text)}
+        from ..workbook import reference_cache
+        from ..workbook.layout import Layout
+        from ..workbook.reader import _reference_key
+
+        case = Case(policy.id, year)
+        disk = _reference_key(policy, Layout(model_for(policy), year), year)  # the plan's content, not its id
+        kept = reference_cache.load_functions(disk)  # what an earlier run found (its own, checked)
+        if kept is None:
+            with tempfile.TemporaryDirectory(prefix="xlmodel-ref-") as d:
+                ref = Path(d) / "reference.xlsx"
+                WorkbookBuilder(policy, case, udf=True).write(ref)
+                data = ref.read_bytes()
+            texts = {text for _where, text in formula_texts(data)}
+            kept = ENGINE_FUNCTIONS | {f for text in texts for f in functions(text)}
+            reference_cache.store_functions(disk, kept)
+        _FUNCTIONS[key] = kept
     return _FUNCTIONS[key]
 
 

@@ -143,3 +143,43 @@ def store(key: tuple, ref: Reference) -> None:
     if len(text) > MAX_FILE_BYTES or not user_cache.store(SUB, f"{digest}.json", text):
         return
     user_cache.prune(SUB, NAME, MAX_FILES)  # only files xlmodel wrote (their name, their tag), never through a link
+
+
+GATE_SUB = "gates"  #: the cache's folder of the recalc gate's function sets
+_FUNCTION = re.compile(r"[A-Z][A-Z0-9._]{0,63}")  #: a function's name as the gate keeps it (upper case)
+MAX_GATE_BYTES = 64 * 2**10  #: a plan's function set is some 30 names
+
+
+def load_functions(key: tuple) -> frozenset[str] | None:
+    """The functions xlmodel writes in a workbook of ``key`` (the plan's content and the timeline), as
+    :func:`store_functions` kept them (``xlmodel recalc``'s gate: :func:`xlmodel.engines.drive.xlmodel_functions`),
+    or None: a file of the user's own, its MAC checked, of the layout and digest xlmodel writes, each
+    name a function's name, else nothing."""
+    digest = None if _off() else _digest(("gate", *key))
+    if digest is None:
+        return None
+    text = user_cache.load(GATE_SUB, f"{digest}.json", MAX_GATE_BYTES)
+    if text is None:
+        return None
+    try:
+        data = json.loads(text)
+    except Exception:  # noqa: BLE001 - not JSON: composed again
+        return None
+    if not (isinstance(data, dict) and data.get("format") == FORMAT and data.get("digest") == digest):
+        return None
+    names = data.get("functions")
+    if not (isinstance(names, list) and all(type(n) is str and _FUNCTION.fullmatch(n) for n in names)):
+        return None
+    return frozenset(names)
+
+
+def store_functions(key: tuple, names: frozenset[str]) -> None:
+    """Keep the function set of ``key``; never fails the command."""
+    digest = None if _off() else _digest(("gate", *key))
+    if digest is None or not all(_FUNCTION.fullmatch(n) for n in names):
+        return
+    text = json.dumps({"format": FORMAT, "digest": digest, "functions": sorted(names)},
+                      separators=(",", ":")).encode("ascii")
+    if user_cache.store(GATE_SUB, f"{digest}.json", text):
+        user_cache.prune(GATE_SUB, NAME, MAX_FILES)
+
