@@ -198,6 +198,41 @@ def test_every_workbook_xlmodel_writes_passes_the_gate(sample, tmp_path):
         assert foreign_content(book.read_bytes(), allowed) == [], book.name
 
 
+def _renamed(data: bytes, old: str, new: str) -> bytes:
+    """The .xlsx ``data`` with the sheet ``old`` called ``new`` in xl/workbook.xml (every formula kept)."""
+    import io
+    import zipfile
+
+    src, out = zipfile.ZipFile(io.BytesIO(data)), io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        for info in src.infolist():
+            part = src.read(info.filename)
+            if info.filename == "xl/workbook.xml":
+                part = part.replace(f'name="{old}"'.encode(), f'name="{new}"'.encode())
+            z.writestr(info.filename, part)
+    return out.getvalue()
+
+
+def test_the_formulas_xlmodel_writes_pass_unread_only_where_their_sheets_and_names_are(gcl_book):
+    """Issue 53: a formula xlmodel writes (kept by its text's SHA-256, with the sheets and names its
+    references need) passes the gate without being tokenized again; a workbook whose sheet 参数 is
+    called otherwise has each formula that reads 参数 refused all the same, exactly as the full reading
+    refuses it."""
+    from xlmodel.engines.drive import gate_allowance
+    from xlmodel.workbook.layout import SHEETS
+
+    allowed, clean = gate_allowance(policy_by_id(GCL), 2023)
+    data = gcl_book.read_bytes()
+    assert len(clean) > 1000  # nearly every formula of the model (a few thousand texts)
+    assert foreign_content(data, allowed, clean) == foreign_content(data, allowed) == []
+    params = SHEETS["params"]
+    renamed = _renamed(data, params, params + "X")
+    full = foreign_content(renamed, allowed)
+    assert full and all(f"'{params}'!" in p.message or f"{params}!" in p.message for p in full)
+    assert all("a reference to a sheet this workbook does not have" in p.message for p in full)
+    assert foreign_content(renamed, allowed, clean) == full
+
+
 @pytest.mark.engines
 @pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
 def test_what_an_engine_saves_passes_the_gate_again(engine, request, gcl_book, tmp_path):

@@ -452,10 +452,19 @@ def test_the_gates_function_set_kept_is_the_one_composed(gate):
     assert {"ROUND", "IF", "ERROR", "XLM_MIN_CASH"} <= composed
     assert not composed & {"WEBSERVICE", "HYPERLINK", "RTD", "CALL", "REGISTER.ID"}
     assert _functions() == composed and len(built) == 1  # read from the cache: no workbook built
+    from xlmodel.engines import drive
+
+    read = read_workbook(GCL, check_formulas=False)
+    kept = drive.gate_allowance(read.policy, read.case.evaluation_year)
+    drive._FUNCTIONS.clear()
+    assert reference_cache.load_gate(reader._reference_key(read.policy, Layout(model_for(read.policy), 2023), 2023)) == kept
 
 
 GATE_DAMAGE = {
     "a_foreign_function": lambda d: {**d, "functions": d["functions"] + ["WEBSERVICE("]},
+    "a_formula_not_a_digest": lambda d: {**d, "clean": {**d["clean"], "WEBSERVICE(1)": [[], []]}},
+    "a_need_not_text": lambda d: {**d, "clean": {**d["clean"], "0" * 64: [[1], []]}},
+    "no_formulas": lambda d: {k: v for k, v in d.items() if k != "clean"},
     "lower_case": lambda d: {**d, "functions": [n.lower() for n in d["functions"]]},
     "a_number": lambda d: {**d, "functions": d["functions"] + [7]},
     "another_digest": lambda d: {**d, "digest": "0" * 64},

@@ -21,6 +21,7 @@ atomically, never over a file without ``force``.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import io
 import re
 import tempfile
@@ -128,7 +129,7 @@ def _sheets_and_names(z: zipfile.ZipFile) -> tuple[frozenset[str], frozenset[str
     return frozenset(sheets), frozenset(names)
 
 
-_FUNCTIONS: dict[tuple, frozenset[str]] = {}
+_FUNCTIONS: dict[tuple, tuple[frozenset[str], dict]] = {}
 #: functions the engines write into a workbook themselves, harmless: Gnumeric saves print titles of
 #: several areas as ERROR("…")
 ENGINE_FUNCTIONS = frozenset({"ERROR"})
@@ -136,35 +137,76 @@ ENGINE_FUNCTIONS = frozenset({"ERROR"})
 
 def xlmodel_functions(policy, year: int) -> frozenset[str]:
     """Every function xlmodel writes in a workbook of this plan and year (its UDF sheet's too)."""
+    return gate_allowance(policy, year)[0]
+
+
+def gate_allowance(policy, year: int) -> tuple[frozenset[str], dict[str, tuple[frozenset[str], frozenset[str]]]]:
+    """(every function xlmodel writes in a workbook of this plan and year, its UDF sheet's too; each of
+    its formulas that passes the gate with them, by the SHA-256 of its text, with the sheets and the
+    defined names its references need: :func:`_needs`). Found in a workbook built for the purpose, once
+    per plan and year in a process and kept in the user cache between runs (:mod:`..workbook.reference_cache`)."""
     from ..case import Case
     from ..evaluator import model_for
+    from ..workbook import reference_cache
+    from ..workbook.layout import Layout
+    from ..workbook.reader import _reference_key
     from ..workbook.writer import WorkbookBuilder
 
     key = (policy.id, policy.version, year)
     if key not in _FUNCTIONS:
-        from ..workbook import reference_cache
-        from ..workbook.layout import Layout
-        from ..workbook.reader import _reference_key
-
-        case = Case(policy.id, year)
         disk = _reference_key(policy, Layout(model_for(policy), year), year)  # the plan's content, not its id
-        kept = reference_cache.load_functions(disk)  # what an earlier run found (its own, checked)
+        kept = reference_cache.load_gate(disk)  # what an earlier run found (its own, checked)
         if kept is None:
             with tempfile.TemporaryDirectory(prefix="xlmodel-ref-") as d:
                 ref = Path(d) / "reference.xlsx"
-                WorkbookBuilder(policy, case, udf=True).write(ref)
+                WorkbookBuilder(policy, Case(policy.id, year), udf=True).write(ref)
                 data = ref.read_bytes()
             texts = {text for _where, text in formula_texts(data)}
-            kept = ENGINE_FUNCTIONS | {f for text in texts for f in functions(text)}
-            reference_cache.store_functions(disk, kept)
+            allowed = ENGINE_FUNCTIONS | {f for text in texts for f in functions(text)}
+            clean = {_text_digest(t): n for t in texts if (n := _needs(t, allowed)) is not None}
+            kept = (allowed, clean)
+            reference_cache.store_gate(disk, *kept)
         _FUNCTIONS[key] = kept
     return _FUNCTIONS[key]
 
 
-def foreign_content(data: bytes, allowed: frozenset[str] | set[str]) -> list[Problem]:
+def _text_digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _needs(formula: str, allowed: frozenset[str]) -> tuple[frozenset[str], frozenset[str]] | None:
+    """(the sheets, the defined names in upper case) a formula's references need, when everything else
+    in it passes the gate with ``allowed``; None when it does not, whatever the workbook. The formula
+    then passes :func:`.formula_gate.formula_problems` in any workbook that has those sheets and names."""
+    from ..workbook.formula_gate import _AREA, _ON_SHEET, _PLAIN, Token, function_name, tokens
+
+    toks = tokens(formula)
+    if toks is None:
+        return None
+    sheets, names = set(), set()
+    for t in toks:
+        if t.type == Token.FUNC:
+            if t.subtype == Token.OPEN and function_name(t) not in allowed:
+                return None
+        elif t.type == Token.OPERAND:
+            if t.subtype != Token.RANGE or _AREA.fullmatch(t.value):
+                continue
+            m = _ON_SHEET.fullmatch(t.value)
+            if m is not None and _AREA.fullmatch(m.group(3)):
+                sheets.add(m.group(1).replace("''", "'") if m.group(1) is not None else m.group(2))
+            else:
+                names.add(t.value.upper())
+        elif t.type not in _PLAIN:
+            return None
+    return frozenset(sheets), frozenset(names)
+
+
+def foreign_content(data: bytes, allowed: frozenset[str] | set[str], clean: dict | None = None) -> list[Problem]:
     """What in a workbook could act outside it, one problem each (empty: it may be handed to an engine):
     its parts and relationships (:func:`.package_gate.package_problems`), then every formula
-    (:func:`.formula_gate.formula_problems`)."""
+    (:func:`.formula_gate.formula_problems`). ``clean``: the formulas xlmodel writes that pass with
+    ``allowed`` (:func:`gate_allowance`): one of those texts passes without being read again where the
+    workbook has the sheets and names it needs."""
     from ..workbook.package_gate import package_problems
 
     with zipfile.ZipFile(io.BytesIO(data)) as z:
@@ -173,10 +215,15 @@ def foreign_content(data: bytes, allowed: frozenset[str] | set[str]) -> list[Pro
             return problems
         sheets, names = _sheets_and_names(z)
     allowed = frozenset(allowed)
+    clean = clean or {}
     seen: dict[str, list[str]] = {}
     for where, text in formula_texts(data):
         if text not in seen:
-            seen[text] = formula_problems(text, allowed, sheets, names)
+            need = clean.get(_text_digest(text)) if clean else None
+            if need is not None and need[0] <= sheets and need[1] <= names:
+                seen[text] = []
+            else:
+                seen[text] = formula_problems(text, allowed, sheets, names)
         problems += [Problem(where, why) for why in seen[text]]
     return problems
 
@@ -233,7 +280,7 @@ def recalc_workbook(book, out, engine=None, *, force: bool = False, timeout: flo
     read = read_workbook(book)  # an xlmodel workbook, every input readable (errors name sheet!cell)
     data, _ = inspect_xlsx(book, max_bytes=MAX_FILE, max_unpacked=MAX_UNPACKED, max_part=MAX_ENTRY,
                            max_parts=MAX_ENTRIES, max_ratio=MAX_RATIO)
-    problems = foreign_content(data, xlmodel_functions(read.policy, read.case.evaluation_year))
+    problems = foreign_content(data, *gate_allowance(read.policy, read.case.evaluation_year))
     if problems:
         problems.append(Problem("(怎么办 what to do)", "请用 `xlmodel refresh BOOK -o NEW.xlsx` 按其输入重建（xlmodel 自己的公式）"
                                                       "再重算 rebuild it from its inputs with `xlmodel refresh BOOK -o NEW.xlsx` "

@@ -145,16 +145,18 @@ def store(key: tuple, ref: Reference) -> None:
     user_cache.prune(SUB, NAME, MAX_FILES)  # only files xlmodel wrote (their name, their tag), never through a link
 
 
-GATE_SUB = "gates"  #: the cache's folder of the recalc gate's function sets
+GATE_SUB = "gates"  #: the cache's folder of the recalc gate's allowances
 _FUNCTION = re.compile(r"[A-Z][A-Z0-9._]{0,63}")  #: a function's name as the gate keeps it (upper case)
-MAX_GATE_BYTES = 64 * 2**10  #: a plan's function set is some 30 names
+_DIGEST = re.compile(r"[0-9a-f]{64}")
+MAX_GATE_BYTES = 8 * 2**20  #: a plan's allowance: some 30 functions, a few thousand formulas' digests
 
 
-def load_functions(key: tuple) -> frozenset[str] | None:
-    """The functions xlmodel writes in a workbook of ``key`` (the plan's content and the timeline), as
-    :func:`store_functions` kept them (``xlmodel recalc``'s gate: :func:`xlmodel.engines.drive.xlmodel_functions`),
-    or None: a file of the user's own, its MAC checked, of the layout and digest xlmodel writes, each
-    name a function's name, else nothing."""
+def load_gate(key: tuple) -> tuple[frozenset[str], dict] | None:
+    """``xlmodel recalc``'s gate allowance for ``key`` (the plan's content and the timeline), as
+    :func:`store_gate` kept it (:func:`xlmodel.engines.drive.gate_allowance`): (the functions xlmodel
+    writes, {SHA-256 of a formula's text: (the sheets, the names it needs)}), or None — unless the file
+    is the user's own, its MAC checked, of the layout and digest xlmodel writes, each function's name a
+    name and each formula's entry a digest with its lists of texts, nothing of it is used."""
     digest = None if _off() else _digest(("gate", *key))
     if digest is None:
         return None
@@ -167,19 +169,26 @@ def load_functions(key: tuple) -> frozenset[str] | None:
         return None
     if not (isinstance(data, dict) and data.get("format") == FORMAT and data.get("digest") == digest):
         return None
-    names = data.get("functions")
-    if not (isinstance(names, list) and all(type(n) is str and _FUNCTION.fullmatch(n) for n in names)):
+    names, clean = data.get("functions"), data.get("clean")
+    if not (isinstance(names, list) and all(type(n) is str and _FUNCTION.fullmatch(n) for n in names)
+            and isinstance(clean, dict)):
         return None
-    return frozenset(names)
+    out = {}
+    for h, need in clean.items():
+        if not (_DIGEST.fullmatch(h) and type(need) is list and len(need) == 2
+                and all(type(x) is list and all(type(v) is str for v in x) for x in need)):
+            return None
+        out[h] = (frozenset(need[0]), frozenset(need[1]))
+    return frozenset(names), out
 
 
-def store_functions(key: tuple, names: frozenset[str]) -> None:
-    """Keep the function set of ``key``; never fails the command."""
+def store_gate(key: tuple, names: frozenset[str], clean: dict) -> None:
+    """Keep the gate allowance of ``key``; never fails the command."""
     digest = None if _off() else _digest(("gate", *key))
     if digest is None or not all(_FUNCTION.fullmatch(n) for n in names):
         return
-    text = json.dumps({"format": FORMAT, "digest": digest, "functions": sorted(names)},
-                      separators=(",", ":")).encode("ascii")
-    if user_cache.store(GATE_SUB, f"{digest}.json", text):
+    data = {"format": FORMAT, "digest": digest, "functions": sorted(names),
+            "clean": {h: [sorted(s), sorted(n)] for h, (s, n) in sorted(clean.items())}}
+    text = json.dumps(data, separators=(",", ":")).encode("ascii")
+    if len(text) <= MAX_GATE_BYTES and user_cache.store(GATE_SUB, f"{digest}.json", text):
         user_cache.prune(GATE_SUB, NAME, MAX_FILES)
-
