@@ -94,7 +94,7 @@ def single(n_parity: int):
     from xlmodel.case import load_case
     from xlmodel.rules.compiled import evaluate_scalar
     from xlmodel.evaluator import case_getter, evaluate, model_for, plan_by_id, reference_arrays
-    from xlmodel.report import build_report, report_roots
+    from xlmodel.report.build import build_report, report_roots
     from xlmodel.synth import parity_cases
 
     cases = parity_cases(GCL, n_parity)

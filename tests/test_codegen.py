@@ -18,7 +18,7 @@ from xlmodel.rules import catalogue as cat, codegen, compiled as K, expr as E
 from xlmodel.case import Case
 from xlmodel.rules.catalogue import Model, Param
 from xlmodel.evaluator import evaluate_one, load_policy, model_for
-from xlmodel.report import _assembler, build_report, report_roots
+from xlmodel.report.build import _assembler, build_report, report_roots
 
 GCL = "gcl-energy-2022-2024"
 

@@ -21,7 +21,8 @@ from xlmodel.rules.catalogue import REASONS, STATUS_ZH
 from xlmodel.errors import PolicyError
 from xlmodel.evaluator import evaluate
 from xlmodel.plans.schema import load_policy_file
-from xlmodel.report import render_markdown, render_table
+from xlmodel.report.terminal import render_table
+from xlmodel.report.markdown import render_markdown
 
 GCL, FAR_EAST, HOUPU = "gcl-energy-2022-2024", "far-east-2022-2024", "houpu-2024-2026"
 M = 1_000_000.0

@@ -10,7 +10,8 @@ from types import SimpleNamespace
 from xlmodel.rules import compiled as K, expr as E
 from xlmodel.rules.catalogue import Derived, Model, Param
 from xlmodel.evaluator import attestation_ids, model_for
-from xlmodel.report import _rule_plan, report_roots
+from xlmodel.report.explain import _rule_plan
+from xlmodel.report.build import report_roots
 
 
 def _model(k: float = 0.5) -> Model:

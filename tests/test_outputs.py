@@ -19,7 +19,8 @@ from xlmodel.batch.evaluate import (OUTPUT_COLUMNS, RULE_PART_LABELS, RULE_PARTS
 from xlmodel.batch.output import AMOUNT_COLUMNS, is_amount_column
 from xlmodel.case import load_case
 from xlmodel.evaluator import evaluate
-from xlmodel.report import render_by_year, render_markdown, render_table
+from xlmodel.report.terminal import render_by_year, render_table
+from xlmodel.report.markdown import render_markdown
 from xlmodel.workbook.integrity import SUMMARY_HEAD
 from xlmodel.workbook.layout import OUTPUTS as LAYOUT_OUTPUTS
 

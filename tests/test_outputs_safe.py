@@ -36,7 +36,8 @@ from xlmodel.batch.output import RESULTS_SHEET, SUMMARY_SHEET, write_batch_csv, 
 from xlmodel.case import load_case
 from xlmodel.errors import OutputExistsError, XlmodelError
 from xlmodel.inputs.files import Interrupted, atomic_write, check_output
-from xlmodel.report import render_markdown, render_table
+from xlmodel.report.terminal import render_table
+from xlmodel.report.markdown import render_markdown
 from xlmodel.inputs.sanitize import csv_cell, md_text, plain_text
 from xlmodel.workbook.layout import SHEETS
 from xlmodel.workbook.reader import read_workbook

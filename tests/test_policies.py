@@ -223,7 +223,8 @@ def test_policies_show_escapes_what_a_plan_built_in_code_holds(capsys, monkeypat
 def test_reports_escape_a_plan_version_and_notes_built_in_code():
     from xlmodel import load_case
     from xlmodel.evaluator import evaluate
-    from xlmodel.report import render_markdown, render_table
+    from xlmodel.report.terminal import render_table
+    from xlmodel.report.markdown import render_markdown
 
     case = load_case(TEMPLATES.parent / "samples" / "gcl-energy-2022-2024.yaml")
     p = load_policy("gcl-energy-2022-2024")

@@ -21,7 +21,8 @@ import yaml
 import xlmodel
 from conftest import cli
 from xlmodel.case import load_case
-from xlmodel.report import WHOLE_UNITS, _wrap, color_enabled, render_table, terminal_width
+from xlmodel.report import WHOLE_UNITS
+from xlmodel.report.terminal import _wrap, color_enabled, render_table, terminal_width
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = sorted((ROOT / "samples").glob("*.yaml"))

@@ -47,7 +47,8 @@ from xlmodel.errors import XlmodelError
 from xlmodel.evaluator import model_for
 from xlmodel.fields import COMPANY_FIELDS, ENUMS, YEAR_FIELDS, Kind
 from xlmodel.plans.schema import load_policy
-from xlmodel.report import render_markdown, render_table
+from xlmodel.report.terminal import render_table
+from xlmodel.report.markdown import render_markdown
 from xlmodel.synth import interims_within_totals, parity_cases, random_case_data
 from xlmodel.workbook.integrity import verdict_lines
 from xlmodel.workbook.layout import CHECK_COL_INDEX, SHEETS, Layout

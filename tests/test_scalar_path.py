@@ -31,7 +31,7 @@ from xlmodel.rules.catalogue import Model, Param
 from xlmodel.evaluator import (case_getter, evaluate, evaluate_arrays, evaluate_timeline, evaluate_years, model_for,
                                reference_arrays, timeline_getter)
 from xlmodel.money import round_fen
-from xlmodel.report import build_report
+from xlmodel.report.build import build_report
 from xlmodel.synth import make_consistent, parity_cases
 
 POLICIES = ("far-east-2022-2024", "gcl-energy-2022-2024", "houpu-2024-2026")
@@ -456,7 +456,7 @@ def test_a_report_from_its_own_program_equals_one_from_every_calculation():
     from test_capabilities import FIFTH, SIXTH, SEVENTH, _capability_cases
 
     from xlmodel.plans.schema import load_policy_file
-    from xlmodel.report import report_roots
+    from xlmodel.report.build import report_roots
 
     plans = [(model_for(pid), parity_cases(pid, 60, seed=21)) for pid in POLICIES]
     for path, seed in ((FIFTH, 5), (SIXTH, 6), (SEVENTH, 7)):

@@ -227,7 +227,7 @@ def test_the_evaluator_takes_the_timeline_years_one_by_one():
     import dataclasses
 
     from xlmodel.evaluator import evaluate_timeline
-    from xlmodel.report import build_report
+    from xlmodel.report.build import build_report
 
     case = load_case(SAMPLE)
     model = model_for(case.policy)

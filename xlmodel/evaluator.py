@@ -22,7 +22,7 @@ from .rules.expr import to_serial
 from .fields import FIELDS, Kind
 from .plans.folders import plan_directory_key
 from .plans.schema import Policy, load_policy, policy_by_id
-from .report import build_report, report_roots
+from .report.build import build_report, report_roots
 
 
 def encode(fid: str, values: list) -> tuple[np.ndarray, np.ndarray]:

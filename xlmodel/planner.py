@@ -331,7 +331,7 @@ def exit_code(path: list[PlanYear]) -> int:
 
 def render_plan_text(path: list[PlanYear], case: Case, policy: Policy) -> str:
     """The path as text for a terminal, Chinese first: one line per year, then what each year rests on."""
-    from .report import _pad, _width
+    from .report.terminal import _pad, _width
     from .inputs.sanitize import plain_text as t
 
     name, pol = _heading(case, policy)

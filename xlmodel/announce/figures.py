@@ -16,7 +16,8 @@ from ..case import Case
 from ..rules.catalogue import Model
 from ..rules.expr import py
 from ..plans.schema import Policy
-from ..report import Report, build_report, report_roots
+from ..report import Report
+from ..report.build import build_report, report_roots
 from .rows import LINES, TRIGGERS
 
 #: the risk-warning rule's calculations the announcement reads besides the table's (catalogue.k_st_low_dividend)

@@ -9,7 +9,8 @@ from ..inputs.sanitize import plain_text
 
 
 def _print_report(rep, args, preface=()) -> None:
-    from ..report import render_markdown, render_table
+    from ..report.terminal import render_table
+    from ..report.markdown import render_markdown
 
     if getattr(args, "markdown", False):
         print(render_markdown(rep, preface=preface))

@@ -13,7 +13,7 @@ def cmd_evaluate(args) -> int:
     from ..errors import XlmodelError
     from ..case import load_case
     from ..evaluator import evaluate, evaluate_years
-    from ..report import render_by_year, render_table
+    from ..report.terminal import render_by_year, render_table
 
     if args.year is not None and not args.batch:
         raise XlmodelError("--year 仅用于 --batch --year is for --batch only")

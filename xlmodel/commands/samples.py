@@ -27,7 +27,7 @@ def cmd_samples(args) -> int:
     from ..case import load_case
     from ..errors import OutputExistsError
     from ..evaluator import evaluate
-    from ..report import render_table
+    from ..report.terminal import render_table
     import datetime as dt
     import os
 

@@ -179,7 +179,7 @@ def summary_table(rows: list[Row], width: int | None = None, wide: bool = False,
     unless ``wide``: file and company are cut (…) to fit, and where even then they cannot have
     12 columns each the file goes on a line of its own beneath its row. Every line of a row
     begins with its number or with spaces, never with text from a file."""
-    from ..report import MIN_WIDTH, _pad, _truncate, _width, color_enabled, paint, terminal_width
+    from ..report.terminal import MIN_WIDTH, _pad, _truncate, _width, color_enabled, paint, terminal_width
     from ..inputs.sanitize import plain_text
 
     color = color_enabled() if color is None else color
