@@ -97,7 +97,7 @@ def _rule_result(rd, static, u, names, bound, val, later, missing) -> RuleResult
 def _report(model: cat.Model, case, val, results: list[RuleResult], head: tuple) -> Report:
     """The report: its rules' ``results`` and ``head``, the values of :data:`_HEADLINE_CALCS`."""
     p = model.policy
-    overall, cond, min_cash, max_dist, fails, warns, missing, st, st_cash = head
+    headline = {o.id: int(v) if o.kind == "count" else v for o, v in zip(_OUTPUTS, head)}  # a field of Report each
     note_zh, note_en = _min_cash_note(model, val)
     if case.evaluation_year >= pol.AUDIT_COMMITTEE_FROM:  # the body that exists in the year (docs/domain.md §6.10)
         for r in results:
@@ -105,9 +105,7 @@ def _report(model: cat.Model, case, val, results: list[RuleResult], head: tuple)
     return Report(
         policy=p.id, policy_version=p.version, evaluation_year=case.evaluation_year,
         company={k: v.isoformat() if hasattr(v, "isoformat") else v for k, v in case.company.items()},
-        overall_status=overall, cash_conditions_met=cond, min_cash_dividend=min_cash, max_distribution=max_dist,
-        fail_count=int(fails), warn_count=int(warns), missing_input_count=int(missing),
-        st_risk_warning=st, cash_needed_to_avoid_st=st_cash, rules=results,
+        **headline, rules=results,
         min_cash_note_zh=note_zh, min_cash_note_en=note_en, plan_years=tuple(p.plan_years),
         open_reviews=tuple(f"{where}: {what}" for where, what in open_reviews(p)))
 
