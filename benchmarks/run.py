@@ -93,7 +93,7 @@ def single(n_parity: int):
 
     from xlmodel.case import load_case
     from xlmodel.rules.compiled import evaluate_scalar
-    from xlmodel.evaluator import case_getter, evaluate, model_for, plan_by_id, reference_arrays
+    from xlmodel.evaluator import case_getter, evaluate, model_for, cached_plan_by_id, reference_arrays
     from xlmodel.report.build import build_report, report_roots
     from xlmodel.synth import parity_cases
 
@@ -107,14 +107,14 @@ def single(n_parity: int):
     n_checked = len(cases)
     del cases, rep
     c = load_case(SAMPLE)
-    m = model_for(plan_by_id(c.policy))
-    pol = plan_by_id(c.policy)
+    m = model_for(cached_plan_by_id(c.policy))
+    pol = cached_plan_by_id(c.policy)
     roots = report_roots(m)
     env = evaluate_scalar(m, c, None, roots)
     t = best_interleaved({
         "eval": lambda: evaluate(c), "eval_pol": lambda: evaluate(c, pol),
         "scalar": lambda: evaluate_scalar(m, c, None, roots), "every": lambda: evaluate_scalar(m, c),
-        "report": lambda: build_report(m, env, 0, c), "lookup": lambda: plan_by_id(c.policy),
+        "report": lambda: build_report(m, env, 0, c), "lookup": lambda: cached_plan_by_id(c.policy),
         "hand": lambda: gcl_hand.evaluate(c.years, c.company, c.attestations, c.evaluation_year)}, 1000)
     t_eval, t_eval_pol, t_scalar, t_every, t_report, t_lookup, t_hand = (
         t[k] for k in ("eval", "eval_pol", "scalar", "every", "report", "lookup", "hand"))

@@ -176,9 +176,9 @@ def test_a_plan_s_statement_is_added(tmp_path):
     from xlmodel.case import load_case
 
     c = load_case(Path(__file__).parents[1] / "samples" / "gcl-energy-2022-2024.yaml")
-    from xlmodel.evaluator import plan_by_id
+    from xlmodel.evaluator import cached_plan_by_id
 
-    f = figures_for(c, plan_by_id(c.policy))
+    f = figures_for(c, cached_plan_by_id(c.policy))
     lines = "\n".join(to_json(f)["sentences"]["三、测算与提示（供董秘办核对，不直接刊登）"])
     assert "《" in lines and "规定" in lines
 
@@ -378,11 +378,11 @@ def _equal(a, b) -> bool:
 @pytest.mark.parametrize("engine", ["libreoffice", "gnumeric"])
 def test_the_announcement_sheet_equals_announce_in_both_engines(engine, request, tmp_path):
     from conftest import engine_values
-    from xlmodel.evaluator import plan_by_id
+    from xlmodel.evaluator import cached_plan_by_id
     from xlmodel.workbook.writer import build_workbook
 
     request.getfixturevalue(engine)
-    policy = plan_by_id(PLAN)
+    policy = cached_plan_by_id(PLAN)
     paths, expected = [], {}
     for key, c in _face_cases():
         p = build_workbook(tmp_path / f"{key}.xlsx", policy, c)
@@ -403,12 +403,12 @@ def test_the_announcement_sheet_equals_announce_in_both_engines(engine, request,
 
 
 def test_the_worksheet_function_equals_announce():
-    from xlmodel.evaluator import plan_by_id
+    from xlmodel.evaluator import cached_plan_by_id
     from xlmodel.fields import FIELDS
     from xlmodel.udfs import XLM_ANNOUNCE, clear_caches
 
     clear_caches()
-    policy = plan_by_id(PLAN)
+    policy = cached_plan_by_id(PLAN)
     for key, c in _face_cases():
         years = sorted(c.years)
         fids = sorted({k for y in years for k in c.years[y]})
@@ -427,13 +427,13 @@ def test_announce_reads_a_filled_workbook_as_its_case(tmp_path, capsys):
     """A workbook built for the case gives the announcement of the case (read as check reads it)."""
     import dataclasses
 
-    from xlmodel.evaluator import plan_by_id
+    from xlmodel.evaluator import cached_plan_by_id
     from xlmodel.workbook.writer import build_workbook
 
     c = dataclasses.replace(case(TRIGGERS), policy=PLAN)
-    p = build_workbook(tmp_path / "book.xlsx", plan_by_id(PLAN), c)
+    p = build_workbook(tmp_path / "book.xlsx", cached_plan_by_id(PLAN), c)
     assert main(["announce", str(p), "--json"]) == 1
     got = json.loads(capsys.readouterr().out)
-    want = to_json(figures_for(c, plan_by_id(PLAN)))
+    want = to_json(figures_for(c, cached_plan_by_id(PLAN)))
     assert got["table"] == json.loads(json.dumps(want["table"])) and got["proposal"] == want["proposal"]
     assert got["table"]["triggers"] == "是"

@@ -187,9 +187,9 @@ def test_without_the_column_the_columns_are_as_before():
 
 
 def model_for_houpu():
-    from xlmodel.plans.schema import policy_by_id
+    from xlmodel.plans.schema import load_plan_by_id
 
-    return model_for(policy_by_id(HOUPU))
+    return model_for(load_plan_by_id(HOUPU))
 
 
 # ---- the files -----------------------------------------------------------------------------------

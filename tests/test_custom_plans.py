@@ -35,7 +35,8 @@ from xlmodel.case import load_case
 from xlmodel.errors import PolicyError, UnknownPolicyError, XlmodelError
 from xlmodel.evaluator import evaluate
 from xlmodel.plans.folders import user_plan_dir
-from xlmodel.plans.schema import (PlanTextError, load_policy, plan_clauses, plan_directories, policy_by_id, policy_source,
+from xlmodel.plans.schema import (PlanTextError, load_policy, plan_clauses, plan_directories,
+                                  load_plan_by_id, policy_source,
                             read_plan_text, text_ref_problem)
 from xlmodel.workbook import embed
 from xlmodel.workbook.layout import SHEETS
@@ -229,7 +230,7 @@ def test_install_copies_the_plan_and_its_text_and_never_overwrites_without_force
     assert f"installed: {ACME} v{V} -> {home / (ACME + '.yaml')}" in out
     assert (home / f"{ACME}.yaml").read_bytes() == src.read_bytes()
     assert (home / "texts" / f"{ACME}.txt").read_bytes() == (src.parent / "texts" / f"{ACME}.txt").read_bytes()
-    assert policy_by_id(ACME).id == ACME
+    assert load_plan_by_id(ACME).id == ACME
     # the same again: nothing to do
     code, out, _ = cli(capsys, "policies", "install", src)
     assert code == 0 and "already installed" in out
@@ -243,7 +244,7 @@ def test_install_copies_the_plan_and_its_text_and_never_overwrites_without_force
     assert (home / f"{ACME}.yaml").read_bytes() == before
     code, out, err = cli(capsys, "policies", "install", src2, "--force")
     assert code == 0, err
-    assert policy_by_id(ACME).version == "1.1.0"
+    assert load_plan_by_id(ACME).version == "1.1.0"
     assert sorted(p.name for p in home.iterdir()) == [f"{ACME}.yaml", "texts"]  # no temporary file left
 
 
@@ -304,9 +305,9 @@ def test_install_puts_each_plans_text_under_its_own_name(tmp_path, capsys):
     assert f"(plan text {home / 'texts' / 'plan-b.txt'})" in out
     assert "规划原文安装为 texts/plan-b.txt" in err and "the file names texts/plan.txt" in err
     assert sorted(p.name for p in (home / "texts").iterdir()) == ["plan-a.txt", "plan-b.txt"]
-    assert plan_clauses(policy_by_id("plan-a")) == plan_clauses(load_policy(a))
-    assert policy_source(policy_by_id("plan-a")).text == GCL_TEXT
-    assert policy_source(policy_by_id("plan-b")).text == OTHER_TEXT
+    assert plan_clauses(load_plan_by_id("plan-a")) == plan_clauses(load_policy(a))
+    assert policy_source(load_plan_by_id("plan-a")).text == GCL_TEXT
+    assert policy_source(load_plan_by_id("plan-b")).text == OTHER_TEXT
     installed_b = (home / "plan-b.yaml").read_text(encoding="utf-8")
     assert installed_b == b.read_text(encoding="utf-8").replace('text: "texts/plan.txt"', "text: texts/plan-b.txt", 1)
     assert "text: texts/plan-b.txt  # the published text" in installed_b
@@ -317,7 +318,7 @@ def test_install_puts_each_plans_text_under_its_own_name(tmp_path, capsys):
     b2 = _plan_named(tmp_path / "b2", "plan-b", "texts/plan.txt", "（丙）\n" + GCL_TEXT)
     assert cli(capsys, "policies", "install", b2, "--force")[0] == 0
     assert {p.name: p.read_bytes() for p in [home / "plan-a.yaml", home / "texts" / "plan-a.txt"]} == before_a
-    assert policy_source(policy_by_id("plan-b")).text == "（丙）\n" + GCL_TEXT
+    assert policy_source(load_plan_by_id("plan-b")).text == "（丙）\n" + GCL_TEXT
 
 
 def test_plans_installed_by_an_earlier_xlmodel_keep_loading_and_keep_their_text(tmp_path, capsys):
@@ -326,14 +327,14 @@ def test_plans_installed_by_an_earlier_xlmodel_keep_loading_and_keep_their_text(
     home = tmp_path / "config" / "plans"
     _plan_named(home, "plan-a", "texts/shared.txt")
     shutil.copyfile(_plan_named(tmp_path / "tmp", "plan-c", "texts/shared.txt"), home / "plan-c.yaml")
-    assert policy_by_id("plan-a").text == policy_by_id("plan-c").text == "texts/shared.txt"
+    assert load_plan_by_id("plan-a").text == load_plan_by_id("plan-c").text == "texts/shared.txt"
     code, out, err = cli(capsys, "policies")
     assert code == 0 and "plan-a" in out and "plan-c" in out, err
     # plan-a installed again, from its own installed file: its own text now, plan-c's untouched
     code, _, err = cli(capsys, "policies", "install", home / "plan-a.yaml", "--force")
     assert code == 0, err
-    assert policy_by_id("plan-a").text == "texts/plan-a.txt"
-    assert policy_by_id("plan-c").text == "texts/shared.txt"
+    assert load_plan_by_id("plan-a").text == "texts/plan-a.txt"
+    assert load_plan_by_id("plan-c").text == "texts/shared.txt"
     assert (home / "texts" / "shared.txt").read_text(encoding="utf-8") == GCL_TEXT
 
 
@@ -356,8 +357,8 @@ def test_install_never_replaces_a_text_another_installed_plan_reads(tmp_path, ca
     # the way out the message gives: plan-a installed again gets its own text; then plan-b installs
     assert cli(capsys, "policies", "install", home / "plan-a.yaml", "--force")[0] == 0
     assert cli(capsys, "policies", "install", b, "--force")[0] == 0
-    assert policy_source(policy_by_id("plan-a")).text == GCL_TEXT
-    assert policy_source(policy_by_id("plan-b")).text == OTHER_TEXT
+    assert policy_source(load_plan_by_id("plan-a")).text == GCL_TEXT
+    assert policy_source(load_plan_by_id("plan-b")).text == OTHER_TEXT
 
 
 def test_a_workbook_built_from_the_source_file_checks_against_the_installed_copy(tmp_path, capsys):
@@ -755,16 +756,16 @@ def test_policy_by_id_is_the_one_lookup_and_never_a_path(tmp_path, monkeypatch):
     d = tmp_path / "plans"
     path = write_plan(d)
     monkeypatch.setenv("XLMODEL_PLANS", str(d))
-    assert policy_by_id(ACME).id == ACME
+    assert load_plan_by_id(ACME).id == ACME
     for ref in (str(path), f"../plans/{ACME}", f"{ACME}.yaml"):
         with pytest.raises(UnknownPolicyError, match="not a policy id"):
-            policy_by_id(ref)
+            load_plan_by_id(ref)
     # a file whose id is not its name is refused by id
     path.rename(d / "acme-renamed-2022-2024.yaml")
     with pytest.raises(PolicyError, match="does not match the file name"):
-        policy_by_id("acme-renamed-2022-2024")
+        load_plan_by_id("acme-renamed-2022-2024")
     with pytest.raises(XlmodelError, match="unknown policy"):
-        policy_by_id(ACME)
+        load_plan_by_id(ACME)
 
 
 def _carrying_book(tmp_path: Path, capsys) -> tuple[Path, Path]:

@@ -57,7 +57,7 @@ def _no_loading(monkeypatch):
 
     def refuse():
         raise AssertionError("the plans were loaded")
-    monkeypatch.setattr(xlmodel.plan_install, "list_plans", refuse)
+    monkeypatch.setattr(xlmodel.plan_install, "list_plans_with_errors", refuse)
 
 
 def test_the_second_listing_comes_from_the_cache_and_says_the_same(home, capsys, monkeypatch):
@@ -194,12 +194,12 @@ def _loads(monkeypatch) -> list:
     """Every time the plans are loaded (the listing made afresh, not printed from the cache)."""
     import xlmodel.plan_install
 
-    calls, real = [], xlmodel.plan_install.list_plans
+    calls, real = [], xlmodel.plan_install.list_plans_with_errors
 
     def counting():
         calls.append(1)
         return real()
-    monkeypatch.setattr(xlmodel.plan_install, "list_plans", counting)
+    monkeypatch.setattr(xlmodel.plan_install, "list_plans_with_errors", counting)
     return calls
 
 

@@ -21,7 +21,7 @@ from conftest import formulas
 from sheet_metrics import r1c1
 from test_planner import M, far_east, gcl, houpu
 from xlmodel.case import load_case
-from xlmodel.evaluator import plan_by_id
+from xlmodel.evaluator import cached_plan_by_id
 from xlmodel.planner import STATUS_ZH
 from xlmodel.workbook.layout import SHEETS
 from xlmodel.engines.parity import same, sheet_values
@@ -68,7 +68,7 @@ CASES = [
 
 
 def _build(path: Path, case, pay: dict | None = None) -> Path:
-    b = WorkbookBuilder(plan_by_id(case.policy), case)
+    b = WorkbookBuilder(cached_plan_by_id(case.policy), case)
     b.plan_pay = pay or {}
     b.write(path)
     return path

@@ -12,7 +12,7 @@ import yaml
 from xlmodel.plans import clauses as plan_clauses
 from xlmodel.rules.catalogue import compile_policy
 from xlmodel.errors import PolicyError
-from xlmodel.plans.schema import TEMPLATES, list_policies, load_policy, load_policy_file
+from xlmodel.plans.schema import TEMPLATES, list_plans_or_raise, load_policy, load_policy_file
 
 IDS = ("far-east-2022-2024", "gcl-energy-2022-2024", "houpu-2024-2026")
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "policy-texts"
@@ -23,7 +23,7 @@ HEADING = re.compile(r"^\s*([一二三四五六七八九十]+、|[（(][一二�
 
 
 def test_the_three_policies_are_listed():
-    assert [p.id for p in list_policies()] == list(IDS)
+    assert [p.id for p in list_plans_or_raise()] == list(IDS)
 
 
 @pytest.mark.parametrize("pid", IDS)

@@ -27,7 +27,7 @@ import hostile_corpus as hc
 from conftest import assert_process_ends, cli
 from xlmodel.case import load_case
 from xlmodel.errors import XlmodelError
-from xlmodel.plans.schema import policy_by_id
+from xlmodel.plans.schema import load_plan_by_id
 from xlmodel.engines import engines, recalc
 from xlmodel.engines.drive import check_timeout, foreign_content, xlmodel_functions
 from xlmodel.workbook.formula_gate import formula_problems
@@ -189,7 +189,7 @@ def test_a_formula_of_xlmodels_shapes_passes(formula):
 def test_every_workbook_xlmodel_writes_passes_the_gate(sample, tmp_path):
     """The three samples as `xlmodel build` writes them, with the UDF sheet, and an empty model."""
     case = load_case(SAMPLES[sample])
-    pol = policy_by_id(case.policy)
+    pol = load_plan_by_id(case.policy)
     allowed = xlmodel_functions(pol, case.evaluation_year)
     books = [build_workbook(tmp_path / "case.xlsx", case=case),
              build_workbook(tmp_path / "udf.xlsx", case=case, udf=True),
@@ -221,7 +221,7 @@ def test_the_formulas_xlmodel_writes_pass_unread_only_where_their_sheets_and_nam
     from xlmodel.engines.drive import gate_allowance
     from xlmodel.workbook.layout import SHEETS
 
-    allowed, clean = gate_allowance(policy_by_id(GCL), 2023)
+    allowed, clean = gate_allowance(load_plan_by_id(GCL), 2023)
     data = gcl_book.read_bytes()
     assert len(clean) > 1000  # nearly every formula of the model (a few thousand texts)
     assert foreign_content(data, allowed, clean) == foreign_content(data, allowed) == []
@@ -240,7 +240,7 @@ def test_what_an_engine_saves_passes_the_gate_again(engine, request, gcl_book, t
     writes its print titles as ERROR())."""
     request.getfixturevalue(engine)
     [out] = engines.engine(engine).recalculate([gcl_book], tmp_path / "out", 120)
-    assert foreign_content(out.read_bytes(), xlmodel_functions(policy_by_id(GCL), 2023)) == []
+    assert foreign_content(out.read_bytes(), xlmodel_functions(load_plan_by_id(GCL), 2023)) == []
 
 
 @pytest.mark.parametrize("formula, where", [
@@ -314,7 +314,7 @@ def test_a_picture_inside_the_workbook_passes(gcl_book):
 
     out = io.BytesIO()
     book.save(out)
-    assert foreign_content(out.getvalue(), xlmodel_functions(policy_by_id(GCL), 2023)) == []
+    assert foreign_content(out.getvalue(), xlmodel_functions(load_plan_by_id(GCL), 2023)) == []
 
 
 def _excel_parts(book: hc.Book) -> None:
@@ -347,7 +347,7 @@ def test_the_parts_excel_adds_on_saving_pass(gcl_book):
     _excel_parts(book)
     out = io.BytesIO()
     book.save(out)
-    assert foreign_content(out.getvalue(), xlmodel_functions(policy_by_id(GCL), 2023)) == []
+    assert foreign_content(out.getvalue(), xlmodel_functions(load_plan_by_id(GCL), 2023)) == []
 
 
 def test_two_parts_of_one_name_but_for_case_are_refused(gcl_book, tmp_path, capsys, monkeypatch):

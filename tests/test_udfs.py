@@ -257,7 +257,7 @@ def test_optional_arguments_may_be_left_out():
 def test_policies_and_rules_tables():
     pols = udfs.XLM_POLICIES()
     assert pols[0][0] == "规划 Plan" and [r[0] for r in pols[1:]] == list(POLICIES)
-    for row, p in zip(pols[1:], xlmodel.list_policies()):
+    for row, p in zip(pols[1:], xlmodel.list_plans_or_raise()):
         assert row == [p.id, p.version, p.title_zh, f"{p.plan_years[0]}–{p.plan_years[1]}"]
     for pid in POLICIES:
         rules = udfs.XLM_RULES(f" {pid} ")
@@ -433,8 +433,8 @@ def test_policies_are_loaded_once_and_reloaded_when_the_file_changes(monkeypatch
     path, mtime, *_ = udfs._POLICIES["gcl-energy-2022-2024"]
     udfs._POLICIES["gcl-energy-2022-2024"] = (path, mtime - 1, pol, model)  # as if the file had changed
     loads = []
-    real = udfs.policy_by_id  # a UDF's policy argument is an id, looked up among the plans, never a path
-    monkeypatch.setattr(udfs, "policy_by_id", lambda ref: loads.append(ref) or real(ref))
+    real = udfs.load_plan_by_id  # a UDF's policy argument is an id, looked up among the plans, never a path
+    monkeypatch.setattr(udfs, "load_plan_by_id", lambda ref: loads.append(ref) or real(ref))
     udfs.policy_entry("gcl-energy-2022-2024")
     assert loads == ["gcl-energy-2022-2024"] and udfs._POLICIES["gcl-energy-2022-2024"][1] == mtime
 

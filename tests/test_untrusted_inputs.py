@@ -28,7 +28,8 @@ from xlmodel.case import (MAX_TEXT, check_attestations, from_cell, load_case, pa
 from xlmodel.errors import CaseError, PolicyError, UnknownPolicyError, XlmodelError
 from xlmodel.evaluator import evaluate, model_for
 from xlmodel.fields import FIELDS, Field, Kind
-from xlmodel.plans.schema import POLICY_ID, load_policy, load_policy_file, plan_directories, policy_by_id, policy_paths
+from xlmodel.plans.schema import (POLICY_ID, load_policy, load_policy_file, plan_directories, load_plan_by_id,
+                                  policy_paths)
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "samples"
@@ -64,21 +65,21 @@ def test_plan_ids_are_found_in_the_plan_directories_only():
     assert plan_directories() and all(d.path.is_absolute() for d in plan_directories())
     assert set(policy_paths()) >= {GCL, "far-east-2022-2024", "houpu-2024-2026"}
     assert POLICY_ID.fullmatch(GCL) and not POLICY_ID.fullmatch("../gcl") and not POLICY_ID.fullmatch("a" * 81)
-    assert policy_by_id(GCL).id == GCL
+    assert load_plan_by_id(GCL).id == GCL
 
 
 @pytest.mark.parametrize("ref", ["/etc/passwd", "../templates/gcl-energy-2022-2024", str(FOURTH),
                                  "templates/gcl-energy-2022-2024.yaml", "GCL-energy-2022-2024", "", 7, None])
 def test_an_input_cannot_name_a_path(ref):
     with pytest.raises(UnknownPolicyError) as e:
-        policy_by_id(ref)
+        load_plan_by_id(ref)
     assert "not a policy id" in str(e.value)
     assert "root:" not in str(e.value)
 
 
 def test_unknown_id_says_did_you_mean_and_the_known_ids():
     with pytest.raises(UnknownPolicyError) as e:
-        policy_by_id("gcl-energy-2022-2025")
+        load_plan_by_id("gcl-energy-2022-2025")
     msg = str(e.value)
     assert "did you mean 'gcl-energy-2022-2024'" in msg and "known: " in msg and "houpu-2024-2026" in msg
 
@@ -89,7 +90,7 @@ def test_a_directory_in_the_working_directory_does_not_hijack_an_id(tmp_path, mo
     (tmp_path / "houpu-2024-2026").write_text("id: evil\nrules: []\n", encoding="utf-8")
     assert load_policy(GCL).id == GCL
     assert load_policy("houpu-2024-2026").id == "houpu-2024-2026"
-    assert policy_by_id(GCL).id == GCL
+    assert load_plan_by_id(GCL).id == GCL
 
 
 def test_a_case_names_its_plan_by_id_not_by_path(tmp_path):
@@ -706,7 +707,7 @@ def test_notes_may_name_attestations_and_misspellings_say_did_you_mean():
     assert "did you mean 'board_records_kept'" in probs["notes.board_record_kept"]
     assert "did you mean 'total_assets'" in probs["notes.total_asset"]
     assert "attestations.board_record_kept" not in probs  # not mistaken for an attestation
-    known = model_for(policy_by_id(GCL)).attestation_ids()
+    known = model_for(load_plan_by_id(GCL)).attestation_ids()
     with pytest.raises(CaseError):
         check_attestations(case, known)
 

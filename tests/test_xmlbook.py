@@ -23,7 +23,7 @@ import openpyxl
 import pytest
 
 from xlmodel.case import load_case
-from xlmodel.evaluator import plan_by_id
+from xlmodel.evaluator import cached_plan_by_id
 from xlmodel.workbook import reader
 from xlmodel.workbook.layout import SHEETS
 from xlmodel.workbook.reader import compare_formulas, read_workbook
@@ -194,7 +194,7 @@ def test_a_plan_of_other_content_gets_its_own_reference(gcl_book, monkeypatch):
     monkeypatch.setenv("XLMODEL_NO_CACHE", "1")  # the process's own memo (the user cache: tests/test_reference_cache.py)
     reader._REFERENCES.clear()
     case = load_case(GCL)
-    policy = plan_by_id(case.policy)
+    policy = cached_plan_by_id(case.policy)
     wb, _values = read_book(gcl_book.read_bytes())
     assert compare_formulas(wb, policy, case) == [] and compare_formulas(wb, policy, case) == []
     assert len(builds) == 1  # one plan, one timeline: built once
@@ -211,10 +211,10 @@ def test_the_reference_read_from_the_unsaved_workbook_is_the_one_read_back_from_
     (so the same last rows), the same texts and formulas (a formula as "=" + text), the same row keys."""
     from xlmodel.case import Case
     from xlmodel.evaluator import model_for
-    from xlmodel.plans.schema import policy_by_id
+    from xlmodel.plans.schema import load_plan_by_id
     from xlmodel.workbook.layout import Layout
 
-    pol = policy_by_id(pid)
+    pol = load_plan_by_id(pid)
     model = model_for(pol)
     timelines = [Layout(model, y) for y in range(pol.plan_years[0], pol.plan_years[1] + 1)]
     last = timelines[-1]

@@ -19,7 +19,7 @@ _LAZY = {
     "Case": "case", "load_case": "case", "parse_case": "case",
     "CaseError": "errors", "PolicyError": "errors", "XlmodelError": "errors",
     "evaluate": "evaluator", "plan": "planner",
-    "list_policies": "plans.schema", "load_policy": "plans.schema",
+    "list_plans_or_raise": "plans.schema", "load_policy": "plans.schema",
 }
 
 
@@ -46,4 +46,4 @@ def evaluate_batch(df, policy=None):
 
 
 __all__ = ["Case", "CaseError", "PolicyError", "XlmodelError", "evaluate", "evaluate_batch",
-           "list_policies", "load_case", "load_policy", "parse_case", "plan", "__version__"]
+           "list_plans_or_raise", "load_case", "load_policy", "parse_case", "plan", "__version__"]

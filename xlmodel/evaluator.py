@@ -21,7 +21,7 @@ from .rules.env import ArrayEnv, Getter  # noqa: F401 - the reference environmen
 from .rules.expr import to_serial
 from .fields import FIELDS, Kind
 from .plans.folders import plan_directory_key
-from .plans.schema import Policy, load_policy, policy_by_id
+from .plans.schema import Policy, load_policy, load_plan_by_id
 from .report.build import build_report, report_roots
 
 
@@ -61,12 +61,12 @@ def _unchanged(path: str, stamp: tuple | None) -> bool:
     return _stat_key(path) == stamp
 
 
-def plan_by_id(pid) -> Policy:
-    """:func:`xlmodel.plans.schema.policy_by_id`, remembered while nothing it depends on changes: the plan
+def cached_plan_by_id(pid) -> Policy:
+    """:func:`xlmodel.plans.schema.load_plan_by_id`, remembered while nothing it depends on changes: the plan
     folders (:func:`~xlmodel.plans.folders.plan_directories`), each folder's entries (its modification time,
     size and inode change when a file is added, removed or renamed) and the plan file itself."""
     if not isinstance(pid, str):
-        return policy_by_id(pid)
+        return load_plan_by_id(pid)
     dirs = plan_directory_key()
     hit = _BY_ID.get(pid)
     if hit is not None and hit[0] == dirs and _unchanged(hit[3], hit[2]):
@@ -76,7 +76,7 @@ def plan_by_id(pid) -> Policy:
         else:
             return hit[4]
     stamps = tuple(_stat_key(p) for p, _ in dirs)
-    policy = policy_by_id(pid)
+    policy = load_plan_by_id(pid)
     from .plans.schema import find_plan
 
     path = str(find_plan(pid).path.resolve())
@@ -211,7 +211,7 @@ def evaluate(case: Case, policy: Policy | None = None, *, baseline: bool = True,
 
     ``params`` replaces parameter values of the plan by name (``min_rolling.ratio``: 0.25), as a
     workbook whose editable parameters were changed computes them."""
-    policy = policy or plan_by_id(case.policy)  # a case names its plan by id, never by a path
+    policy = policy or cached_plan_by_id(case.policy)  # a case names its plan by id, never by a path
     if not baseline:
         policy = plan_only(policy)
     model = model_for(policy)
@@ -234,7 +234,7 @@ def evaluate_years(case: Case, policy: Policy | None = None, *, baseline: bool =
     year, as the workbook's year columns compute them. The attestations are the evaluation year's."""
     import dataclasses
 
-    policy = policy or plan_by_id(case.policy)
+    policy = policy or cached_plan_by_id(case.policy)
     if not baseline:
         policy = plan_only(policy)
     model = model_for(policy)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .errors import OutputExistsError, PolicyError, Problem, XlmodelError
 from .plans.folders import BUNDLED, USER_ORIGIN, plan_directories, user_plan_dir
-from .plans.schema import (POLICY_ID, Policy, PlanFile, _validate_policy, load_policy_file, plan_files, policy_by_id,
+from .plans.schema import (POLICY_ID, Policy, PlanFile, _validate_policy, load_policy_file, plan_files, load_plan_by_id,
                            policy_source, text_ref_problem)
 
 
@@ -260,14 +260,14 @@ class Listed:
     error: str | None = None
 
 
-def list_plans() -> list[Listed]:
+def list_plans_with_errors() -> list[Listed]:
     """Every plan of the plan folders by id, loaded; a file that does not load (or an id two files
     define) with its error instead of a policy, so that one bad file does not hide the others."""
     out = []
     for pid, files in sorted(plan_files().items()):
         item = Listed(pid, files)
         try:
-            item.policy = policy_by_id(pid)
+            item.policy = load_plan_by_id(pid)
         except XlmodelError as e:
             item.error = str(e)
         out.append(item)

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from .rules import catalogue as cat
 from .case import Case
 from .errors import XlmodelError
-from .evaluator import evaluate, model_for, plan_by_id
+from .evaluator import evaluate, model_for, cached_plan_by_id
 from .money import round_fen
 from .outputs import OUTPUT
 from .plans.schema import Policy
@@ -260,7 +260,7 @@ def plan(case: Case, policy: Policy | None = None, pay: dict[int, float] | None 
     (:func:`proposals`; issue 51.2: a later year's minimum follows from it). An infeasible year carries its
     minimum forward (the path the plan asks for; ``pay`` shows what follows from paying what the law
     allows). A year whose minimum is undetermined (an input is missing) carries its case amount, or 0."""
-    policy = policy or plan_by_id(case.policy)
+    policy = policy or cached_plan_by_id(case.policy)
     pay = dict(pay or {})
     years = plan_years(case, policy)
     outside = sorted(set(pay) - set(years))

@@ -43,7 +43,7 @@ from .evaluator import attestation_ids as model_attestations, evaluate_one, mode
 from .rules.expr import from_serial
 from .fields import ENUMS, FIELDS, Kind
 from .outputs import OUTPUT, PART
-from .plans.schema import Policy, find_plan, list_policies, open_reviews, policy_by_id, worded_for_year
+from .plans.schema import Policy, find_plan, list_plans_or_raise, open_reviews, load_plan_by_id, worded_for_year
 from .report import UNREVIEWED
 
 __all__ = [
@@ -307,7 +307,7 @@ def policy_entry(ref) -> tuple[Policy, cat.Model, float]:
     """A policy and its compiled model by id, loaded once and reloaded when its file changes.
 
     A worksheet function's ``policy`` argument is an input: it names a plan by id
-    (:func:`xlmodel.plans.schema.policy_by_id`), never a path. Ids are found in the same plan folders
+    (:func:`xlmodel.plans.schema.load_plan_by_id`), never a path. Ids are found in the same plan folders
     as on the command line: the bundled plans, ``XLMODEL_PLANS`` and the user's plan folder
     (``xlmodel policies install``); Excel passes no ``--plans``."""
     ref = _text(ref, "policy")
@@ -320,7 +320,7 @@ def policy_entry(ref) -> tuple[Policy, cat.Model, float]:
         except OSError:
             pass
     path = str(find_plan(ref).path)  # a str: stat takes it as it is, on every call
-    pol = policy_by_id(ref)
+    pol = load_plan_by_id(ref)
     mtime = os.stat(path).st_mtime
     model = model_for(pol)
     _POLICIES[ref] = (path, mtime, pol, model)
@@ -523,7 +523,7 @@ def XLM_POLICIES():
     """列出全部分红回报规划：ID、版本、名称、规划年度（动态数组）。Lists the plans: id, version, title, plan years (dynamic array)."""
     def run():
         rows = [["规划 Plan", "版本 Version", "名称 Title", "规划年度 Plan years"]]
-        for p in list_policies():
+        for p in list_plans_or_raise():
             rows.append([p.id, p.version, p.title_zh, f"{p.plan_years[0]}–{p.plan_years[1]}"])
         return rows
     return _guard(run)

@@ -48,7 +48,7 @@ from ..rules.compiled import VectorEnv, round_fen_v
 from ..evaluator import evaluate_arrays, model_for
 from ..rules.expr import to_serial
 from ..fields import BOARDS, FIELDS, FORECAST, Field, Kind
-from ..plans.schema import Policy, policy_by_id
+from ..plans.schema import Policy, load_plan_by_id
 from ..inputs.untrusted import MAX_TABLE_CELLS, InputFileError, did_you_mean, read_csv_rows, read_xlsx_rows, shown
 from ..progress import progress_bar
 
@@ -849,7 +849,7 @@ def _plans(policy, heads: dict, column, n: int, rows: np.ndarray, origin: str, s
     if policy is not None:
         pid = policy.id if isinstance(policy, Policy) else policy
         try:
-            models[pid] = model_for(policy if isinstance(policy, Policy) else policy_by_id(policy))
+            models[pid] = model_for(policy if isinstance(policy, Policy) else load_plan_by_id(policy))
         except XlmodelError as e:
             raise BatchError(source, [Problem("policy (--policy)", str(e))]) from None
         pol_col = np.full(n, pid, dtype=object)
@@ -1040,7 +1040,7 @@ def _read_policies(col: pd.Series, rows: np.ndarray, origin: str, models: dict, 
     for (_, p), groups in sorted(by_value.items(), key=lambda kv: min(order[starts[g]] for g in kv[1])):
         idx = np.sort(np.concatenate([order[starts[g]:starts[g + 1]] for g in groups]))
         try:
-            models[p] = model_for(policy_by_id(p))
+            models[p] = model_for(load_plan_by_id(p))
         except XlmodelError as e:
             problems.append(Problem(f"{_rows_text(idx, rows)}, policy", str(e)))
     return np.array(g_pid, dtype=object)[inv]

@@ -26,10 +26,10 @@ def load(path: str):
                                + "; ".join(wr.tampered[:5]))
         return wr.case, wr.policy, wr.params or None
     from ..case import load_case
-    from ..evaluator import plan_by_id
+    from ..evaluator import cached_plan_by_id
 
     case = load_case(path, plan_optional=True)
-    return case, (plan_by_id(case.policy) if case.policy else None), None
+    return case, (cached_plan_by_id(case.policy) if case.policy else None), None
 
 
 def announcement(path: str):

@@ -12,7 +12,7 @@ from ..inputs.sanitize import plain_text
 def cmd_build(args) -> int:
     from ..case import check_attestations, load_case
     from ..evaluator import model_for
-    from ..plans.schema import policy_by_id
+    from ..plans.schema import load_plan_by_id
     from ..workbook.writer import build_workbook
 
     if bool(args.case) == bool(args.policy):
@@ -23,7 +23,7 @@ def cmd_build(args) -> int:
     case = None
     if args.case:
         case = load_case(args.case)
-        check_attestations(case, model_for(policy_by_id(case.policy)).attestation_ids())
+        check_attestations(case, model_for(load_plan_by_id(case.policy)).attestation_ids())
         for w in case.warnings:  # amounts that look like 万元/亿元
             print(f"注意 Warning: {case.source}: {w}", file=sys.stderr)
     out = build_workbook(args.output, policy=args.policy, case=case, evaluation_year=args.year, force=args.force,
@@ -31,7 +31,7 @@ def cmd_build(args) -> int:
     print(f"已写入 wrote {plain_text(out)}", file=sys.stderr)  # a path with a newline: one line, escaped
     from ..plans.schema import load_policy
 
-    plan = policy_by_id(case.policy) if case else load_policy(args.policy)
+    plan = load_plan_by_id(case.policy) if case else load_policy(args.policy)
     year = case.evaluation_year if case else (args.year or plan.plan_years[1])
     if not plan.plan_years[0] <= year <= plan.plan_years[1]:
         print(f"注意 Note: {year} 年不在规划期内，仍按规划条款评估 — {year} lies outside the plan period {plan.plan_years[0]}–{plan.plan_years[1]} of {plan.id}; "

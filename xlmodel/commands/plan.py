@@ -21,7 +21,7 @@ def cmd_plan(args) -> int:
     import json
 
     from ..case import load_case
-    from ..evaluator import plan_by_id
+    from ..evaluator import cached_plan_by_id
     from ..planner import exit_code, parse_pay, plan, render_plan_markdown, render_plan_text, with_later_years_forecast
 
     pay = parse_pay(args.pay)  # before the case is read: a bad --pay value is named first
@@ -45,7 +45,7 @@ def cmd_plan(args) -> int:
                   "the figures of the years after the evaluation year are taken as forecasts", file=sys.stderr)
     else:
         case = load_case(args.case)
-        policy = plan_by_id(case.policy)
+        policy = cached_plan_by_id(case.policy)
     for w in case.warnings:
         print(f"注意 Warning: {plain_text(case.source)}: {plain_text(w)}", file=sys.stderr)
     path = plan(case, policy, pay, params)

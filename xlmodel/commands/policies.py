@@ -72,11 +72,11 @@ def _list_policies() -> int:
 
 
 def _listing_lines() -> tuple[list[str], list[str], int]:
-    from ..plan_install import folders_line, list_plans
+    from ..plan_install import folders_line, list_plans_with_errors
     from ..inputs.sanitize import plain_text
 
     out, err, worst = [], [], EXIT_OK
-    for item in list_plans():
+    for item in list_plans_with_errors():
         p = item.policy
         if p is None:
             err.append(error_text(item.error))

@@ -86,13 +86,13 @@ def plans_to_test(ids: list[str] | None = None) -> tuple[list, list[tuple[str, s
     """(policies, skipped): every plan the plan folders hold (or those named), loaded; a plan that
     does not load is skipped with its error."""
     from ..errors import XlmodelError
-    from ..plan_install import list_plans
-    from ..plans.schema import policy_by_id
+    from ..plan_install import list_plans_with_errors
+    from ..plans.schema import load_plan_by_id
 
     if ids:
-        return [policy_by_id(i) for i in ids], []
+        return [load_plan_by_id(i) for i in ids], []
     policies, skipped = [], []
-    for item in list_plans():
+    for item in list_plans_with_errors():
         if item.policy is None:
             skipped.append((item.id, str(item.error)))
         else:

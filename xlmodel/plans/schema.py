@@ -1061,7 +1061,7 @@ def load_policy_file(path: str | Path, schema=None) -> Policy:
     """A policy file by path: for the command line and the Python API only.
 
     Input files never reach this with a path of their own: they name plans by id
-    (:func:`policy_by_id`). Nothing of a file that does not load as a policy is
+    (:func:`load_plan_by_id`). Nothing of a file that does not load as a policy is
     quoted: a YAML error gives its line and column, a file whose top level is not
     a mapping with ``id`` and ``rules`` is "not a policy file". Its ``text:`` is read
     relative to the file's own folder, and only inside it (:func:`read_plan_text`)."""
@@ -1203,12 +1203,14 @@ def find_plan(pid) -> PlanFile:
     return found[0]
 
 
-def policy_by_id(pid) -> Policy:
+def load_plan_by_id(pid) -> Policy:
     """A plan by id, for every id that comes from an input (a case's ``policy:``, a workbook's
     ``xlmodel_policy`` property, a batch ``policy`` column, a worksheet function's argument).
 
     Matched against the plan directories (:func:`plan_directories`: the bundled plans, --plans or
-    XLMODEL_PLANS, the user's), never a path, never relative to the working directory."""
+    XLMODEL_PLANS, the user's), never a path, never relative to the working directory. The folders
+    are searched on every call (a file's parse is kept while the file is unchanged);
+    :func:`xlmodel.evaluator.cached_plan_by_id` remembers the answer per id."""
     path = find_plan(pid).path
     real = path.resolve()  # (a symbolic link inside its folder: checked by find_plan)
     policy = _load_cached(real, _stamp(real.stat()))
@@ -1221,13 +1223,13 @@ def load_policy(ref: str | Path) -> Policy:
     """For the command line and the Python API: a plan by id, or a policy file by path.
 
     A string that looks like an id (:data:`POLICY_ID`) is an id; a :class:`~pathlib.Path`
-    or any other string is a path. Ids from input files go through :func:`policy_by_id`."""
+    or any other string is a path. Ids from input files go through :func:`load_plan_by_id`."""
     if isinstance(ref, str) and POLICY_ID.fullmatch(ref):
-        return policy_by_id(ref)
+        return load_plan_by_id(ref)
     p = Path(ref)
     if isinstance(ref, str) and not ref.lower().endswith((".yaml", ".yml")) and "/" not in ref and "\\" not in ref \
             and not p.is_file():
-        return policy_by_id(ref)  # neither an id nor a file: say so, with "did you mean"
+        return load_plan_by_id(ref)  # neither an id nor a file: say so, with "did you mean"
     try:
         st = p.stat()
     except (OSError, ValueError):
@@ -1255,5 +1257,7 @@ def _load_baseline_cached(path: Path, mtime: float) -> Baseline:
     return load_policy_file(path, Baseline)
 
 
-def list_policies() -> list[Policy]:
+def list_plans_or_raise() -> list[Policy]:
+    """Every plan of the plan folders, loaded; the first that does not load raises its error
+    (:func:`xlmodel.plan_install.list_plans_with_errors` collects the errors instead)."""
     return [load_policy(pid) for pid in policy_paths()]

@@ -40,7 +40,7 @@ import zlib
 from dataclasses import dataclass
 
 from ..errors import AmbiguousPolicyError, PolicyError, UnknownPolicyError, XlmodelError
-from ..plans.schema import POLICY_ID, Policy, find_plan, policy_by_id, policy_from_workbook, policy_source
+from ..plans.schema import POLICY_ID, Policy, find_plan, load_plan_by_id, policy_from_workbook, policy_source
 from ..inputs.untrusted import (MAX_EMBEDDED_PLAN_BYTES, MAX_EMBEDDED_PLAN_CHARS, MAX_EMBEDDED_PLAN_PARTS,
                                 MAX_PLAN_TEXT_BYTES, MAX_POLICY_BYTES, load_json, shown)
 
@@ -206,12 +206,12 @@ def workbook_plan(path, props: dict[str, str], pid, *, installed_wins: bool = Fa
     unknown = f"{path}: 工作簿所用的规划本机未知 built for policy {shown(pid)}, which this xlmodel does not know"
     if not isinstance(pid, str) or not POLICY_ID.fullmatch(pid):
         try:
-            policy_by_id(pid)  # says why it is not an id
+            load_plan_by_id(pid)  # says why it is not an id
         except XlmodelError as e:
             raise XlmodelError(f"{unknown} ({e})") from None
     installed = installed_err = None
     try:
-        installed = policy_by_id(pid)  # the property names a plan by id, never a file
+        installed = load_plan_by_id(pid)  # the property names a plan by id, never a file
     except AmbiguousPolicyError as e:  # two installed files: trusted neither, nor the carried plan
         raise XlmodelError(f"{path}: 工作簿所用的规划 ID 有歧义 built for policy {pid!r}; {e}") from None
     except UnknownPolicyError as e:

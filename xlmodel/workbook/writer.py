@@ -124,9 +124,9 @@ def build_workbook(out: Path, policy: Policy | str | None = None, case: Case | N
     elif policy:
         pol = load_policy(policy)  # the command line / Python API: an id or a path
     else:
-        from ..plans.schema import policy_by_id
+        from ..plans.schema import load_plan_by_id
 
-        pol = policy_by_id(case.policy)  # a case names its plan by id, never by a path
+        pol = load_plan_by_id(case.policy)  # a case names its plan by id, never by a path
     builder = WorkbookBuilder(pol, case, evaluation_year, udf=udf)
     builder.target = Path(out)
     builder.plan_pay = dict(plan_pay or {})
