@@ -56,7 +56,8 @@ def _gcl_cases(companies: int):
 def batch(companies: int, tmp: Path) -> None:
     import gcl_hand
 
-    from xlmodel.batch.evaluate import evaluate_batch, read_table
+    from xlmodel.batch.evaluate import evaluate_batch
+    from xlmodel.batch.table import read_table
     from xlmodel.case import Case
     from xlmodel.evaluator import evaluate
     from xlmodel.synth import cases_frame
@@ -144,7 +145,8 @@ else:
 
 
 def process(companies: int, rounds: int, tmp: Path, formats: tuple[str, ...] = ("csv", "xlsx")) -> None:
-    from xlmodel.batch.evaluate import evaluate_batch, read_table
+    from xlmodel.batch.evaluate import evaluate_batch
+    from xlmodel.batch.table import read_table
     from xlmodel.synth import cases_frame
 
     df = cases_frame(_gcl_cases(companies))

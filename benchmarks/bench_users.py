@@ -180,7 +180,8 @@ def recalc_rows(tmp: Path, rounds: int, env: dict, n_folder: int) -> None:
 def batch_row(tmp: Path, companies: int, rounds: int, env: dict) -> None:
     from bench_batch import _FLOOR, _gcl_cases
 
-    from xlmodel.batch.evaluate import evaluate_batch, read_table
+    from xlmodel.batch.evaluate import evaluate_batch
+    from xlmodel.batch.table import read_table
     from xlmodel.synth import cases_frame
 
     src = tmp / "in.csv"

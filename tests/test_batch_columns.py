@@ -20,7 +20,9 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from xlmodel.batch.evaluate import BatchError, evaluate_batch, prepare_batch, read_table, screen_model
+from xlmodel.batch.evaluate import evaluate_batch, prepare_batch
+from xlmodel.batch.prepare import screen_model
+from xlmodel.batch.table import BatchError, read_table
 from xlmodel.batch.output import SUMMARY_SHEET, write_batch_csv, write_batch_xlsx
 from xlmodel.case import read_field
 from xlmodel.batch.columns import NAMES_FILE, names, read_header, table_rows

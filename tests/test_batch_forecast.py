@@ -18,8 +18,10 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from xlmodel.batch.evaluate import (Batch, BatchError, LEAD_COLUMNS, evaluate_batch, prepare_batch, read_table,
-                           result_columns, screen_model)
+from xlmodel.batch.evaluate import Batch, evaluate_batch, prepare_batch
+from xlmodel.batch.prepare import screen_model
+from xlmodel.batch.table import BatchError, read_table
+from xlmodel.batch.results import LEAD_COLUMNS, result_columns
 from xlmodel.batch.output import RESULTS_SHEET, SUMMARY_SHEET, write_batch_csv, write_batch_xlsx
 from xlmodel.case import read_field
 from xlmodel.batch.columns import read_header

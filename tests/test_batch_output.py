@@ -23,9 +23,12 @@ import pandas as pd
 import pytest
 
 import xlmodel.batch.evaluate
+from xlmodel.batch.table import read_table
 import xlmodel.progress
-from xlmodel.batch.evaluate import (COMPANY_COLUMNS, KEY_COLUMNS, LEAD_COLUMNS, OUTPUT_COLUMNS, REVIEWED_COLUMN, RULE_PARTS,
-                           evaluate_batch, result_columns, rule_parts)
+from xlmodel.batch.evaluate import evaluate_batch
+from xlmodel.batch.table import KEY_COLUMNS
+from xlmodel.batch.results import (COMPANY_COLUMNS, LEAD_COLUMNS, OUTPUT_COLUMNS, REVIEWED_COLUMN, RULE_PARTS,
+                                   result_columns, rule_parts)
 from xlmodel.batch.output import (AMOUNT_FORMAT, DATE_FORMAT, RESULTS_SHEET, STATUS_LABELS, SUMMARY_SHEET, at_risk,
                                   write_batch_csv, write_batch_xlsx)
 from xlmodel.rules.catalogue import BOUND_ZH, STATUS_ZH
@@ -377,7 +380,7 @@ def test_5000_company_years_to_xlsx_with_a_bar_on_a_terminal(capsys, tmp_path, b
     assert head[:5] == ("company_name", "stock_code", "policy", "fiscal_year", "in_plan_period")
     assert ws.max_row == 5012
     wb.close()
-    res = evaluate_batch(xlmodel.batch.evaluate.read_table(big_csv))
+    res = evaluate_batch(read_table(big_csv))
     _check_summary_at_risk_only(out, res)
 
 

@@ -18,7 +18,8 @@ import pandas as pd
 import pytest
 
 from conftest import cli
-from xlmodel.batch.evaluate import MISSING_COLUMN, evaluate_batch
+from xlmodel.batch.evaluate import evaluate_batch
+from xlmodel.batch.results import MISSING_COLUMN
 from xlmodel.case import Case
 from xlmodel.evaluator import evaluate
 

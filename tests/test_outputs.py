@@ -14,8 +14,9 @@ import pytest
 
 from xlmodel.rules import catalogue as cat
 from xlmodel import outputs, udfs
-from xlmodel.batch.evaluate import (OUTPUT_COLUMNS, RULE_PART_LABELS, RULE_PARTS, SCREEN_OMITS, column_labels, evaluate_batch,
-                           read_table)
+from xlmodel.batch.evaluate import evaluate_batch
+from xlmodel.batch.table import read_table
+from xlmodel.batch.results import OUTPUT_COLUMNS, RULE_PART_LABELS, RULE_PARTS, SCREEN_OMITS, column_labels
 from xlmodel.batch.output import AMOUNT_COLUMNS, is_amount_column
 from xlmodel.case import load_case
 from xlmodel.evaluator import evaluate

@@ -316,6 +316,7 @@ def test_batch_cli_output_carries_no_live_formula(tmp_path, capsys, ext):
 def no_evaluation(monkeypatch):
     """Output errors must come before the inputs are read or evaluated."""
     import xlmodel.batch.evaluate
+    import xlmodel.batch.table
     import xlmodel.case
     import xlmodel.engines.drive
     import xlmodel.workbook.fill
@@ -323,7 +324,7 @@ def no_evaluation(monkeypatch):
 
     def boom(*a, **k):
         raise AssertionError("the output should have been refused before any work")
-    for mod, name in ((xlmodel.batch.evaluate, "read_table"), (xlmodel.batch.evaluate, "evaluate_batch"),
+    for mod, name in ((xlmodel.batch.table, "read_table"), (xlmodel.batch.evaluate, "evaluate_batch"),
                       (xlmodel.case, "load_case"), (xlmodel.workbook.reader, "read_workbook"),
                       (xlmodel.workbook.fill, "load_case"), (xlmodel.workbook.fill, "read_workbook"),
                       (xlmodel.engines.drive, "read_workbook")):

@@ -20,7 +20,8 @@ from conftest import cli
 from test_custom_plans import GCL, GCL_MIN_CASH, _udf_args, clean, write_case, write_plan
 from xlmodel import udfs
 from xlmodel.case import load_case
-from xlmodel.batch.evaluate import evaluate_batch, read_table
+from xlmodel.batch.evaluate import evaluate_batch
+from xlmodel.batch.table import read_table
 from xlmodel.draft import draft_text
 from xlmodel.evaluator import attestation_ids, model_for
 from xlmodel.plans.schema import load_policy_file, open_reviews

@@ -23,7 +23,8 @@ import yaml
 
 from conftest import cli
 from xlmodel.inputs import untrusted as u
-from xlmodel.batch.evaluate import evaluate_batch, read_table
+from xlmodel.batch.evaluate import evaluate_batch
+from xlmodel.batch.table import read_table
 from xlmodel.case import (MAX_TEXT, check_attestations, from_cell, load_case, parse_case, read_field, read_year)
 from xlmodel.errors import CaseError, PolicyError, UnknownPolicyError, XlmodelError
 from xlmodel.evaluator import evaluate, model_for

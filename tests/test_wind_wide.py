@@ -21,7 +21,8 @@ import pandas as pd
 import pytest
 
 from conftest import cli
-from xlmodel.batch.evaluate import BatchError, evaluate_batch, read_table
+from xlmodel.batch.evaluate import evaluate_batch
+from xlmodel.batch.table import BatchError, read_table
 from xlmodel.batch.output import SUMMARY_SHEET
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -117,7 +118,7 @@ def test_the_screen_shows_the_years_total_and_the_gap_labelled(tmp_path, capsys)
 
 
 def test_a_wide_file_that_would_unfold_past_the_cell_limit_is_refused(tmp_path, monkeypatch):
-    import xlmodel.batch.evaluate as batch
+    import xlmodel.batch.table as batch
 
     monkeypatch.setattr(batch, "MAX_TABLE_CELLS", 100)  # 4 stocks × 3 periods × (3 ids + 报告期 + 8 figures) = 144
     with pytest.raises(BatchError) as e:

@@ -59,7 +59,7 @@ class Figures:
 
 def _model(policy: Policy | None) -> Model:
     if policy is None:
-        from ..batch.evaluate import screen_model
+        from ..batch.prepare import screen_model
 
         return screen_model(attestations=True)[0]
     from ..evaluator import model_for

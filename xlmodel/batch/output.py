@@ -94,7 +94,7 @@ def column_info(df: pd.DataFrame | dict, name: str) -> dict:
     got = ((df if isinstance(df, dict) else df.attrs.get("columns")) or {}).get(name)
     if got:
         return got
-    from .evaluate import _LEAD_LABELS, _OUTPUT_UNITS, RULE_PART_LABELS
+    from .results import _LEAD_LABELS, _OUTPUT_UNITS, RULE_PART_LABELS
 
     if name in _LEAD_LABELS:
         zh, en, unit = _LEAD_LABELS[name]
@@ -488,7 +488,7 @@ def _results_sheet(ws, st: _Styles, columns: list[str], n_rows: int, frames, met
 
 def _draft_rows(df: pd.DataFrame) -> np.ndarray:
     """The rows evaluated under an unreviewed draft: ``plan_reviewed`` False (not blank)."""
-    from .evaluate import REVIEWED_COLUMN
+    from .results import REVIEWED_COLUMN
 
     if REVIEWED_COLUMN not in df:
         return np.zeros(len(df), bool)

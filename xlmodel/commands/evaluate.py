@@ -18,7 +18,8 @@ def cmd_evaluate(args) -> int:
     if args.year is not None and not args.batch:
         raise XlmodelError("--year 仅用于 --batch --year is for --batch only")
     if args.batch:
-        from ..batch.evaluate import prepare_batch, read_table
+        from ..batch.evaluate import prepare_batch
+        from ..batch.table import read_table
 
         if not args.output:
             raise XlmodelError("--batch 需要输出文件（-o 结果.csv 或 结果.xlsx）--batch needs -o OUT.csv|OUT.xlsx")
@@ -54,7 +55,7 @@ def cmd_evaluate(args) -> int:
             print(f"  {plain_text(line)}", file=sys.stderr)
         for zh, en in tally.units_lines():  # a likely 万元 slip: the rows fail, and the amounts above are not 元
             print(f"注意 Warning: {plain_text(zh)} / {plain_text(en)}", file=sys.stderr)
-        from ..batch.evaluate import unreviewed_plans
+        from ..batch.results import unreviewed_plans
 
         drafts = unreviewed_plans(batch.models)  # an unreviewed draft's rows are no pass (said above, as a warning)
         return EXIT_FAIL if counts.get("fail") or counts.get("missing_input") or drafts else EXIT_OK

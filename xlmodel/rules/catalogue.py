@@ -1453,7 +1453,7 @@ def split_long_formulas(m: Model, limit: int = MAX_FORMULA) -> None:
 
 def compile_policy(policy: pol.Policy, baseline: pol.Baseline | None = None) -> Model:
     """The model of ``policy`` with the regulatory baseline its settings name, or ``baseline`` (a
-    baseline-only screen passes the baseline's rules it screens: :func:`xlmodel.batch.evaluate.screen_model`)."""
+    baseline-only screen passes the baseline's rules it screens: :func:`xlmodel.batch.prepare.screen_model`)."""
     b = _Builder(policy)
     b.precision()
     b.build_series()
