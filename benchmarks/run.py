@@ -92,7 +92,7 @@ def single(n_parity: int):
     import gcl_hand
 
     from xlmodel.case import load_case
-    from xlmodel.rules.compiled import evaluate_scalar
+    from xlmodel.rules.scalar import evaluate_scalar
     from xlmodel.evaluator import case_getter, evaluate, model_for, cached_plan_by_id, reference_arrays
     from xlmodel.report.build import build_report, report_roots
     from xlmodel.synth import parity_cases
@@ -177,6 +177,7 @@ def batch(companies: int):
     import numpy as np
 
     import xlmodel.rules.compiled as K
+    from xlmodel.rules.vector import VectorProgram, vector_program
     from xlmodel.batch.evaluate import evaluate_batch
     from xlmodel.case import parse_case
     from xlmodel.evaluator import model_for
@@ -192,7 +193,7 @@ def batch(companies: int):
     # the time of the compiled programs alone, inside evaluate_batch
     spent = []
     inputs = {}
-    run = K.VectorProgram.evaluate
+    run = VectorProgram.evaluate
 
     def timed(self, getter, years, n, params=None):
         fetched = {}
@@ -209,7 +210,7 @@ def batch(companies: int):
         inputs.update(model=self.model, fetched=fetched, years=years, n=n, getter=getter)
         return env
 
-    K.VectorProgram.evaluate = timed
+    VectorProgram.evaluate = timed
     try:
         tb_gcl = []
         for _ in range(3):
@@ -226,7 +227,7 @@ def batch(companies: int):
         spent.clear()
         evaluate_batch(df_gcl)  # the GCL inputs, kept for the floor
     finally:
-        K.VectorProgram.evaluate = run
+        VectorProgram.evaluate = run
     total_gcl, eval_gcl = min(tb_gcl)
     total_mixed, eval_mixed = min(tb_mixed)
 
@@ -246,7 +247,7 @@ def batch(companies: int):
 
     gcl_hand.evaluate_np(col, text, years)  # every array fetched once
     t_hand = best(lambda: gcl_hand.evaluate_np(col, text, years), 1, 5)
-    prog = K.vector_program(inputs["model"])
+    prog = vector_program(inputs["model"])
     t_prog = best(lambda: prog.evaluate(col, years, n), 1, 5)
     codes = {s: i for i, s in enumerate(gcl_hand.STATUS)}
     hand = gcl_hand.evaluate_np(col, text, years)

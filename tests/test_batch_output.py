@@ -31,7 +31,7 @@ from xlmodel.batch.results import (COMPANY_COLUMNS, LEAD_COLUMNS, OUTPUT_COLUMNS
                                    result_columns, rule_parts)
 from xlmodel.batch.output import (AMOUNT_FORMAT, DATE_FORMAT, RESULTS_SHEET, STATUS_LABELS, SUMMARY_SHEET, at_risk,
                                   write_batch_csv, write_batch_xlsx)
-from xlmodel.rules.catalogue import BOUND_ZH, STATUS_ZH
+from xlmodel.rules.model import BOUND_ZH, STATUS_ZH
 from xlmodel.evaluator import evaluate, model_for
 from xlmodel.fields import FIELDS
 from xlmodel.synth import cases_frame, parity_cases, synthetic_code

@@ -32,7 +32,7 @@ import pytest
 import yaml
 
 from conftest import case, formulas as _formulas
-from xlmodel.rules.catalogue import REASONS
+from xlmodel.rules.model import REASONS
 from xlmodel.errors import PolicyError
 from xlmodel.evaluator import evaluate, evaluate_years, model_for
 from xlmodel.plans.schema import Policy, load_policy_file

@@ -15,8 +15,10 @@ import numpy as np
 import pytest
 
 from xlmodel.rules import catalogue as cat, codegen, compiled as K, expr as E
+from xlmodel.rules.vector import VectorProgram
+from xlmodel.rules.scalar import ScalarProgram, _SCALAR_RT, evaluate_scalar, scalar_program
 from xlmodel.case import Case
-from xlmodel.rules.catalogue import Model, Param
+from xlmodel.rules.model import Model, Param
 from xlmodel.evaluator import evaluate_one, load_policy, model_for
 from xlmodel.report.build import _assembler, build_report, report_roots
 
@@ -108,7 +110,7 @@ def test_a_traceback_through_the_scalar_program_shows_the_generated_line():
     shows the very line, its variable named after the calculation and commented with it."""
     bad = E.EDate(E.In("audit_opinion"), E.Num(1))
     m = _model({"due.date": bad, "also": E.EDate(E.In("audit_opinion"), E.Num(1)) + E.Num(1)})
-    prog = K.ScalarProgram(m)
+    prog = ScalarProgram(m)
     run = prog.bind(K.param_values(m))
     text = _traceback_of(lambda: run({2024: {"audit_opinion": "标准无保留意见"}}, {}, {}, 2024, 2024))
     assert re.search(r'File "<xlmodel scalar test-codegen #\d+>", line \d+, in run', text), text
@@ -117,7 +119,7 @@ def test_a_traceback_through_the_scalar_program_shows_the_generated_line():
 
 def test_a_traceback_through_the_vector_program_shows_the_generated_line():
     m = _model({"due.date": E.EDate(E.In("audit_opinion"), E.Num(1))})
-    prog = K.VectorProgram(m)
+    prog = VectorProgram(m)
 
     def get(fid, off):
         return np.array(["标准无保留意见"], dtype=object), np.array([False])
@@ -130,7 +132,7 @@ def test_the_programs_name_their_variables_after_the_calculations():
     """Every assignment is to a calculation's c_ name (commented with its id), an input's v_/m_/r_ name,
     a year's row (d_) or a numbered part (t_, commented with the calculation it is part of); no x188."""
     m = model_for(GCL)
-    for source in (K.ScalarProgram(m).source, K.VectorProgram(m).source):
+    for source in (ScalarProgram(m).source, VectorProgram(m).source):
         lines = [ln.strip() for ln in source.splitlines()]
         assigned = [ln for ln in lines if re.match(r"\w+ = ", ln)]
         assert assigned and not [ln for ln in assigned if re.match(r"x\d+ = ", ln)]
@@ -148,10 +150,10 @@ def test_the_programs_name_their_variables_after_the_calculations():
 
 def test_the_report_assembler_and_the_comparisons_can_be_read_back():
     m = model_for(GCL)
-    prog = K.scalar_program(m, None, report_roots(m))
+    prog = scalar_program(m, None, report_roots(m))
     src = inspect.getsource(_assembler(m, prog.index, prog.types))
     assert src.startswith("def assemble(v, missing, later):") and "    # rule min_rolling\n" in src
-    assert "return a >= b if ra == rb else ra >= rb" in inspect.getsource(K._SCALAR_RT["_cmpo0"])
+    assert "return a >= b if ra == rb else ra >= rb" in inspect.getsource(_SCALAR_RT["_cmpo0"])
 
 
 # ---- a hostile plan ---------------------------------------------------------------------------------
@@ -191,8 +193,8 @@ def test_hostile_rule_ids_and_titles_never_reach_generated_source_and_change_no_
         [(r.id, r.status, r.actual, r.required) for r in want.rules]
     assert rep.rules[0].id == f"{HOSTILE}0" and rep.rules[0].title_zh == HOSTILE  # the text itself, as a value
 
-    prog = K.scalar_program(m, None, roots)
-    generated = [K.ScalarProgram(m).source, prog.source, K.VectorProgram(m).source,
+    prog = scalar_program(m, None, roots)
+    generated = [ScalarProgram(m).source, prog.source, VectorProgram(m).source,
                  *_sources(_assembler(m, prog.index, prog.types))]
     for src in generated:
         compile(src, "<check>", "exec")  # (it is Python)
@@ -212,12 +214,12 @@ def test_hostile_labels_inputs_and_parameter_names_are_bound_not_written():
                HOSTILE + "c": E.If(E.In("attest." + HOSTILE), E.Num(1), E.Num(0))}
     m = _model(scalars, {HOSTILE + "p": 10.0})
     c = _case({2024: {"cash_dividend": 11.0}}, {HOSTILE: True})
-    env = K.evaluate_scalar(m, c)
+    env = evaluate_scalar(m, c)
     assert (env.value(HOSTILE + "a"), env.value(HOSTILE + "b"), env.value(HOSTILE + "c")) == (HOSTILE, 2.0, 1.0)
-    vec = K.VectorProgram(m)
+    vec = VectorProgram(m)
     out = vec.evaluate(lambda fid, off: ((np.array([11.0]) if fid == "cash_dividend" else np.array([True])),
                                          np.array([False])), np.array([2024]), 1)
     assert out.calc(HOSTILE + "a").tolist() == [HOSTILE] and out.calc(HOSTILE + "b").tolist() == [2.0]
-    for src in (K.ScalarProgram(m).source, vec.source):
+    for src in (ScalarProgram(m).source, vec.source):
         for bad in FORBIDDEN:
             assert bad not in src, (bad, src)

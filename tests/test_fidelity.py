@@ -17,7 +17,7 @@ import yaml
 
 from conftest import case
 from xlmodel.batch.evaluate import evaluate_batch
-from xlmodel.rules.catalogue import REASONS, STATUS_ZH
+from xlmodel.rules.model import REASONS, STATUS_ZH
 from xlmodel.errors import PolicyError
 from xlmodel.evaluator import evaluate
 from xlmodel.plans.schema import load_policy_file

@@ -33,7 +33,9 @@ import numpy as np
 import pytest
 
 from xlmodel.rules import expr as E
-from xlmodel.rules.compiled import ScalarProgram, VectorProgram, param_values
+from xlmodel.rules.compiled import param_values
+from xlmodel.rules.vector import VectorProgram
+from xlmodel.rules.scalar import ScalarProgram
 from xlmodel.evaluator import model_for
 from xlmodel.workbook.layout import CellRenderer, Layout
 

@@ -8,7 +8,8 @@ import linecache
 from types import SimpleNamespace
 
 from xlmodel.rules import compiled as K, expr as E
-from xlmodel.rules.catalogue import Derived, Model, Param
+from xlmodel.rules.scalar import evaluate_scalar, scalar_program, scalar_runner
+from xlmodel.rules.model import Derived, Model, Param
 from xlmodel.evaluator import attestation_ids, model_for
 from xlmodel.report.explain import _rule_plan
 from xlmodel.report.build import report_roots
@@ -42,10 +43,10 @@ def test_each_model_keeps_its_own_programs():
     m = _model()
     other = Model(m.policy, params=m.params, scalars=m.scalars)
     assert m == other  # (a model compares by its fields; what it derived is not one)
-    p = K.scalar_program(m)
-    assert K.scalar_program(m) is p and K.scalar_program(other) is not p
-    run, prog = K.scalar_runner(m)
-    assert prog is p and K.scalar_runner(m)[0] is run
+    p = scalar_program(m)
+    assert scalar_program(m) is p and scalar_program(other) is not p
+    run, prog = scalar_runner(m)
+    assert prog is p and scalar_runner(m)[0] is run
 
 
 def test_a_new_model_never_reads_what_an_old_one_derived():
@@ -54,10 +55,10 @@ def test_a_new_model_never_reads_what_an_old_one_derived():
     names = []
     for k in (0.5, 0.25, 2.0):
         m = _model(k)
-        env = K.evaluate_scalar(m, SimpleNamespace(years={2024: {"cash_dividend": 100.0}}, company={},
+        env = evaluate_scalar(m, SimpleNamespace(years={2024: {"cash_dividend": 100.0}}, company={},
                                                    attestations={}, evaluation_year=2024))
         assert env.value("a") == 100.0 * k
-        names.append(K.scalar_program(m)._make.__code__.co_filename)
+        names.append(scalar_program(m)._make.__code__.co_filename)
         del m, env
         gc.collect()
     assert len(set(names)) == 3 and not [n for n in names if n in linecache.cache]

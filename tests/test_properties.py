@@ -8,7 +8,7 @@ import datetime as dt
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from xlmodel.case import parse_case
-from xlmodel.rules.catalogue import STATUSES
+from xlmodel.rules.model import STATUSES
 from xlmodel.evaluator import evaluate, model_for
 from xlmodel.synth import make_consistent
 

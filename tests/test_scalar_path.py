@@ -25,9 +25,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from xlmodel.rules import compiled as K
+from xlmodel.rules.vector import VectorEnv, _vector_rt, vector_program
+from xlmodel.rules.scalar import ScalarProgram, evaluate_scalar
 from xlmodel.rules import expr as E
 from xlmodel.case import Case, load_case, parse_case
-from xlmodel.rules.catalogue import Model, Param
+from xlmodel.rules.model import Model, Param
 from xlmodel.evaluator import (case_getter, evaluate, evaluate_arrays, evaluate_timeline, evaluate_years, model_for,
                                reference_arrays, timeline_getter)
 from xlmodel.money import round_fen
@@ -86,7 +88,7 @@ def test_every_calculation_equals_the_reference(plan_cases):
     pid, cases = plan_cases
     model = model_for(pid)
     for c in cases[:100]:
-        env = K.evaluate_scalar(model, c)
+        env = evaluate_scalar(model, c)
         ref = reference_arrays(model, 1, case_getter(c), c.evaluation_year)
         for name in model.scalars:
             assert same(env.value(name), ref.calc(name, None)[0]), (c.source, name)
@@ -140,7 +142,7 @@ def test_the_vector_program_equals_the_reference_element_by_element(plan_cases):
     get = _stacked(cases)
     years = [c.evaluation_year for c in cases]
     vec = evaluate_arrays(model, len(cases), get, years)
-    assert isinstance(vec, K.VectorEnv)
+    assert isinstance(vec, VectorEnv)
     ref = reference_arrays(model, len(cases), get, years)
     for name in model.scalars:
         a, b = vec.calc(name, None), ref.calc(name, None)
@@ -157,7 +159,7 @@ def test_text_the_table_lacks_gets_a_table_of_its_own():
 
     def get(fid, off):
         return vals, vals == ""
-    vec = K.vector_program(m).evaluate(get, 2024, 4)
+    vec = vector_program(m).evaluate(get, 2024, 4)
     ref = reference_arrays(m, 4, get, 2024)
     for name in ("x", "y"):
         assert [_kind(v) + str(v) for v in vec.calc(name)] == [_kind(v) + str(v) for v in ref.calc(name, None)]
@@ -247,9 +249,9 @@ def test_every_node_class_renders_alike_in_python_numpy_and_the_reference(params
     cases = [_random_case(rng) for _ in range(120)]
     get = _stacked(cases)
     ref = reference_arrays(m, len(cases), get, 2024)
-    vec = K.vector_program(m).evaluate(get, 2024, len(cases))
+    vec = vector_program(m).evaluate(get, 2024, len(cases))
     for i, c in enumerate(cases):
-        sc = K.evaluate_scalar(m, c)
+        sc = evaluate_scalar(m, c)
         for name in scalars:
             want = ref.calc(name, None)[i]
             assert same(sc.value(name), want), (name, i, sc.value(name), want)
@@ -269,10 +271,10 @@ def test_an_unknown_node_class_falls_back_to_the_reference():
 
     m = _model({"x": Twice(E.In("net_profit_attributable"))}, {})
     with pytest.raises(K.Unsupported):
-        K.ScalarProgram(m)
+        ScalarProgram(m)
     get = _stacked([_random_case(np.random.default_rng(0))])
     env = evaluate_arrays(m, 1, get, 2024)
-    assert not isinstance(env, K.VectorEnv) and env.calc("x", None).shape == (1,)
+    assert not isinstance(env, VectorEnv) and env.calc("x", None).shape == (1,)
 
 
 # ---- rounding and dates, value by value -----------------------------------------------------------------
@@ -314,13 +316,13 @@ def test_round_in_line_in_the_scalar_program_is_round_fen():
     a, b = E.In("net_profit_attributable"), E.In("cash_dividend")
     m = _model({"r": E.Round2(a), "nested": E.Round2(E.Round2(a) * E.P("k") - E.Round2(b)),
                 "max": E.Max(E.Round2(a), E.Round2(b) * E.P("k"))}, {"k": 0.3})
-    src = K.ScalarProgram(m).source  # three ROUNDs (a's and b's each computed once), each in line, each
+    src = ScalarProgram(m).source  # three ROUNDs (a's and b's each computed once), each in line, each
     assert src.count("_RINT - _RINT") == 3 and src.count("_rf(") == 3  # with the function for the rest
     xs = _near_halves(np.random.default_rng(3), 25)
     want = round_fen(np.array(xs))
     for x, y, w in zip(xs, reversed(xs), want.tolist()):
         c = Case("test-trees", 2024, {}, {2024: {"net_profit_attributable": x, "cash_dividend": y}}, {})
-        got = K.evaluate_scalar(m, c)
+        got = evaluate_scalar(m, c)
         assert same(got.value("r"), w) and math.copysign(1, got.value("r")) == math.copysign(1, w), (x, got.value("r"), w)
         ref = reference_arrays(m, 1, case_getter(c), 2024)
         for name in ("nested", "max"):
@@ -328,7 +330,7 @@ def test_round_in_line_in_the_scalar_program_is_round_fen():
 
 
 def test_edate_and_year_in_numpy_as_in_python():
-    rt = K._vector_rt()
+    rt = _vector_rt()
     rng = np.random.default_rng(1)
     d = np.concatenate([rng.uniform(-5, 2_900_000, 20000), [0, 1, 59, 60, 61, 45688.9]])
     for months in (2.0, -1.0, 0.0, 1.9, -13.5, 24.0):
@@ -466,8 +468,8 @@ def test_a_report_from_its_own_program_equals_one_from_every_calculation():
         roots = report_roots(model)
         assert 0 < len(roots) < len(model.scalars)
         for c in cases:
-            own = build_report(model, K.evaluate_scalar(model, c, None, roots), 0, c)
-            every = build_report(model, K.evaluate_scalar(model, c), 0, c)
+            own = build_report(model, evaluate_scalar(model, c, None, roots), 0, c)
+            every = build_report(model, evaluate_scalar(model, c), 0, c)
             assert len(own.rules) == len(model.rules)
             assert same(own.to_dict(), every.to_dict()), (model.policy.id, c.source)
             assert same(evaluate(c, model.policy).to_dict(), every.to_dict()), (model.policy.id, c.source)

@@ -19,7 +19,7 @@ import openpyxl
 import pytest
 
 from xlmodel.case import load_case
-from xlmodel.rules.catalogue import STATUS_ZH
+from xlmodel.rules.model import STATUS_ZH
 from xlmodel.evaluator import evaluate, model_for
 from xlmodel.workbook.layout import FIRST_YEAR_COL, HEADER_ROW, OUTPUTS, SHEETS, Layout, col_name, timeline
 from xlmodel.workbook.reader import read_workbook

@@ -37,7 +37,7 @@ import xlmodel
 from conftest import in_memory
 from xlmodel import udfs
 from xlmodel.case import load_case, parse_case
-from xlmodel.rules.catalogue import STATUS_ZH
+from xlmodel.rules.model import STATUS_ZH
 from xlmodel.cli import main
 from xlmodel.evaluator import evaluate, model_for
 from xlmodel.rules.expr import to_serial

@@ -16,7 +16,9 @@ import numpy as np
 
 from .rules import catalogue as cat
 from .case import Case, check_attestations
-from .rules.compiled import TimelineEnv, Unsupported, evaluate_scalar, vector_program
+from .rules.compiled import Unsupported
+from .rules.vector import vector_program
+from .rules.scalar import TimelineEnv, evaluate_scalar
 from .rules.env import ArrayEnv, Getter  # noqa: F401 - the reference environment, re-exported
 from .rules.expr import to_serial
 from .fields import FIELDS, Kind

@@ -36,7 +36,7 @@ import xlwings as xw
 
 from .announce.rows import LINES, PROPOSAL, TRIGGERS, TRIGGERS_TEXT
 from .rules import catalogue as cat
-from .rules.catalogue import LABEL_TEXT
+from .rules.model import LABEL_TEXT
 from .case import MAX_SERIAL, check_attestations, from_cell, parse_case
 from .errors import CaseError, XlmodelError, problem_zh, zh_first
 from .evaluator import attestation_ids as model_attestations, evaluate_one, model_for

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 
 from ..case import Case
-from ..rules.catalogue import Model
+from ..rules.model import Model
 from ..rules.expr import py
 from ..plans.schema import Policy
 from ..report import Report

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..rules import catalogue as cat
 from .. import outputs as _outputs
-from ..rules.compiled import VectorEnv
+from ..rules.vector import VectorEnv
 from ..fields import FIELDS, FORECAST
 
 

@@ -9,7 +9,7 @@ from ..inputs.sanitize import plain_text
 
 def cmd_recalc(args) -> int:
     """Recalculate a workbook in a spreadsheet engine and save its values (xlmodel.engines.drive)."""
-    from ..rules.catalogue import STATUS_EN, STATUS_ZH
+    from ..rules.model import STATUS_EN, STATUS_ZH
     from ..outputs import OUTPUT
     from ..engines.drive import recalc_workbook
     from ..workbook.integrity import verdict_lines

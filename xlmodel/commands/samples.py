@@ -76,7 +76,7 @@ def cmd_samples(args) -> int:
 def sample_lines(done: list) -> list[str]:
     """The samples in one screen: each sample's verdict, company, year, minimum and workbook on one line, then
     where the details are (51.5: the full reports were ~350 lines)."""
-    from ..rules.catalogue import STATUS_EN, STATUS_ZH
+    from ..rules.model import STATUS_EN, STATUS_ZH
     from ..outputs import OUTPUT
     from ..report import _fmt
 

@@ -311,7 +311,7 @@ def compare(engine: str, case, ours: Path, theirs: Path | None, policy=None, our
 def _shown(value):
     """An evaluator value as the workbook shows it: statuses in Chinese, blank as no value, a yes/no as
     1/0 (shown 是/否: no TRUE/FALSE in the workbook)."""
-    from ..rules.catalogue import STATUS_ZH
+    from ..rules.model import STATUS_ZH
 
     if isinstance(value, bool):
         return 1.0 if value else 0.0

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..rules import catalogue as cat, codegen
+from ..rules.regulatory import SALE_TRIGGERS, plausible_signals
 from ..plans import schema as pol
 from ..outputs import HEADLINE as _OUTPUTS
 from ..fields import SLOTS
@@ -31,9 +32,9 @@ def report_roots(model: cat.Model) -> tuple[tuple[str, int], ...]:
         for rd, _static, _u, *parts, _bound in _rule_plan(model):
             names += [n for n in parts if n is not None]
             if rd.spec.kind == "sale_restriction":
-                names += [f"{rd.id}.{k}" for k in cat.SALE_TRIGGERS]
+                names += [f"{rd.id}.{k}" for k in SALE_TRIGGERS]
             if rd.spec.kind == "plausible_amounts":
-                names += [f"{rd.id}.{k}" for k, _, _ in cat.plausible_signals(rd.spec)]
+                names += [f"{rd.id}.{k}" for k, _, _ in plausible_signals(rd.spec)]
             names.append(f"{rd.id}.parent_only_reading")  # (kept only where the rule has it)
             names += [f"{rd.id}.s{k}_{w}" for k in range(1, len(SLOTS) + 1) for w in ("made", "shown")]  # per slot
             if rd.spec.kind == "no_major_outlay" and rd.check.unit == "项":  # the tests its explanation names

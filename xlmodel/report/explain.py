@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..rules import catalogue as cat
+from ..rules.regulatory import SALE_TRIGGERS, plausible_signals
 from ..fields import FIELDS, SLOTS
 from ..rules.expr import py
 from . import RuleResult, _NOT_OP_EN, _NOT_OP_ZH, _OP_ZH, _fmt
@@ -40,8 +41,8 @@ def _explain(rd: cat.RuleDef, status: str, a, r, sf, missing: list[str], reason:
         if not held:
             return (f"无破净、破发；最近三年累计现金分红 {fa} 不低于 {fr}（亏损年度不计）：控股股东可减持",
                     f"no price trigger; cash over three years {fa} >= {fr} (loss years left out): controlling shareholders may sell")
-        zh = "；".join(cat.SALE_TRIGGERS[k][0] for k in held)
-        en = "; ".join(cat.SALE_TRIGGERS[k][1] for k in held)
+        zh = "；".join(SALE_TRIGGERS[k][0] for k in held)
+        en = "; ".join(SALE_TRIGGERS[k][1] for k in held)
         if "low_dividend" in held:
             zh += f"（累计 {fa}，下限 {fr}）"
             en += f" (cumulative {fa}, minimum {fr})"
@@ -105,7 +106,7 @@ def _missing(rd: cat.RuleDef, env: ArrayEnv, i: int, year: int) -> list[str]:
 def _context(model: cat.Model, val, rd: cat.RuleDef) -> dict:
     """What a kind's explanation names beyond its own cells: the triggers that hold, the conditions not met."""
     if rd.spec.kind == "sale_restriction":
-        return {"triggers": [k for k in cat.SALE_TRIGGERS if val(f"{rd.id}.{k}") is True]}
+        return {"triggers": [k for k in SALE_TRIGGERS if val(f"{rd.id}.{k}") is True]}
     if rd.spec.kind == "conditions_held":
         return {"not_met": [(c.spec.title_zh, c.spec.clause) for c in model.conditions
                             if val(f"{c.id}.status") == "not_met"]}
@@ -113,7 +114,7 @@ def _context(model: cat.Model, val, rd: cat.RuleDef) -> dict:
         alts = [model.rule(rid) for rid in rd.spec.rules]
         return {"alternatives": [(a.spec.title_zh, a.spec.title_en, val(f"{a.id}.status")) for a in alts]}
     if rd.spec.kind == "plausible_amounts":
-        return {"signals": [(zh, en) for k, zh, en in cat.plausible_signals(rd.spec) if val(f"{rd.id}.{k}") is True]}
+        return {"signals": [(zh, en) for k, zh, en in plausible_signals(rd.spec) if val(f"{rd.id}.{k}") is True]}
     if f"{rd.id}.s1_made" in model.scalars:  # one rule over the interim slots: which interim it shows
         made = [k for k in range(1, len(SLOTS) + 1) if val(f"{rd.id}.s{k}_made") is True]
         shown = next((k for k in range(1, len(SLOTS)) if val(f"{rd.id}.s{k}_shown") is True), len(SLOTS))

@@ -15,7 +15,7 @@ import numpy as np
 from xlsxwriter.utility import xl_col_to_name, xl_range, xl_rowcol_to_cell
 
 from ..case import Case
-from ..rules.catalogue import Derived
+from ..rules.model import Derived
 from ..errors import XlmodelError
 from ..evaluator import evaluate_one, evaluate_timeline, model_for
 from ..rules.expr import as_number

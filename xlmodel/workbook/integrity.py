@@ -156,7 +156,7 @@ Row = tuple
 
 
 def _cells(rows: list[Row], text) -> list[list[str]]:
-    from ..rules.catalogue import STATUS_ZH
+    from ..rules.model import STATUS_ZH
     from ..report import _fmt
 
     out = []

@@ -821,7 +821,7 @@ def _shown(v) -> tuple[str, str]:
         return ("是", "yes") if v else ("否", "no")
     if isinstance(v, (int, float)):
         return f"{v:,.2f}", f"{v:,.2f}"
-    from ..rules.catalogue import STATUS_EN, STATUS_ZH
+    from ..rules.model import STATUS_EN, STATUS_ZH
 
     en = {zh: STATUS_EN[k] for k, zh in STATUS_ZH.items()}  # a status as the workbook shows it, in Chinese
     return str(v), en.get(str(v), str(v))
@@ -830,7 +830,7 @@ def _shown(v) -> tuple[str, str]:
 def cached_differences(read: WorkbookRead, report) -> list[str]:
     """Where the workbook's own cached results differ from the evaluator's, one line each, named as the
     workbook's labels name them (the result's or the rule's title and clause: never an internal name, 51.5)."""
-    from ..rules.catalogue import STATUS_ZH
+    from ..rules.model import STATUS_ZH
 
     want = {o.name: (getattr(report, o.id), o.zh, o.en) for o in HEADLINE_OUTPUTS}
     o = OUTPUT["overall_status"]
