@@ -1945,7 +1945,7 @@ def _(d, ctx):
 
 def _check_drafted(run: Run) -> None:
     p = Path(run.dir) / "plan.yaml"
-    from xlmodel.plans.schema import load_policy_file
+    from xlmodel.plans.loading import load_policy_file
 
     assert len(load_policy_file(p).rules) == 22, "the GCL plan's 22 rules"
 
@@ -2094,7 +2094,8 @@ def _no_escapes(run: Run) -> None:
 def _plan_loads(path: Path, text: str | None = None):
     """A check: the installed plan ``path`` still loads, and its text is still ``text``."""
     def check(run: Run) -> None:
-        from xlmodel.plans.schema import load_policy_file, plan_text
+        from xlmodel.plans.text import plan_text
+        from xlmodel.plans.loading import load_policy_file
 
         p = load_policy_file(path)
         if text is not None:

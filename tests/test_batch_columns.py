@@ -27,7 +27,8 @@ from xlmodel.batch.output import SUMMARY_SHEET, write_batch_csv, write_batch_xls
 from xlmodel.case import read_field
 from xlmodel.batch.columns import NAMES_FILE, names, read_header, table_rows
 from xlmodel.fields import FIELDS
-from xlmodel.plans.schema import Settings, load_baseline
+from xlmodel.plans.schema import Settings
+from xlmodel.plans.loading import load_baseline
 from xlmodel.synth import market_frame
 
 ROOT = Path(__file__).resolve().parents[1]

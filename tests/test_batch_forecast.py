@@ -189,7 +189,7 @@ def test_without_the_column_the_columns_are_as_before():
 
 
 def model_for_houpu():
-    from xlmodel.plans.schema import load_plan_by_id
+    from xlmodel.plans.loading import load_plan_by_id
 
     return model_for(load_plan_by_id(HOUPU))
 

@@ -35,7 +35,8 @@ from conftest import case, formulas as _formulas
 from xlmodel.rules.model import REASONS
 from xlmodel.errors import PolicyError
 from xlmodel.evaluator import evaluate, evaluate_years, model_for
-from xlmodel.plans.schema import Policy, load_policy_file
+from xlmodel.plans.schema import Policy
+from xlmodel.plans.loading import load_policy_file
 
 DATA = Path(__file__).parent / "data"
 FIFTH = DATA / "fifth_plan" / "demo5-2025-2027.yaml"
@@ -157,7 +158,7 @@ def test_fifth_plan_baseline(fifth):
 
 
 def test_every_clause_of_the_fifth_plan_is_accounted_for(fifth):
-    from xlmodel.plans.schema import plan_clauses
+    from xlmodel.plans.text import plan_clauses
 
     assert set(plan_clauses(fifth)) == set(fifth.clauses)
 
@@ -706,7 +707,7 @@ def test_registered_capital_gate(fifth, ocf, status):
 
 def test_new_fields_are_amounts_of_the_year():
     from xlmodel.fields import FIELDS, Kind
-    from xlmodel.plans.schema import AMOUNT_FIELDS
+    from xlmodel.plans.rule_kinds import AMOUNT_FIELDS
 
     for fid in ("cash_and_equivalents", "registered_capital", "half_year_net_profit_attributable"):
         assert FIELDS[fid].kind == Kind.AMOUNT and fid in AMOUNT_FIELDS
@@ -977,7 +978,7 @@ def test_readme_excerpt_is_the_fifth_plan():
 
 def test_major_outlay_summary(fifth, sixth):
     """One line per definition for `policies show` (MajorOutlay.summary), with each op as the plan words it."""
-    from xlmodel.plans.schema import load_policy
+    from xlmodel.plans.loading import load_policy
 
     assert load_policy("gcl-energy-2022-2024").major_outlay.summary() == ", ≥ 30% of total_assets and > 50,000,000 元"
     assert sixth.major_outlay.summary() == ", > 30% of net_assets and ≥ 50,000,000 元"

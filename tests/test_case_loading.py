@@ -22,7 +22,7 @@ import xlmodel
 from xlmodel.case import Case, check_attestations, load_case, parse_case
 from xlmodel.errors import CaseError, XlmodelError
 from xlmodel.evaluator import evaluate, model_for
-from xlmodel.plans.schema import load_policy
+from xlmodel.plans.loading import load_policy
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "samples"

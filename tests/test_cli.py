@@ -31,7 +31,7 @@ from conftest import cli
 from xlmodel.cli import main
 from xlmodel.errors import XlmodelError
 from xlmodel.evaluator import model_for
-from xlmodel.plans.schema import load_policy
+from xlmodel.plans.loading import load_policy
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "samples"

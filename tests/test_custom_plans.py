@@ -35,9 +35,8 @@ from xlmodel.case import load_case
 from xlmodel.errors import PolicyError, UnknownPolicyError, XlmodelError
 from xlmodel.evaluator import evaluate
 from xlmodel.plans.folders import user_plan_dir
-from xlmodel.plans.schema import (PlanTextError, load_policy, plan_clauses, plan_directories,
-                                  load_plan_by_id, policy_source,
-                            read_plan_text, text_ref_problem)
+from xlmodel.plans.text import PlanTextError, plan_clauses, policy_source, read_plan_text, text_ref_problem
+from xlmodel.plans.loading import load_policy, plan_directories, load_plan_by_id
 from xlmodel.workbook import embed
 from xlmodel.workbook.layout import SHEETS
 

@@ -172,11 +172,12 @@ def test_only_a_rule_three_valued_logic_can_help_is_decided_and_never_a_minimum(
 
     from xlmodel.rules import catalogue as cat
     from xlmodel.plans import schema as pol
+    from xlmodel.plans.loading import load_baseline, load_policy
 
-    base = pol.load_baseline(pol.Settings().regulatory_baseline)
+    base = load_baseline(pol.Settings().regulatory_baseline)
     for path in sorted(glob.glob("templates/*.yaml") + glob.glob("tests/data/*/*.yaml")):
         try:
-            plan = pol.load_policy(path)
+            plan = load_policy(path)
         except Exception:  # noqa: BLE001 - a file of the test data that is not a plan (a draft, a broken one)
             continue
         model = cat.compile_policy(plan, base)

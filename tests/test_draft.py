@@ -33,7 +33,7 @@ import yaml
 from xlmodel.draft import draft_text
 from xlmodel.draft import numbers as nb
 from xlmodel.evaluator import evaluate
-from xlmodel.plans.schema import load_policy, load_policy_file
+from xlmodel.plans.loading import load_policy, load_policy_file
 from xlmodel.synth import parity_cases
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -19,7 +19,7 @@ from test_capabilities import FIFTH, SEVENTH, SIXTH, _capability_cases
 from test_draft import match_rules, only, plan, reviewed, rules_of
 from xlmodel.draft import draft_text
 from xlmodel.evaluator import evaluate
-from xlmodel.plans.schema import load_policy_file
+from xlmodel.plans.loading import load_policy_file
 
 
 def _rule_without(rule: dict, *keys) -> dict:

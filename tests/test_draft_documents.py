@@ -27,7 +27,7 @@ import plan_documents as pd
 from conftest import IN_CI
 from test_draft import run_cli
 from xlmodel.draft.source import make_plan_text
-from xlmodel.plans.schema import load_policy_file
+from xlmodel.plans.loading import load_policy_file
 
 ROOT = Path(__file__).resolve().parent.parent
 TEXTS = ROOT / "templates" / "texts"

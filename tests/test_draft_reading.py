@@ -26,7 +26,7 @@ from conftest import case
 from test_draft import DATA, load_policy_file_from, only, plan, reviewed, rules_of, run_cli
 from xlmodel.draft import draft_text
 from xlmodel.evaluator import evaluate
-from xlmodel.plans.schema import load_policy_file
+from xlmodel.plans.loading import load_policy_file
 
 
 def reading(rule: dict) -> dict:

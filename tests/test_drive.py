@@ -262,7 +262,7 @@ def test_recalc_never_hands_an_engine_what_could_act_outside_the_workbook(what, 
 
 def test_the_gate_passes_what_xlmodel_and_the_engines_write(tmp_path):
     """Every function of a plan's workbook (with its UDF sheet) passes; Gnumeric's ERROR() print titles too."""
-    from xlmodel.plans.schema import load_plan_by_id
+    from xlmodel.plans.loading import load_plan_by_id
     from xlmodel.engines.drive import foreign_content, functions_of, xlmodel_functions
 
     pol = load_plan_by_id(GCL)

@@ -23,7 +23,8 @@ import pytest
 from conftest import case
 from test_capabilities import _DROP, _mini_data, _years, load_errors, mini, run
 from xlmodel.evaluator import evaluate, model_for
-from xlmodel.plans.schema import load_policy_file, plan_clauses
+from xlmodel.plans.text import plan_clauses
+from xlmodel.plans.loading import load_policy_file
 
 EIGHTH = Path(__file__).parent / "data" / "eighth_plan" / "demo8-2025-2027.yaml"
 M = 1_000_000

@@ -160,7 +160,7 @@ def test_a_split_formula_computes_what_the_whole_one_did(monkeypatch):
     from xlmodel.rules.env import ArrayEnv
     from xlmodel.evaluator import case_getter
     from xlmodel.rules.expr import EstimateRenderer
-    from xlmodel.plans.schema import load_policy
+    from xlmodel.plans.loading import load_policy
 
     root = __import__("pathlib").Path(__file__).resolve().parents[1]
     split = cat.split_long_formulas
@@ -193,7 +193,7 @@ def test_the_workbook_split_changes_no_value(monkeypatch, plan):
     from xlmodel.rules import catalogue as cat
     from xlmodel.rules.env import ArrayEnv
     from xlmodel.evaluator import case_getter
-    from xlmodel.plans.schema import load_policy_file
+    from xlmodel.plans.loading import load_policy_file
 
     policy = load_policy_file(__import__("pathlib").Path(__file__).parent / "data" / plan)
     split = cat.split_long_formulas

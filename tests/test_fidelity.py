@@ -20,7 +20,7 @@ from xlmodel.batch.evaluate import evaluate_batch
 from xlmodel.rules.model import REASONS, STATUS_ZH
 from xlmodel.errors import PolicyError
 from xlmodel.evaluator import evaluate
-from xlmodel.plans.schema import load_policy_file
+from xlmodel.plans.loading import load_policy_file
 from xlmodel.report.terminal import render_table
 from xlmodel.report.markdown import render_markdown
 
@@ -427,7 +427,7 @@ def test_the_risk_warning_header_agrees_with_a_missing_input_row():
 # ---- 13. citations -------------------------------------------------------------------------
 
 def test_the_baseline_cites_the_listing_rule_items_and_the_sale_rules():
-    from xlmodel.plans.schema import load_baseline
+    from xlmodel.plans.loading import load_baseline
 
     b = load_baseline("cn-regulatory-baseline-2024")
     text = " ".join(b.sources)

@@ -265,7 +265,7 @@ def test_a_changed_formula_fails_with_the_formula(pid, name, mutate):
 def test_a_changed_threshold_fails_with_the_value():
     """A threshold is a 参数 cell, not formula text: a plan whose 10% became 15% keeps the formula and fails the
     threshold check."""
-    from xlmodel.plans.schema import load_policy
+    from xlmodel.plans.loading import load_policy
 
     policy = load_policy(GCL)
     rules = [r.model_copy(update={"components": [r.components[0].model_copy(update={"ratio": 0.15})]})

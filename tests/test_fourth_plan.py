@@ -25,7 +25,7 @@ import yaml
 from conftest import case
 from xlmodel.errors import PolicyError
 from xlmodel.evaluator import evaluate, model_for
-from xlmodel.plans.schema import load_policy
+from xlmodel.plans.loading import load_policy
 from xlmodel.workbook.writer import build_workbook
 
 PATH = Path(__file__).parent / "data" / "fourth_plan" / "demo-2025-2027.yaml"

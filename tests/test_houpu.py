@@ -19,7 +19,7 @@ import pytest
 from conftest import case, run
 from xlmodel.errors import CaseError
 from xlmodel.evaluator import evaluate, model_for
-from xlmodel.plans.schema import load_policy
+from xlmodel.plans.loading import load_policy
 
 POLICY = "houpu-2024-2026"
 YEAR = 2024
@@ -601,7 +601,7 @@ def test_workbook_recalculated_at_fen_boundaries(tmp_path, libreoffice):
                         cash_dividend=250_000.00), 0.0, "通过"),
     }
     from xlmodel.evaluator import plan_only
-    from xlmodel.plans.schema import load_policy
+    from xlmodel.plans.loading import load_policy
 
     # the plan's own rules (as in the rest of this file; the regulatory layer has its own tests)
     files = [build_workbook(tmp_path / f"{k}.xlsx", policy=plan_only(load_policy(POLICY)), case=case(POLICY, YEAR, ys, BASE_ATTEST))

@@ -23,7 +23,7 @@ from xlmodel.batch.columns import read_header
 from xlmodel.draft import draft_text
 from xlmodel.evaluator import evaluate
 from xlmodel.fields import FIELDS, SOURCES
-from xlmodel.plans.schema import load_policy_file
+from xlmodel.plans.loading import load_policy_file
 from xlmodel.workbook.layout import SHEETS
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -12,7 +12,9 @@ import openpyxl
 import pytest
 
 from conftest import cli
-from xlmodel.plans.schema import Policy, load_policy, load_policy_file, plan_clauses
+from xlmodel.plans.schema import Policy
+from xlmodel.plans.text import plan_clauses
+from xlmodel.plans.loading import load_policy, load_policy_file
 from xlmodel.workbook.layout import HEADER_ROW, SHEETS
 from xlmodel.workbook.writer import build_workbook
 
@@ -106,7 +108,7 @@ def test_the_sheet_shows_every_clause_of_a_plan(ref, tmp_path):
 def test_the_baseline_clauses_are_treated_the_same_way(tmp_path):
     policy = load_policy("houpu-2024-2026")
     wb, ws = _sheet(policy, tmp_path / "houpu.xlsx")
-    from xlmodel.plans.schema import load_baseline
+    from xlmodel.plans.loading import load_baseline
 
     base = load_baseline(policy.settings.regulatory_baseline)
     rows = {r[0].value: tuple(c.value for c in r) for r in ws.iter_rows(min_row=HEADER_ROW + 2, max_col=5)}

@@ -378,7 +378,7 @@ def test_the_workbook_and_a_worksheet_function_fail_the_slip(tmp_path, capsys):
 
 def test_a_pair_names_two_different_fields_once():
     from pydantic import ValidationError
-    from xlmodel.plans.schema import PlausibleAmounts
+    from xlmodel.plans.rule_kinds import PlausibleAmounts
     base = dict(id="u", kind="plausible_amounts", clause="数据合理性", quote="金额以元填写", title_zh="t", title_en="t", assets_floor=1,
                 revenue_floor=1, small=1, jump_ratio=1000, jump_fields=["revenue"])
     PlausibleAmounts(**base, pairs=[["distributable_profit", "net_profit_attributable"]])

@@ -12,7 +12,7 @@ import yaml
 from xlmodel.plans import clauses as plan_clauses
 from xlmodel.rules.catalogue import compile_policy
 from xlmodel.errors import PolicyError
-from xlmodel.plans.schema import TEMPLATES, list_plans_or_raise, load_policy, load_policy_file
+from xlmodel.plans.loading import TEMPLATES, list_plans_or_raise, load_policy, load_policy_file
 
 IDS = ("far-east-2022-2024", "gcl-energy-2022-2024", "houpu-2024-2026")
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "policy-texts"
@@ -207,7 +207,7 @@ def test_policies_show_escapes_what_a_plan_built_in_code_holds(capsys, monkeypat
     """A plan that never went through a file (changed in code) is printed inert all the same."""
     from conftest import cli
     from xlmodel import cli as cli_module  # noqa: F401 - the command's module, patched below
-    import xlmodel.plans.schema as pol
+    import xlmodel.plans.loading as pol
 
     real = load_policy("gcl-energy-2022-2024")
     rules = [r.model_copy(update={"title_zh": ESC_LINE, "quote": "a\x1b[2Jb", "clause": r.clause}) for r in real.rules]

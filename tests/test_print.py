@@ -16,7 +16,7 @@ import pytest
 import board_page
 from xlmodel.case import load_case
 from xlmodel.evaluator import model_for
-from xlmodel.plans.schema import load_policy
+from xlmodel.plans.loading import load_policy
 from xlmodel.workbook.layout import SHEETS
 from xlmodel.workbook.writer import build_workbook
 

@@ -27,7 +27,7 @@ import hostile_corpus as hc
 from conftest import assert_process_ends, cli
 from xlmodel.case import load_case
 from xlmodel.errors import XlmodelError
-from xlmodel.plans.schema import load_plan_by_id
+from xlmodel.plans.loading import load_plan_by_id
 from xlmodel.engines import engines, recalc
 from xlmodel.engines.drive import check_timeout, foreign_content, xlmodel_functions
 from xlmodel.workbook.formula_gate import formula_problems

@@ -349,14 +349,15 @@ def test_an_edited_baseline_gives_another_digest_even_with_its_size_and_times_ke
     of the edit (Windows' st_ctime is the creation time; some network shares report none): the digest
     changes all the same, the baselines being taken by their content, so the reference is composed with
     the new baseline's formulas."""
-    import xlmodel.plans.schema
+    import xlmodel.plans.loading
+    from xlmodel.plans.loading import BASELINES, _load_baseline_cached
 
     baselines = tmp_path / "baseline"
     baselines.mkdir()
-    src = xlmodel.plans.schema.BASELINES / "cn-regulatory-baseline-2024.yaml"
+    src = BASELINES / "cn-regulatory-baseline-2024.yaml"
     copy = baselines / src.name
     copy.write_bytes(src.read_bytes())
-    monkeypatch.setattr(xlmodel.plans.schema, "BASELINES", baselines)
+    monkeypatch.setattr(xlmodel.plans.loading, "BASELINES", baselines)
     real_stats = reference_cache.stats
     monkeypatch.setattr(reference_cache, "stats", lambda folder, *a: [("stat shows no edit",)] if folder == baselines
                         else real_stats(folder, *a))
@@ -383,13 +384,14 @@ def test_the_reference_follows_an_edited_baseline(cache, composes, tmp_path, mon
     """End to end: the GCL sample checked (its reference kept), then the baseline's distribution-cap rule
     renamed: the next check (a new process's) composes the reference afresh, with the new baseline's rows
     (the rule's row under its new name), and keeps that one."""
-    import xlmodel.plans.schema
+    import xlmodel.plans.loading
+    from xlmodel.plans.loading import BASELINES, _load_baseline_cached
 
     baselines = tmp_path / "baseline"
     baselines.mkdir()
-    src = xlmodel.plans.schema.BASELINES / "cn-regulatory-baseline-2024.yaml"
+    src = BASELINES / "cn-regulatory-baseline-2024.yaml"
     (baselines / src.name).write_bytes(src.read_bytes())
-    monkeypatch.setattr(xlmodel.plans.schema, "BASELINES", baselines)
+    monkeypatch.setattr(xlmodel.plans.loading, "BASELINES", baselines)
     reference_cache._code_fingerprint.cache_clear()
     try:
         assert read_workbook(GCL).tampered == [] and len(composes) == 1
@@ -399,7 +401,7 @@ def test_the_reference_follows_an_edited_baseline(cache, composes, tmp_path, mon
         text = (baselines / src.name).read_text(encoding="utf-8")
         (baselines / src.name).write_text(text.replace("id: reg_distribution_cap", "id: reg_distribution_limit"),
                                           encoding="utf-8")
-        xlmodel.plans.schema._load_baseline_cached.cache_clear()
+        _load_baseline_cached.cache_clear()
         reference_cache._code_fingerprint.cache_clear()
         reader._REFERENCES.clear()  # as a new process: nothing remembered of the old baseline
         evaluator._MODELS.clear()
@@ -411,7 +413,7 @@ def test_the_reference_follows_an_edited_baseline(cache, composes, tmp_path, mon
         assert not any("reg_distribution_cap" in k for rows in new[2].values() for k in rows.values())
         assert any("reg_distribution_limit" in k for rows in new[2].values() for k in rows.values())
     finally:
-        xlmodel.plans.schema._load_baseline_cached.cache_clear()
+        _load_baseline_cached.cache_clear()
         reference_cache._code_fingerprint.cache_clear()
         evaluator._MODELS.clear()
 

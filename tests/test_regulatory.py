@@ -38,7 +38,7 @@ import pytest
 from conftest import case
 from xlmodel.batch.evaluate import evaluate_batch
 from xlmodel.evaluator import case_getter, evaluate, evaluate_arrays, model_for
-from xlmodel.plans.schema import load_policy
+from xlmodel.plans.loading import load_policy
 
 GCL = "gcl-energy-2022-2024"
 HOUPU = "houpu-2024-2026"

@@ -46,7 +46,7 @@ from conftest import cli
 from xlmodel.errors import XlmodelError
 from xlmodel.evaluator import model_for
 from xlmodel.fields import COMPANY_FIELDS, ENUMS, YEAR_FIELDS, Kind
-from xlmodel.plans.schema import load_policy
+from xlmodel.plans.loading import load_policy
 from xlmodel.report.terminal import render_table
 from xlmodel.report.markdown import render_markdown
 from xlmodel.synth import interims_within_totals, parity_cases, random_case_data

@@ -457,7 +457,7 @@ def test_a_report_from_its_own_program_equals_one_from_every_calculation():
     computes fewer values."""
     from test_capabilities import FIFTH, SIXTH, SEVENTH, _capability_cases
 
-    from xlmodel.plans.schema import load_policy_file
+    from xlmodel.plans.loading import load_policy_file
     from xlmodel.report.build import report_roots
 
     plans = [(model_for(pid), parity_cases(pid, 60, seed=21)) for pid in POLICIES]

@@ -17,7 +17,8 @@ import pytest
 
 from test_capabilities import _mini_data, _years, load_errors, mini, run
 from xlmodel.evaluator import model_for
-from xlmodel.plans.schema import load_policy_file, plan_clauses
+from xlmodel.plans.text import plan_clauses
+from xlmodel.plans.loading import load_policy_file
 
 SEVENTH = Path(__file__).parent / "data" / "seventh_plan" / "demo7-2025-2027.yaml"
 M = 1_000_000

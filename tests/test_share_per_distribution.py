@@ -23,7 +23,7 @@ import yaml
 from xlmodel.draft import draft_text
 from xlmodel.errors import CaseError, PolicyError
 from xlmodel.fields import FIELDS
-from xlmodel.plans.schema import load_policy_file
+from xlmodel.plans.loading import load_policy_file
 
 from conftest import run
 from test_gcl import BASE_ATTEST, BASE_YEARS, YEAR

@@ -24,7 +24,8 @@ from xlmodel.batch.evaluate import evaluate_batch
 from xlmodel.batch.table import read_table
 from xlmodel.draft import draft_text
 from xlmodel.evaluator import attestation_ids, model_for
-from xlmodel.plans.schema import load_policy_file, open_reviews
+from xlmodel.plans.schema import open_reviews
+from xlmodel.plans.loading import load_policy_file
 from xlmodel.report import UNREVIEWED
 
 DRAFT = "acme-draft-2022-2024"

@@ -29,8 +29,8 @@ from xlmodel.case import (MAX_TEXT, check_attestations, from_cell, load_case, pa
 from xlmodel.errors import CaseError, PolicyError, UnknownPolicyError, XlmodelError
 from xlmodel.evaluator import evaluate, model_for
 from xlmodel.fields import FIELDS, Field, Kind
-from xlmodel.plans.schema import (POLICY_ID, load_policy, load_policy_file, plan_directories, load_plan_by_id,
-                                  policy_paths)
+from xlmodel.plans.loading import (POLICY_ID, load_policy, load_policy_file, plan_directories, load_plan_by_id,
+                                   policy_paths)
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "samples"

@@ -14,7 +14,7 @@ from xlmodel.case import load_case
 from xlmodel.errors import OutputExistsError
 from xlmodel.evaluator import evaluate, model_for
 from xlmodel.fields import COMPANY_FIELDS, YEAR_FIELDS
-from xlmodel.plans.schema import load_policy
+from xlmodel.plans.loading import load_policy
 from xlmodel.workbook.layout import OUTPUTS, SHEETS, Layout, pname
 from xlmodel.workbook.writer import build_workbook
 
@@ -261,7 +261,7 @@ def test_no_formula_is_longer_than_a_modeller_can_audit(tmp_path):
     characters; the longest is reported."""
     import openpyxl
 
-    from xlmodel.plans.schema import load_policy, policy_paths
+    from xlmodel.plans.loading import load_policy, policy_paths
     from xlmodel.workbook.writer import build_workbook
 
     fourth = Path(__file__).parent / "data" / "fourth_plan" / "demo-2025-2027.yaml"

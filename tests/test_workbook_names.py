@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from xlmodel.case import load_case
 from xlmodel.errors import XlmodelError
 from xlmodel.evaluator import model_for
-from xlmodel.plans.schema import load_policy
+from xlmodel.plans.loading import load_policy
 from xlmodel.workbook.layout import FIRST_YEAR_COL, SHEETS, Layout, col_name
 from xlmodel.workbook.reader import read_workbook
 from xlmodel.workbook.writer import build_workbook

@@ -211,7 +211,7 @@ def test_the_reference_read_from_the_unsaved_workbook_is_the_one_read_back_from_
     (so the same last rows), the same texts and formulas (a formula as "=" + text), the same row keys."""
     from xlmodel.case import Case
     from xlmodel.evaluator import model_for
-    from xlmodel.plans.schema import load_plan_by_id
+    from xlmodel.plans.loading import load_plan_by_id
     from xlmodel.workbook.layout import Layout
 
     pol = load_plan_by_id(pid)

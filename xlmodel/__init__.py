@@ -19,7 +19,7 @@ _LAZY = {
     "Case": "case", "load_case": "case", "parse_case": "case",
     "CaseError": "errors", "PolicyError": "errors", "XlmodelError": "errors",
     "evaluate": "evaluator", "plan": "planner",
-    "list_plans_or_raise": "plans.schema", "load_policy": "plans.schema",
+    "list_plans_or_raise": "plans.loading", "load_policy": "plans.loading",
 }
 
 

@@ -55,7 +55,7 @@ from .inputs.distributions import read_distributions
 from .rules.consistency import CONFIRM_FIELD, INTERIM_PARTS, case_findings, interim_message
 from .errors import CaseError, Problem
 from .fields import BOARDS, BOOL_LABELS, COMPANY_FIELDS, ENUMS, FIELDS, FORECAST, YEAR_FIELDS, Field, Kind
-from .plans.schema import POLICY_ID
+from .plans.loading import POLICY_ID
 from .inputs.sanitize import BAD_LINE, BAD_TEXT
 from .inputs.untrusted import (MAX_CASE_BYTES, InputFileError, SafeLoader, SciFloat, YamlInt, decode_utf8, did_you_mean,
                                load_json, load_yaml, read_regular, shown, yaml_int_surprise)

@@ -23,7 +23,8 @@ from .rules.env import ArrayEnv, Getter  # noqa: F401 - the reference environmen
 from .rules.expr import to_serial
 from .fields import FIELDS, Kind
 from .plans.folders import plan_directory_key
-from .plans.schema import Policy, load_policy, load_plan_by_id
+from .plans.schema import Policy
+from .plans.loading import load_policy, load_plan_by_id
 from .report.build import build_report, report_roots
 
 
@@ -79,7 +80,7 @@ def cached_plan_by_id(pid) -> Policy:
             return hit[4]
     stamps = tuple(_stat_key(p) for p, _ in dirs)
     policy = load_plan_by_id(pid)
-    from .plans.schema import find_plan
+    from .plans.loading import find_plan
 
     path = str(find_plan(pid).path.resolve())
     if len(_BY_ID) > 256:

@@ -15,8 +15,9 @@ from pathlib import Path
 
 from .errors import OutputExistsError, PolicyError, Problem, XlmodelError
 from .plans.folders import BUNDLED, USER_ORIGIN, plan_directories, user_plan_dir
-from .plans.schema import (POLICY_ID, Policy, PlanFile, _validate_policy, load_policy_file, plan_files, load_plan_by_id,
-                           policy_source, text_ref_problem)
+from .plans.schema import Policy
+from .plans.text import policy_source, text_ref_problem
+from .plans.loading import POLICY_ID, PlanFile, _validate_policy, load_policy_file, plan_files, load_plan_by_id
 
 
 @dataclass

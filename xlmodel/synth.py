@@ -15,7 +15,7 @@ from .rules.consistency import CONFIRM_FIELD, MIN_TOTAL_ASSETS
 from .evaluator import case_getter, evaluate_arrays, model_for
 from .rules.expr import _edate, from_serial, to_serial
 from .fields import FIELDS, SLOTS
-from .plans.schema import load_policy
+from .plans.loading import load_policy
 
 OPINIONS = ("standard_unqualified", "unqualified_with_emphasis", "qualified", "adverse", "disclaimer")
 STAGES = ("mature", "growth", "indeterminate")

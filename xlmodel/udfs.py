@@ -43,7 +43,8 @@ from .evaluator import attestation_ids as model_attestations, evaluate_one, mode
 from .rules.expr import from_serial
 from .fields import ENUMS, FIELDS, Kind
 from .outputs import OUTPUT, PART
-from .plans.schema import Policy, find_plan, list_plans_or_raise, open_reviews, load_plan_by_id, worded_for_year
+from .plans.schema import Policy, open_reviews, worded_for_year
+from .plans.loading import find_plan, list_plans_or_raise, load_plan_by_id
 from .report import UNREVIEWED
 
 __all__ = [

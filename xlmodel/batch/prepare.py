@@ -9,6 +9,7 @@ import pandas as pd
 
 from ..rules import catalogue as cat
 from ..plans import schema as pol
+from ..plans.loading import load_baseline
 from ..case import (MAX_AMOUNT, MAX_YEAR, MIN_YEAR, UNIT_FIELDS, UNIT_WARNING_BELOW, board_of_code, board_problem,
                     is_blank, read_field, read_year, stock_code_note)
 from .columns import Header, read_header
@@ -17,7 +18,8 @@ from ..errors import Problem, XlmodelError
 from ..rules.compiled import round_fen_v
 from ..evaluator import model_for
 from ..fields import FIELDS, FORECAST, Kind
-from ..plans.schema import Policy, load_plan_by_id
+from ..plans.schema import Policy
+from ..plans.loading import load_plan_by_id
 from ..inputs.untrusted import did_you_mean
 from .results import COUNT_COLUMNS, MISSING_COLUMN, column_labels, result_columns, unreviewed_plans
 from .table import BatchError, _Labels, _encode_column, _grouped, _read_grouped, _row, _rows_text
@@ -74,7 +76,7 @@ def screen_model(baseline_id: str | None = None, *, attestations: bool = False) 
     baseline file. With ``attestations`` the confirmations are kept (``xlmodel announce`` words the duties
     whose rule applies: a confirmation not given is a missing input, never a pass)."""
     bid = baseline_id or pol.Settings().regulatory_baseline
-    base = pol.load_baseline(bid)
+    base = load_baseline(bid)
     key = (bid, id(base), attestations)
     hit = _SCREENS.get(key)
     if hit is not None and hit[0] is base:

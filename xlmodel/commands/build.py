@@ -12,7 +12,7 @@ from ..inputs.sanitize import plain_text
 def cmd_build(args) -> int:
     from ..case import check_attestations, load_case
     from ..evaluator import model_for
-    from ..plans.schema import load_plan_by_id
+    from ..plans.loading import load_plan_by_id
     from ..workbook.writer import build_workbook
 
     if bool(args.case) == bool(args.policy):
@@ -29,7 +29,7 @@ def cmd_build(args) -> int:
     out = build_workbook(args.output, policy=args.policy, case=case, evaluation_year=args.year, force=args.force,
                          udf=getattr(args, "udf", False))
     print(f"已写入 wrote {plain_text(out)}", file=sys.stderr)  # a path with a newline: one line, escaped
-    from ..plans.schema import load_policy
+    from ..plans.loading import load_policy
 
     plan = load_plan_by_id(case.policy) if case else load_policy(args.policy)
     year = case.evaluation_year if case else (args.year or plan.plan_years[1])

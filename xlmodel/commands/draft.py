@@ -36,7 +36,7 @@ def read_plan_text(path) -> tuple[str, str]:
 
 
 def _options(args, out: Path) -> dict:
-    from ..plans.schema import POLICY_ID
+    from ..plans.loading import POLICY_ID
 
     pid = args.id
     if pid is not None and not POLICY_ID.fullmatch(pid):
@@ -112,7 +112,7 @@ def _check_copy(copy: Path, body: bytes, force: bool) -> bool:
 
 def cmd_draft(args) -> int:
     from ..inputs.files import atomic_write, check_output
-    from ..plans.schema import load_policy_file
+    from ..plans.loading import load_policy_file
     from ..inputs.sanitize import plain_text
     from ..draft import draft_text
     from ..draft.source import read_plan_source

@@ -14,7 +14,8 @@ def cmd_policies(args) -> int:
     if args.action == "show":
         from ..rules.catalogue import compile_policy  # (numpy: only where the rules are compiled)
         from ..errors import XlmodelError
-        from ..plans.schema import POLICY_ID, find_plan, load_policy, plan_clauses, policy_source
+        from ..plans.text import plan_clauses, policy_source
+        from ..plans.loading import POLICY_ID, find_plan, load_policy
         from ..inputs.sanitize import plain_text as t  # every text from the plan file: no terminal control, no forged line
 
         if not args.id:
@@ -95,7 +96,8 @@ def _policies_check_install(args) -> int:
     """`policies check FILE`: every problem of one policy file at once; `policies install FILE`:
     the same check, then a copy in the user's plan folder."""
     from ..plan_install import check_policy_file, install_policy_file
-    from ..plans.schema import load_policy_file, plan_clauses, policy_source
+    from ..plans.text import plan_clauses, policy_source
+    from ..plans.loading import load_policy_file
     from ..inputs.sanitize import plain_text  # file names and a plan's version: one line each, inert
 
     if not args.id:

@@ -87,7 +87,7 @@ def plans_to_test(ids: list[str] | None = None) -> tuple[list, list[tuple[str, s
     does not load is skipped with its error."""
     from ..errors import XlmodelError
     from ..plan_install import list_plans_with_errors
-    from ..plans.schema import load_plan_by_id
+    from ..plans.loading import load_plan_by_id
 
     if ids:
         return [load_plan_by_id(i) for i in ids], []

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from ..plans import schema as pol
+from ..plans.rule_kinds import DistributionCap, InterimProfitCap, LegalDistributionCap
 from .expr import C, In, Max, Min, Num, Round2
 from ..fields import SLOTS
 from .model import Check, _amount_over
 
 
-def k_cap(b: _Builder, s: pol.DistributionCap) -> Check:
+def k_cap(b: _Builder, s: DistributionCap) -> Check:
     """不得超过累计可分配利润: each distribution at most the cumulative distributable profit it is paid out of
     (on the plan's basis, floored at 0). The final: the year's distribution less the interim's, against the
     year-end figure the interim has already left; the interim: its own, against its period-end figure."""
@@ -32,7 +33,7 @@ def k_cap(b: _Builder, s: pol.DistributionCap) -> Check:
                  applies=applies)
 
 
-def k_interim_profit_cap(b: _Builder, s: pol.InterimProfitCap) -> Check:
+def k_interim_profit_cap(b: _Builder, s: InterimProfitCap) -> Check:
     """Guideline No. 3 (2023): an interim's cash dividend at most ``ratio`` × the net profit attributable of
     its own period (a Q1 interim the first quarter's, an H1 interim the half year's), each interim on its
     own against its period's figure."""
@@ -44,7 +45,7 @@ def k_interim_profit_cap(b: _Builder, s: pol.InterimProfitCap) -> Check:
                  applies=[b.part(made, "na_no_interim")])
 
 
-def k_legal_cap(b: _Builder, s: pol.LegalDistributionCap) -> Check:
+def k_legal_cap(b: _Builder, s: LegalDistributionCap) -> Check:
     """The year's distribution paid out of the year-end retained earnings (cash and stock dividends less
     the interim's) at most the lower of the parent's and the consolidated figure, floored at 0
     (Company Law art. 210; the exchanges' 孰低 practice). Its bound is the maximum distribution."""

@@ -19,6 +19,8 @@ from typing import Callable
 from pydantic import BaseModel
 
 from ..plans import schema as pol
+from ..plans.rule_kinds import role_of
+from ..plans.loading import load_baseline
 from .expr import (FY, And, Blank, C, Cmp, CountIf, EstimateRenderer, If, In, InList, Lbl, Max, Min, Missing, Node, Not,
                    Num, Or, P, PRECISION, Round2, Sum, guarded_part, hoistable, substitute)
 from ..fields import FIELDS, SLOTS
@@ -281,7 +283,7 @@ class _Builder:
     # -- the rules ---------------------------------------------------------
     def compile_rule(self, spec, role: str | None = None) -> RuleDef:
         check = KINDS[spec.kind](self, spec)
-        role = role or pol.role_of(spec)
+        role = role or role_of(spec)
         nodes = [check.actual, check.passes] + ([check.required] if check.required is not None else [])
         cells: dict[tuple[str, int], None] = {}
         for n in nodes:
@@ -600,7 +602,7 @@ def compile_policy(policy: pol.Policy, baseline: pol.Baseline | None = None) -> 
     for spec in ordered(policy.requirements):
         b.m.rules.append(b.compile_rule(spec))
     if baseline is None and policy.settings.regulatory_baseline:
-        baseline = pol.load_baseline(policy.settings.regulatory_baseline)
+        baseline = load_baseline(policy.settings.regulatory_baseline)
     if baseline is not None:
         base = b.m.baseline = baseline
         clash = {r.id for r in base.rules} & {r.id for r in policy.rules}

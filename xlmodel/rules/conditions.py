@@ -6,25 +6,27 @@ deadline in months.
 from __future__ import annotations
 
 from ..plans import schema as pol
+from ..plans.rule_kinds import (AnyOf, Attestation, AuditOpinion, Compare, ConditionsHeld, Judgment, NoMajorOutlay,
+                                Positive, Vote, WithinMonths)
 from .expr import And, Blank, C, Cmp, CountIf, EDate, If, In, InList, Lbl, Min, Missing, Node, Not, Num, Or, Round2, Sum
 from .model import ATTEST, Check, SHORTFALL, transaction_tests
 
 
-def k_positive(b: _Builder, s: pol.Positive) -> Check:
+def k_positive(b: _Builder, s: Positive) -> Check:
     a = Round2(b.measure(s.measure))
     return Check(actual=a, required=Num(0), passes=a > Num(0), op=">")
 
 
-def k_audit(b: _Builder, s: pol.AuditOpinion) -> Check:
+def k_audit(b: _Builder, s: AuditOpinion) -> Check:
     acc = b.param(s.id, "accepted", tuple(s.accepted), s.clause, "认可的审计意见", "Accepted audit opinions", "选项")
     return Check(actual=In(s.field), passes=InList(In(s.field), acc), op="in", unit="选项")
 
 
-def k_judgment(b: _Builder, s: pol.Judgment) -> Check:
+def k_judgment(b: _Builder, s: Judgment) -> Check:
     return Check(actual=In(s.field), passes=In(s.field), op="true", unit="是/否")
 
 
-def k_no_major_outlay(b: _Builder, s: pol.NoMajorOutlay) -> Check:
+def k_no_major_outlay(b: _Builder, s: NoMajorOutlay) -> Check:
     mo = b.p.major_outlay
     if mo.definition == "board":
         return Check(actual=In("major_outlay_planned"), passes=Not(C("major_outlay")), op="not_major", unit="是/否")
@@ -38,7 +40,7 @@ def k_no_major_outlay(b: _Builder, s: pol.NoMajorOutlay) -> Check:
                  passes=Not(C("major_outlay")), op="not_major")
 
 
-def k_compare(b: _Builder, s: pol.Compare) -> Check:
+def k_compare(b: _Builder, s: Compare) -> Check:
     a = Round2(b.measure(s.measure))
     if s.amount is not None:
         req: Node = b.param(s.id, "amount", s.amount, s.clause, "比较金额", "Amount compared with", "元")
@@ -47,7 +49,7 @@ def k_compare(b: _Builder, s: pol.Compare) -> Check:
     return Check(actual=a, required=req, passes=Cmp(s.op, a, C(f"{s.id}.required")), op=s.op, shortfall=SHORTFALL[s.op])
 
 
-def k_any_of(b: _Builder, s: pol.AnyOf) -> Check:
+def k_any_of(b: _Builder, s: AnyOf) -> Check:
     """Met by any of its alternatives (other rules, shown met / not met): pass when one is met; else
     missing input when one lacks an input; else fail; not applicable when none applies. Its minimum
     cash is the lowest an applicable alternative needs (over those whose minimum is known), when every
@@ -73,7 +75,7 @@ def _agm_held(*fids: str) -> tuple:
         Not(And(*[Missing(((f, 0),)) for f in fids])), None, [], "na_agm_not_held"
 
 
-def k_vote(b: _Builder, s: pol.Vote) -> Check:
+def k_vote(b: _Builder, s: Vote) -> Check:
     zh, en = (("赞成票须超过出席表决权的比例", "Votes for must exceed this share of votes present") if s.op == ">"
               else ("赞成票比例下限（含本数）", "Minimum share of votes present (inclusive)"))
     thr = b.param(s.id, "ratio", s.ratio, s.clause, zh, en, "%")
@@ -81,7 +83,7 @@ def k_vote(b: _Builder, s: pol.Vote) -> Check:
                  op=s.op, unit="%", applies=[_agm_held("agm_date", "vote_for_ratio")])
 
 
-def k_within_months(b: _Builder, s: pol.WithinMonths) -> Check:
+def k_within_months(b: _Builder, s: WithinMonths) -> Check:
     """Paid within N months of the AGM: EDATE gives the day the period ends (Civil Code art. 200–202: the
     corresponding day of the last month, or its last day), which still passes."""
     months = b.param(s.id, "months", s.months, s.clause, "派发期限（股东大会后月数）", "Payout deadline (months after AGM)", "月")
@@ -91,11 +93,11 @@ def k_within_months(b: _Builder, s: pol.WithinMonths) -> Check:
                                                 _agm_held("agm_date")])
 
 
-def k_attestation(b: _Builder, s: pol.Attestation) -> Check:
+def k_attestation(b: _Builder, s: Attestation) -> Check:
     fid = s.field or ATTEST + s.id
     return Check(actual=In(fid), passes=In(fid), op="true", unit="是/否")
 
 
-def k_conditions_held(b: _Builder, s: pol.ConditionsHeld) -> Check:
+def k_conditions_held(b: _Builder, s: ConditionsHeld) -> Check:
     """A cash dividend paid while a cash-dividend condition of the plan is not met (DOMAIN.md §5)."""
     return Check(actual=C("cond_met"), passes=C("cond_met"), op="conditions", unit="是/否", missing=C("cond_unknown"))

@@ -5,6 +5,7 @@ number of distributions, the cash share of a distribution by stage, the cash pai
 from __future__ import annotations
 
 from ..plans import schema as pol
+from ..plans.rule_kinds import CashPaid, CashShare, MinCash, MinCashPlanPeriod, MinCashRolling, MinDistributions
 from .expr import FY, And, C, If, In, Lbl, Max, Min, Missing, Node, Not, Num, Or, P, Round2, Sum, Window
 from ..fields import FIELDS, SLOTS
 from .model import Check, SERIES_ZH, _amount_short, _amount_short_strict
@@ -35,7 +36,7 @@ def _component(b: _Builder, s, i: int, c) -> Node:
     return ps * In("share_count")
 
 
-def k_min_cash(b: _Builder, s: pol.MinCash) -> Check:
+def k_min_cash(b: _Builder, s: MinCash) -> Check:
     comps = [_component(b, s, i, c) for i, c in enumerate(s.components)]
     combined = comps[0] if len(comps) == 1 else (Max if s.combine == "higher_of" else Min)(*comps)
     req = Round2(Max(Num(0), combined))
@@ -49,7 +50,7 @@ def k_min_cash(b: _Builder, s: pol.MinCash) -> Check:
                  shortfall=_amount_short, min_cash=need if s.raises_minimum else None)
 
 
-def k_min_cash_rolling(b: _Builder, s: pol.MinCashRolling) -> Check:
+def k_min_cash_rolling(b: _Builder, s: MinCashRolling) -> Check:
     w = s.window
     total = s.basis_mode == "total"
     ratio = b.param(s.id, "ratio", s.ratio, s.clause, "最低比例（占窗口累计利润）" if total else "最低比例（占年均可分配利润）",
@@ -71,7 +72,7 @@ def k_min_cash_rolling(b: _Builder, s: pol.MinCashRolling) -> Check:
                  missing=_window_missing(b, s, years))
 
 
-def _window_missing(b: _Builder, s: pol.MinCashRolling, years: P) -> Node | None:
+def _window_missing(b: _Builder, s: MinCashRolling, years: P) -> Node | None:
     """The missing input of a window whose length is a parameter (issue 52.7): a year's inputs are needed only
     where the year is in the window the parameter sets, as :class:`~xlmodel.expr.Window` sums it (year ``o`` ≤ 0
     is in it where ``years > −o``). A window of 2 with the year before last blank is decided; a test fixed at
@@ -87,7 +88,7 @@ def _window_missing(b: _Builder, s: pol.MinCashRolling, years: P) -> Node | None
     return b._any(parts)
 
 
-def k_min_cash_plan_period(b: _Builder, s: pol.MinCashPlanPeriod) -> Check:
+def k_min_cash_plan_period(b: _Builder, s: MinCashPlanPeriod) -> Check:
     """Cumulative cash over the plan's own years (DOMAIN.md §2: 未来三年累计): the period's years are fixed
     parameters, each column counts the years of the period up to its own (FY(o) within them), so years
     before the period are never counted. Checked in the period's last year; before it, not applicable
@@ -123,14 +124,14 @@ def k_min_cash_plan_period(b: _Builder, s: pol.MinCashPlanPeriod) -> Check:
                           (FY(0) >= last, None, [], "na_plan_period_in_progress")])
 
 
-def k_min_distributions(b: _Builder, s: pol.MinDistributions) -> Check:
+def k_min_distributions(b: _Builder, s: MinDistributions) -> Check:
     """At least N distributions of the year's profit (interim and final), from ``distribution_count``."""
     n = b.param(s.id, "count", s.count, s.clause, "每年最少利润分配次数", "Minimum distributions a year", "次")
     got = In("distribution_count")
     return Check(actual=got, required=n, passes=got >= C(f"{s.id}.required"), op=">=", unit="次")
 
 
-def k_cash_share(b: _Builder, s: pol.CashShare) -> Check:
+def k_cash_share(b: _Builder, s: CashShare) -> Check:
     """Cash share of a distribution ≥ the plan's share (DOMAIN.md §4: cash needed = S·s/(1−s)): of the year's
     distributions together, or of one distribution (本次利润分配). Each distribution has its own amounts: the
     interim its own inputs, the final the year's figures less the interim's (counted buybacks with the
@@ -151,7 +152,7 @@ def k_cash_share(b: _Builder, s: pol.CashShare) -> Check:
                  relevant=stock > Num(0) if table else None)
 
 
-def _cash_share_interims(b: _Builder, s: pol.CashShare) -> Check:
+def _cash_share_interims(b: _Builder, s: CashShare) -> Check:
     """本次利润分配 for each interim on its own: its cash at least its stock dividend × s/(1−s), the share
     the final's rule states. Paid before the year's proposal, so the year's minimum cannot mend it."""
     stock_all = C("interims.stock")
@@ -180,7 +181,7 @@ def _distribution_parts(which: str) -> tuple[Node, Node, Node, str]:
     return C("cash", 0), Round2(In("stock_dividend")), Round2(C("distribution", 0)) > Num(0), "na_no_distribution"
 
 
-def _stage_share(b: _Builder, t: pol.CashShare, stock: Node) -> tuple[Node, list, bool]:
+def _stage_share(b: _Builder, t: CashShare, stock: Node) -> tuple[Node, list, bool]:
     """The minimum share rule ``t`` states (a parameter, or the stage × outlay table's cell), registered once
     however many distributions read it; the not-applicable parts for the cells the plan leaves empty."""
     if t.share is not None:
@@ -220,7 +221,7 @@ _STAGE_ZH = {
 }
 
 
-def k_cash_paid(b: _Builder, s: pol.CashPaid) -> Check:
+def k_cash_paid(b: _Builder, s: CashPaid) -> Check:
     """A cash dividend is paid: any positive amount. A binding duty (severity fail) raises the
     minimum cash dividend to one fen; an "in principle" one (warn) does not (DOMAIN.md §4)."""
     act = Round2(C("cash", 0))

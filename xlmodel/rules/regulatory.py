@@ -7,12 +7,13 @@ from __future__ import annotations
 from typing import Callable
 
 from ..plans import schema as pol
+from ..plans.rule_kinds import PlausibleAmounts, SaleRestriction, StLowDividend
 from .expr import FY, And, Blank, C, If, In, InList, Max, Min, Missing, Node, Not, Num, Or, Round2, Sum, YearOf
 from ..fields import FIELDS
 from .model import Check, _amount_short
 
 
-def k_st_low_dividend(b: _Builder, s: pol.StLowDividend) -> Check:
+def k_st_low_dividend(b: _Builder, s: StLowDividend) -> Check:
     """Exchange low-dividend risk warning (DOMAIN.md §5); see also the outputs it feeds."""
     def prm(key, value, zh, en, unit):
         return b.param(s.id, key, value, s.clause, zh, en, unit)
@@ -129,7 +130,7 @@ SALE_TRIGGERS = {  # DOMAIN.md §5: any one restricts the controlling shareholde
 }
 
 
-def k_sale_restriction(b: _Builder, s: pol.SaleRestriction) -> Check:
+def k_sale_restriction(b: _Builder, s: SaleRestriction) -> Check:
     """Controlling-shareholder sale restriction (DOMAIN.md §5): 破净, 破发 or 分红不达标.
 
     The dividend test counts only years whose net profit attributable is not negative: a loss year
@@ -159,7 +160,7 @@ def k_sale_restriction(b: _Builder, s: pol.SaleRestriction) -> Check:
                  missing=And(Not(known_true), unknown))
 
 
-def plausible_signals(s: pol.PlausibleAmounts) -> list[tuple[str, str, str]]:
+def plausible_signals(s: PlausibleAmounts) -> list[tuple[str, str, str]]:
     """The signals of a plausibility rule: (calculation key, 中文, English), in the order they are tested."""
     out = [("small_assets", f"期末总资产低于 {s.assets_floor:,.0f} 元", f"total assets below {s.assets_floor:,.0f} 元"),
            ("small_revenue", f"营业收入低于 {s.revenue_floor:,.0f} 元", f"revenue below {s.revenue_floor:,.0f} 元")]
@@ -175,7 +176,7 @@ def plausible_signals(s: pol.PlausibleAmounts) -> list[tuple[str, str, str]]:
 _SMALL_FIELDS = ("net_assets", "net_profit_attributable", "cash_dividend")
 
 
-def k_plausible(b: _Builder, s: pol.PlausibleAmounts) -> Check:
+def k_plausible(b: _Builder, s: PlausibleAmounts) -> Check:
     """Amounts a listed company could hardly have in 元: each signal a calculation of its own (named in the
     report), the rule passing when none holds or the case confirms its figures (DOMAIN.md §5). A blank
     input reads 0 and is no signal: the rule never waits for one."""
@@ -216,7 +217,7 @@ def k_plausible(b: _Builder, s: pol.PlausibleAmounts) -> Check:
     return Check(actual=Sum(*counts), passes=Or(confirmed, Not(Or(*signals))), op="plausible", unit="项", known=True)
 
 
-def _plausible_pairs(b: _Builder, s: pol.PlausibleAmounts, size: Callable[..., Node], offs: list[int]) -> None:
+def _plausible_pairs(b: _Builder, s: PlausibleAmounts, size: Callable[..., Node], offs: list[int]) -> None:
     """A field and its neighbour of the same year (distributable profit and net profit …) ``pair_ratio`` times
     apart or more, either way, in any year of the window: one of them typed in 万元 (issue 47)."""
     if not s.pairs:

@@ -40,7 +40,9 @@ import zlib
 from dataclasses import dataclass
 
 from ..errors import AmbiguousPolicyError, PolicyError, UnknownPolicyError, XlmodelError
-from ..plans.schema import POLICY_ID, Policy, find_plan, load_plan_by_id, policy_from_workbook, policy_source
+from ..plans.schema import Policy
+from ..plans.text import policy_source
+from ..plans.loading import POLICY_ID, find_plan, load_plan_by_id, policy_from_workbook
 from ..inputs.untrusted import (MAX_EMBEDDED_PLAN_BYTES, MAX_EMBEDDED_PLAN_CHARS, MAX_EMBEDDED_PLAN_PARTS,
                                 MAX_PLAN_TEXT_BYTES, MAX_POLICY_BYTES, load_json, shown)
 

@@ -34,7 +34,8 @@ def integrity(read, diffs: list[str]) -> dict:
     * ``trusted``: the workbook's own results can be relied on: the plan verified and reviewed, formulas checked
       and unchanged, cached results current, parameters as the plan sets them.
     """
-    from ..plans.schema import open_reviews, policy_source
+    from ..plans.schema import open_reviews
+    from ..plans.text import policy_source
 
     built = read.built_with
     plan_built = built.get("xlmodel_policy_version") or None

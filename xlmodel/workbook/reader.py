@@ -697,7 +697,7 @@ def _reference(policy: Policy, layout: Layout, year: int) -> _Reference:
 def _reference_key(policy: Policy, layout: Layout, year: int) -> tuple:
     """What the reference is a function of, beside xlmodel's code: the plan's content and published text,
     the evaluation year and the timeline."""
-    from ..plans.schema import policy_source
+    from ..plans.text import policy_source
 
     src = policy_source(policy)
     return (policy.model_dump_json(), src.text if src is not None else None, year, layout.first_year,

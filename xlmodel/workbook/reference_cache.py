@@ -49,7 +49,7 @@ def _code_fingerprint() -> str | None:
     content (None: too many to look at, or a baseline unreadable; then nothing is cached)."""
     import importlib.util
 
-    from ..plans.schema import BASELINES
+    from ..plans.loading import BASELINES
 
     spec = importlib.util.find_spec("xlsxwriter")  # found, not imported
     xw = Path(spec.origin).parent if spec is not None and spec.origin else None

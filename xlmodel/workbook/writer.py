@@ -21,7 +21,8 @@ from .. import __version__
 from ..case import Case
 from ..errors import XlmodelError
 from ..inputs.files import atomic_write, check_output, save_xlsx
-from ..plans.schema import Policy, load_policy
+from ..plans.schema import Policy
+from ..plans.loading import load_policy
 from .builder import MIN_PRINT_SCALE, PAGE_WIDTH, Builder
 from .checked_sheet import MAX_FORMULA, MAX_TEXT, CheckedWorksheet, text_units
 from .layout import INPUT_SECTIONS, YES_NO_OUTPUTS
@@ -124,7 +125,7 @@ def build_workbook(out: Path, policy: Policy | str | None = None, case: Case | N
     elif policy:
         pol = load_policy(policy)  # the command line / Python API: an id or a path
     else:
-        from ..plans.schema import load_plan_by_id
+        from ..plans.loading import load_plan_by_id
 
         pol = load_plan_by_id(case.policy)  # a case names its plan by id, never by a path
     builder = WorkbookBuilder(pol, case, evaluation_year, udf=udf)

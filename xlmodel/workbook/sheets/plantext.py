@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from ...fields import FIELDS
-from ...plans.schema import plan_clauses
+from ...plans.text import plan_clauses
 from ..layout import HEADER_ROW
 from ..styles import FONT, text_width
 
