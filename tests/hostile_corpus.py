@@ -2582,13 +2582,14 @@ def _poisoned_reference(book: Path) -> tuple[str, bytes]:
     folder can put there (an xlmodel before issue 48 used it: ``formulas_changed: []``, ``trusted: true``)."""
     from xlmodel.evaluator import model_for
     from xlmodel.workbook import reader, reference_cache
+    from xlmodel.workbook.compare import _compose_reference, _reference_key
     from xlmodel.workbook.layout import Layout
 
     read = reader.read_workbook(book, check_formulas=False)
     layout = Layout(model_for(read.policy), read.case.evaluation_year)
-    key = reader._reference_key(read.policy, layout, read.case.evaluation_year)
+    key = _reference_key(read.policy, layout, read.case.evaluation_year)
     digest = reference_cache._digest(key)
-    names, formulas, keys = reader._compose_reference(read.policy, layout, read.case.evaluation_year)
+    names, formulas, keys = _compose_reference(read.policy, layout, read.case.evaluation_year)
     cells = {n: [[r, c, f.replace(_MAX_E12, _MAX_E12.replace("MAX", "MIN"), 1) if f.startswith(f"={_MAX_E12}") else f]
                  for r, c, f in formulas[n]] for n in names}
     data = {"format": reference_cache.FORMAT, "digest": digest, "sheetnames": names, "formulas": cells,

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from xlmodel.case import board_of_code
+from xlmodel.values import board_of_code
 
 CORPUS = Path(__file__).parent / "data" / "announcements"
 FILES = sorted(CORPUS.glob("*.yaml"))

@@ -23,8 +23,9 @@ import pytest
 from xlmodel.batch.evaluate import evaluate_batch, prepare_batch
 from xlmodel.batch.prepare import screen_model
 from xlmodel.batch.table import BatchError, read_table
-from xlmodel.batch.output import SUMMARY_SHEET, write_batch_csv, write_batch_xlsx
-from xlmodel.case import read_field
+from xlmodel.batch.output import SUMMARY_SHEET, write_batch_xlsx
+from xlmodel.batch.output_csv import write_batch_csv
+from xlmodel.values import read_field
 from xlmodel.batch.columns import NAMES_FILE, names, read_header, table_rows
 from xlmodel.fields import FIELDS
 from xlmodel.plans.schema import Settings
@@ -387,7 +388,7 @@ def test_results_do_not_depend_on_the_chunk_size(monkeypatch):
 
 
 def test_the_csv_writer_writes_what_the_csv_module_would(tmp_path):
-    from xlmodel.batch.output import _csv_text
+    from xlmodel.batch.output_csv import _csv_text
 
     out = evaluate_batch(EN)
     out.loc[0, "company_name"] = 'a, "quoted"\nname'
@@ -405,7 +406,7 @@ def test_the_csv_writer_writes_what_the_csv_module_would(tmp_path):
 
 
 def test_floats_are_written_as_repr_writes_them():
-    from xlmodel.batch.output import _csv_text, _float_text
+    from xlmodel.batch.output_csv import _csv_text, _float_text
 
     rng = np.random.default_rng(8)
     vals = [float(round(x, int(d))) for x, d in zip(rng.uniform(-1, 1, 20000) * 10.0 ** rng.integers(-3, 15, 20000),

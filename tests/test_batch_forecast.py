@@ -22,8 +22,9 @@ from xlmodel.batch.evaluate import Batch, evaluate_batch, prepare_batch
 from xlmodel.batch.prepare import screen_model
 from xlmodel.batch.table import BatchError, read_table
 from xlmodel.batch.results import LEAD_COLUMNS, result_columns
-from xlmodel.batch.output import RESULTS_SHEET, SUMMARY_SHEET, write_batch_csv, write_batch_xlsx
-from xlmodel.case import read_field
+from xlmodel.batch.output import RESULTS_SHEET, SUMMARY_SHEET, write_batch_xlsx
+from xlmodel.batch.output_csv import write_batch_csv
+from xlmodel.values import read_field
 from xlmodel.batch.columns import read_header
 from xlmodel.errors import has_chinese
 from xlmodel.evaluator import model_for

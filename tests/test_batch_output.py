@@ -30,7 +30,8 @@ from xlmodel.batch.table import KEY_COLUMNS
 from xlmodel.batch.results import (COMPANY_COLUMNS, LEAD_COLUMNS, OUTPUT_COLUMNS, REVIEWED_COLUMN, RULE_PARTS,
                                    result_columns, rule_parts)
 from xlmodel.batch.output import (AMOUNT_FORMAT, DATE_FORMAT, RESULTS_SHEET, STATUS_LABELS, SUMMARY_SHEET, at_risk,
-                                  write_batch_csv, write_batch_xlsx)
+                                  write_batch_xlsx)
+from xlmodel.batch.output_csv import write_batch_csv
 from xlmodel.rules.model import BOUND_ZH, STATUS_ZH
 from xlmodel.evaluator import evaluate, model_for
 from xlmodel.fields import FIELDS

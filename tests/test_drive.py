@@ -177,7 +177,7 @@ def stale_book(tmp_path) -> tuple[Path, str]:
     where = book.set_input("in_cash_dividend", round(GCL_MIN_CASH - 0.01, 2))  # (the sample's timeline)
     path = book.save(tmp_path / "stale.xlsx")
     read = read_workbook(path)
-    from xlmodel.workbook.reader import cached_differences
+    from xlmodel.workbook.compare import cached_differences
 
     assert cached_differences(read, evaluate(read.case)), "the edit should leave the cached results stale"
     return path, where

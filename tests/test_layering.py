@@ -17,6 +17,7 @@ ROOMS = (
     "xlmodel.plans",        # the policy schema and loading, plan folders, a plan's clauses
     "xlmodel.caches",       # the user's cache folder: reference results, the policy listing
     "xlmodel.rules",        # expression trees, code generation, compiled rules, the catalogue, consistency
+    "xlmodel.values",       # one input value read as the model reads it (numbers, dates, stock codes …)
     "xlmodel.case",
     "xlmodel.report",
     "xlmodel.evaluator",

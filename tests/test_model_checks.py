@@ -18,7 +18,7 @@ from xlmodel.case import load_case
 from xlmodel.evaluator import model_for
 from xlmodel.plans.loading import load_policy
 from xlmodel.workbook import layout as layout_mod
-from xlmodel.workbook.reader import compare_formulas
+from xlmodel.workbook.compare import compare_formulas
 from xlmodel.engines.recalc import recalculate, recalculate_gnumeric
 from xlmodel.workbook.writer import build_workbook
 

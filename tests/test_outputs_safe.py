@@ -32,7 +32,8 @@ import pandas as pd
 import pytest
 
 import xlmodel
-from xlmodel.batch.output import RESULTS_SHEET, SUMMARY_SHEET, write_batch_csv, write_batch_xlsx
+from xlmodel.batch.output import RESULTS_SHEET, SUMMARY_SHEET, write_batch_xlsx
+from xlmodel.batch.output_csv import write_batch_csv
 from xlmodel.case import load_case
 from xlmodel.errors import OutputExistsError, XlmodelError
 from xlmodel.inputs.files import Interrupted, atomic_write, check_output

@@ -29,6 +29,7 @@ from xlmodel import evaluator
 from xlmodel.caches import user_cache
 from xlmodel.evaluator import model_for
 from xlmodel.workbook import reader, reference_cache
+from xlmodel.workbook.compare import _REFERENCES, _compose_reference, _reference_key
 from xlmodel.workbook.layout import SHEETS, Layout
 from xlmodel.workbook.reader import read_workbook
 from xlmodel.workbook.writer import WorkbookBuilder
@@ -43,9 +44,9 @@ def cache(tmp_path, monkeypatch):
     """An empty user cache folder of this test's own, nothing of the reference kept in the process."""
     monkeypatch.setenv("XLMODEL_CONFIG_HOME", str(tmp_path / "cfg"))
     monkeypatch.delenv("XLMODEL_NO_CACHE", raising=False)
-    reader._REFERENCES.clear()
+    _REFERENCES.clear()
     yield tmp_path / "cfg" / "cache" / "references"
-    reader._REFERENCES.clear()
+    _REFERENCES.clear()
 
 
 @pytest.fixture
@@ -91,18 +92,18 @@ def test_the_reference_kept_is_the_one_composed(cache, composes, sample):
     assert read_workbook(sample).tampered == []
     assert len(composes) == 1 and len(list(cache.glob("*.json"))) == 1
     policy, layout, year = _key(sample)
-    key = reader._reference_key(policy, layout, year)
+    key = _reference_key(policy, layout, year)
     kept = reference_cache.load(key)
-    names, formulas, keys = reader._compose_reference(policy, layout, year)
+    names, formulas, keys = _compose_reference(policy, layout, year)
     assert kept == (names, formulas, keys)
     assert sum(map(len, formulas.values())) > 100  # the formulas of the model, not an empty shell
-    reader._REFERENCES.clear()  # as a new process
+    _REFERENCES.clear()  # as a new process
     assert read_workbook(sample).tampered == [] and len(composes) == 2  # the one just composed by hand, no other
 
 
 def test_a_run_that_reads_the_cache_still_finds_a_changed_formula(cache, tmp_path, monkeypatch):
     assert read_workbook(GCL).tampered == []  # composes and keeps the reference
-    reader._REFERENCES.clear()
+    _REFERENCES.clear()
 
     def refuse(self, path=None):
         raise AssertionError("composed although kept")
@@ -129,7 +130,7 @@ def _seal(path: Path, content) -> None:
 def _valid_file(cache: Path) -> tuple[Path, dict]:
     read_workbook(GCL)
     (path,) = cache.glob("*.json")
-    reader._REFERENCES.clear()
+    _REFERENCES.clear()
     return path, _opened(path)
 
 
@@ -175,7 +176,7 @@ def test_a_link_or_a_file_too_large_is_not_read(cache, composes, tmp_path, monke
     composes.clear()
     assert read_workbook(GCL).tampered == [] and len(composes) == 1
     assert not path.is_symlink()  # replaced by a file of its own
-    reader._REFERENCES.clear()
+    _REFERENCES.clear()
     monkeypatch.setattr(reference_cache, "MAX_FILE_BYTES", len(json.dumps(data, separators=(",", ":"))) - 1)
     assert read_workbook(GCL).tampered == [] and len(composes) == 2  # too large to read (and to keep)
 
@@ -184,10 +185,10 @@ def test_the_digest_changes_with_the_plan_and_the_timeline(cache):
     """A reference is kept per plan content and timeline: a plan of other content never reads another's."""
     policy, layout, year = _key(GCL)
     other = policy.model_copy(update={"rules": policy.rules[:-1]})
-    a = reference_cache._digest(reader._reference_key(policy, layout, year))
-    b = reference_cache._digest(reader._reference_key(other, layout, year))
+    a = reference_cache._digest(_reference_key(policy, layout, year))
+    b = reference_cache._digest(_reference_key(other, layout, year))
     wider = Layout(layout.model, year, layout.first_year - 1, layout.n_years + 1, layout.n_eval)
-    c = reference_cache._digest(reader._reference_key(policy, wider, year))
+    c = reference_cache._digest(_reference_key(policy, wider, year))
     assert len({a, b, c}) == 3
 
 
@@ -215,7 +216,7 @@ def test_the_digest_changes_with_xlmodels_code(tmp_path, monkeypatch):
 def test_no_cache_keeps_nothing(cache, composes, monkeypatch):
     monkeypatch.setenv("XLMODEL_NO_CACHE", "1")
     assert read_workbook(GCL).tampered == []
-    reader._REFERENCES.clear()
+    _REFERENCES.clear()
     assert read_workbook(GCL).tampered == []
     assert len(composes) == 2 and not cache.exists()
 
@@ -284,14 +285,14 @@ def test_a_poisoned_reference_in_a_cache_folder_made_by_another_user_is_never_re
     monkeypatch.setenv("XDG_CACHE_HOME", str(shared))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.delenv("XLMODEL_NO_CACHE", raising=False)
-    reader._REFERENCES.clear()
+    _REFERENCES.clear()
     try:
         assert user_cache.cache_folder() == shared / "xlmodel"
         assert user_cache.open_cache("references", create=True) is None
         assert read_workbook(GCL).tampered == []
         assert list((shared / "xlmodel" / "references").iterdir()) == []  # nothing kept there
     finally:
-        reader._REFERENCES.clear()
+        _REFERENCES.clear()
 
 
 # ---- issue 48, item 6: pruning removes only what xlmodel wrote, never through a link ---------------------
@@ -395,7 +396,7 @@ def test_the_reference_follows_an_edited_baseline(cache, composes, tmp_path, mon
     reference_cache._code_fingerprint.cache_clear()
     try:
         assert read_workbook(GCL).tampered == [] and len(composes) == 1
-        key = reader._reference_key(*_key(GCL))
+        key = _reference_key(*_key(GCL))
         old = reference_cache.load(key)
         assert any("reg_distribution_cap" in k for rows in old[2].values() for k in rows.values())
         text = (baselines / src.name).read_text(encoding="utf-8")
@@ -403,7 +404,7 @@ def test_the_reference_follows_an_edited_baseline(cache, composes, tmp_path, mon
                                           encoding="utf-8")
         _load_baseline_cached.cache_clear()
         reference_cache._code_fingerprint.cache_clear()
-        reader._REFERENCES.clear()  # as a new process: nothing remembered of the old baseline
+        _REFERENCES.clear()  # as a new process: nothing remembered of the old baseline
         evaluator._MODELS.clear()
         composes.clear()
         read_workbook(GCL)
@@ -459,7 +460,7 @@ def test_the_gates_function_set_kept_is_the_one_composed(gate):
     read = read_workbook(GCL, check_formulas=False)
     kept = drive.gate_allowance(read.policy, read.case.evaluation_year)
     drive._FUNCTIONS.clear()
-    assert reference_cache.load_gate(reader._reference_key(read.policy, Layout(model_for(read.policy), 2023), 2023)) == kept
+    assert reference_cache.load_gate(_reference_key(read.policy, Layout(model_for(read.policy), 2023), 2023)) == kept
 
 
 GATE_DAMAGE = {

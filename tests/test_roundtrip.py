@@ -52,7 +52,8 @@ from xlmodel.report.markdown import render_markdown
 from xlmodel.synth import interims_within_totals, parity_cases, random_case_data
 from xlmodel.workbook.integrity import verdict_lines
 from xlmodel.workbook.layout import CHECK_COL_INDEX, SHEETS, Layout
-from xlmodel.workbook.reader import WorkbookError, cached_differences, read_workbook
+from xlmodel.workbook.reader import WorkbookError, read_workbook
+from xlmodel.workbook.compare import cached_differences
 from xlmodel.workbook.writer import build_workbook
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -25,7 +25,8 @@ from conftest import cli
 from xlmodel.inputs import untrusted as u
 from xlmodel.batch.evaluate import evaluate_batch
 from xlmodel.batch.table import read_table
-from xlmodel.case import (MAX_TEXT, check_attestations, from_cell, load_case, parse_case, read_field, read_year)
+from xlmodel.case import check_attestations, load_case, parse_case
+from xlmodel.values import MAX_TEXT, from_cell, read_field, read_year
 from xlmodel.errors import CaseError, PolicyError, UnknownPolicyError, XlmodelError
 from xlmodel.evaluator import evaluate, model_for
 from xlmodel.fields import FIELDS, Field, Kind

@@ -25,8 +25,10 @@ import pytest
 from xlmodel.case import load_case
 from xlmodel.evaluator import cached_plan_by_id
 from xlmodel.workbook import reader
+from xlmodel.workbook.compare import _REFERENCES, _as_read_back, _row_keys
 from xlmodel.workbook.layout import SHEETS
-from xlmodel.workbook.reader import compare_formulas, read_workbook
+from xlmodel.workbook.reader import read_workbook
+from xlmodel.workbook.compare import compare_formulas
 from xlmodel.workbook.writer import WorkbookBuilder, build_workbook
 from xlmodel.workbook.xmlbook import read_book
 
@@ -192,7 +194,7 @@ def test_a_plan_of_other_content_gets_its_own_reference(gcl_book, monkeypatch):
 
     monkeypatch.setattr(WorkbookBuilder, "compose", counting)
     monkeypatch.setenv("XLMODEL_NO_CACHE", "1")  # the process's own memo (the user cache: tests/test_reference_cache.py)
-    reader._REFERENCES.clear()
+    _REFERENCES.clear()
     case = load_case(GCL)
     policy = cached_plan_by_id(case.policy)
     wb, _values = read_book(gcl_book.read_bytes())
@@ -222,7 +224,7 @@ def test_the_reference_read_from_the_unsaved_workbook_is_the_one_read_back_from_
     for L in timelines:
         b = WorkbookBuilder(pol, Case(pol.id, L.eval_years[-1]), first_year=L.first_year, n_years=L.n_years,
                             n_eval=L.n_eval)
-        fast = reader._as_read_back(b.compose())
+        fast = _as_read_back(b.compose())
         assert fast is not None
         path = tmp_path / "ref.xlsx"
         b.write(path)
@@ -233,7 +235,7 @@ def test_the_reference_read_from_the_unsaved_workbook_is_the_one_read_back_from_
             assert got.keys() == want.keys(), name
             assert {k: v for k, v in got.items() if isinstance(v, str)} == \
                    {k: v for k, v in want.items() if isinstance(v, str)}, name
-            assert reader._row_keys(fast[name]) == reader._row_keys(slow[name])
+            assert _row_keys(fast[name]) == _row_keys(slow[name])
 
 
 @pytest.mark.parametrize("text, column, plain", [
@@ -251,7 +253,7 @@ def test_a_text_the_file_might_not_give_back_has_the_reference_read_from_the_fil
     ws = wb.add_worksheet("s")
     ws.write_string(0, column, text)
     ws.write_formula(1, 0, "=1+1")
-    got = reader._as_read_back(wb)
+    got = _as_read_back(wb)
     assert (got is not None) is plain
     if plain:
         assert got["s"].cells == {(1, column + 1): text, (2, 1): "=1+1"}
@@ -262,7 +264,7 @@ def test_an_array_formula_has_the_reference_read_from_the_file(tmp_path):
 
     wb = xlsxwriter.Workbook(str(tmp_path / "x.xlsx"), {"in_memory": True})
     wb.add_worksheet("s").write_array_formula(0, 0, 1, 0, "{=A3:A4*2}")
-    assert reader._as_read_back(wb) is None
+    assert _as_read_back(wb) is None
 
 
 @pytest.mark.parametrize("text", ["NaN", "INF", "-inf", "1,5"])

@@ -88,7 +88,7 @@ class PayError(XlmodelError):
 
 def parse_pay(items: list[str] | None) -> dict[int, float]:
     """``--pay YEAR=AMOUNT`` values -> {year: amount}, read as the case's own fields are read."""
-    from .case import read_field, read_year
+    from .values import read_field, read_year
     from .fields import FIELDS
 
     out: dict[int, float] = {}

@@ -10,7 +10,8 @@ import datetime as dt
 
 import numpy as np
 
-from .case import INTERIM_PARTS, Case, parse_case, read_field
+from .case import INTERIM_PARTS, Case, parse_case
+from .values import read_field
 from .rules.consistency import CONFIRM_FIELD, MIN_TOTAL_ASSETS
 from .evaluator import case_getter, evaluate_arrays, model_for
 from .rules.expr import _edate, from_serial, to_serial

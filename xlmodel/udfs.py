@@ -37,7 +37,8 @@ import xlwings as xw
 from .announce.rows import LINES, PROPOSAL, TRIGGERS, TRIGGERS_TEXT
 from .rules import catalogue as cat
 from .rules.model import LABEL_TEXT
-from .case import MAX_SERIAL, check_attestations, from_cell, parse_case
+from .case import check_attestations, parse_case
+from .values import MAX_SERIAL, from_cell
 from .errors import CaseError, XlmodelError, problem_zh, zh_first
 from .evaluator import attestation_ids as model_attestations, evaluate_one, model_for
 from .rules.expr import from_serial

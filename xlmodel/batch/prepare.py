@@ -10,8 +10,9 @@ import pandas as pd
 from ..rules import catalogue as cat
 from ..plans import schema as pol
 from ..plans.loading import load_baseline
-from ..case import (MAX_AMOUNT, MAX_YEAR, MIN_YEAR, UNIT_FIELDS, UNIT_WARNING_BELOW, board_of_code, board_problem,
-                    is_blank, read_field, read_year, stock_code_note)
+from ..case import UNIT_FIELDS, UNIT_WARNING_BELOW
+from ..values import (MAX_AMOUNT, MAX_YEAR, MIN_YEAR, board_of_code, board_problem, is_blank, read_field, read_year,
+                      stock_code_note)
 from .columns import Header, read_header
 from ..rules.consistency import CONFIRM_FIELD, year_findings
 from ..errors import Problem, XlmodelError

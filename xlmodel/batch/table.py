@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..case import MAX_AMOUNT, is_blank, plain_number, read_field, read_number
+from ..values import MAX_AMOUNT, is_blank, plain_number, read_field, read_number
 from .columns import Header, header_row, read_header
 from ..errors import CaseError, Problem
 from ..rules.expr import to_serial

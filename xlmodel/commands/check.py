@@ -50,7 +50,8 @@ def _check_one(path, args, several: bool):
     unless --json, the details of what is wrong on stderr (named by file when ``several``)."""
     from ..evaluator import evaluate
     from ..workbook.integrity import integrity, verdict_lines
-    from ..workbook.reader import cached_differences, read_workbook
+    from ..workbook.reader import read_workbook
+    from ..workbook.compare import cached_differences
 
     read = read_workbook(path)
     rep = evaluate(read.case, read.policy, params=read.params)  # the workbook's editable parameters, as its formulas use them

@@ -60,7 +60,7 @@ def _stock_code(raw: str | None) -> str | None:
     SH600869, 2015 for 002015 with a note), one reading for every face (issue 51.4)."""
     if raw is None:
         return None
-    from ..case import read_field, stock_code_note
+    from ..values import read_field, stock_code_note
     from ..fields import FIELDS
 
     code, why = read_field(FIELDS["stock_code"], raw)
@@ -76,7 +76,7 @@ def _company(name: str | None) -> str | None:
     """--company read as a case file reads ``company_name``: one line, no control characters, bounded."""
     if name is None:
         return None
-    from ..case import read_field
+    from ..values import read_field
     from ..fields import FIELDS
 
     value, why = read_field(FIELDS["company_name"], name)

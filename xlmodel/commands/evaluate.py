@@ -23,7 +23,8 @@ def cmd_evaluate(args) -> int:
 
         if not args.output:
             raise XlmodelError("--batch 需要输出文件（-o 结果.csv 或 结果.xlsx）--batch needs -o OUT.csv|OUT.xlsx")
-        from ..batch.output import Tally, risk_headline, risk_lines, write_batch_csv, write_batch_xlsx
+        from ..batch.output import Tally, risk_headline, risk_lines, write_batch_xlsx
+        from ..batch.output_csv import write_batch_csv
         from ..outputs import OUTPUT
         from ..inputs.files import check_output
         from ..inputs.sanitize import plain_text

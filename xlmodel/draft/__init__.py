@@ -222,7 +222,7 @@ def _head(d, text, policy_id, company_name, stock_code, board, years, text_ref) 
 
 def _one_line(name: str) -> bool:
     """A company name as a case file reads one: a line of text, no control characters."""
-    from ..case import read_field
+    from ..values import read_field
     from ..fields import FIELDS
 
     value, why = read_field(FIELDS["company_name"], name)

@@ -34,7 +34,8 @@ from .. import __version__
 from ..errors import Problem
 from ..inputs.files import atomic_write, check_output
 from ..workbook.formula_gate import formula_problems, functions
-from ..workbook.reader import MAX_ENTRIES, MAX_ENTRY, MAX_FILE, MAX_RATIO, MAX_UNPACKED, WorkbookError, read_workbook
+from ..workbook.reader import WorkbookError, read_workbook
+from ..workbook.opening import MAX_ENTRIES, MAX_ENTRY, MAX_FILE, MAX_RATIO, MAX_UNPACKED
 
 RECALCULATED_BY = "xlmodel_recalculated_by"
 DEFAULT_TIMEOUT = 120.0  # seconds per workbook (plus the engine's start-up allowance)
@@ -149,7 +150,7 @@ def gate_allowance(policy, year: int) -> tuple[frozenset[str], dict[str, tuple[f
     from ..evaluator import model_for
     from ..workbook import reference_cache
     from ..workbook.layout import Layout
-    from ..workbook.reader import _reference_key
+    from ..workbook.compare import _reference_key
     from ..workbook.writer import WorkbookBuilder
 
     key = (policy.id, policy.version, year)
@@ -273,7 +274,7 @@ def recalc_workbook(book, out, engine=None, *, force: bool = False, timeout: flo
     from ..evaluator import evaluate
     from ..inputs.untrusted import inspect_xlsx
     from ..workbook.integrity import integrity
-    from ..workbook.reader import cached_differences
+    from ..workbook.compare import cached_differences
 
     timeout = check_timeout(timeout)
     out = check_output(out, force=force, suffixes=(".xlsx",))  # before any work

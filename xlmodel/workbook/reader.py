@@ -12,34 +12,26 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from openpyxl.utils.cell import column_index_from_string
 from openpyxl.utils.escape import unescape
 
-from .. import __version__
-from ..case import Case, part_problems, read_field
+from ..case import Case, part_problems
+from ..values import read_field
 from ..rules.consistency import CONFIRM_FIELD
 from ..errors import Problem, ProblemsError, XlmodelError
 from ..evaluator import model_for
 from ..fields import COMPANY_FIELDS, FIELDS, YEAR_FIELDS, Field, Kind
 from ..plans.schema import Policy
-from ..inputs.untrusted import (MAX_WORKBOOK_CELLS, MAX_XLSX_BYTES, MAX_XLSX_PART, MAX_XLSX_PARTS, MAX_XLSX_RATIO,
-                                MAX_XLSX_UNPACKED, inspect_xlsx, shown)
-from ..outputs import HEADLINE as HEADLINE_OUTPUTS, OUTPUT, SUMMARY as SUMMARY_OUTPUTS
+from ..inputs.untrusted import shown
+from ..outputs import SUMMARY as SUMMARY_OUTPUTS
 from .layout import CHECK_COL_INDEX, FIRST_YEAR_COL, HEADER_ROW, MAX_YEAR_COLUMNS, SHEETS, Layout, col_name, pname, q
+from .opening import _open
+from .compare import compare_formulas
 
-# xlmodel's own workbooks are well under 1 MB unpacked; these bound what a hostile file can cost
-MAX_FILE = MAX_XLSX_BYTES  # bytes on disk
-MAX_UNPACKED = MAX_XLSX_UNPACKED  # bytes, all entries
-MAX_ENTRY = MAX_XLSX_PART  # bytes, one entry (a sheet of an xlmodel workbook is ~0.2 MB)
 MAX_NAME_CELLS = 64  # cells one defined name of ours may span
-MAX_RATIO = MAX_XLSX_RATIO  # uncompressed / compressed, for entries over 1 MiB
-MAX_ENTRIES = MAX_XLSX_PARTS
-MAX_CELLS = MAX_WORKBOOK_CELLS  # cell elements over all sheets (an xlmodel workbook has a few thousand)
-
 
 
 class WorkbookError(ProblemsError):
@@ -60,49 +52,6 @@ class WorkbookRead:
     #: 测算's proposed cash dividends (拟定现金分红) of the planned years, {year: 元}: what ``xlmodel plan``
     #: takes as its ``--pay`` and ``refresh``/``fill`` carry into the new workbook
     plan_pay: dict[int, float] = field(default_factory=dict)
-
-
-_VERIFIED: dict[str, bytes] = {}  # path -> the bytes _inspect_zip checked (the last file only)
-
-
-def _inspect_zip(path: Path) -> list[str]:
-    """Refuse what is not a sane xlsx before parsing any XML (:func:`xlmodel.inputs.untrusted.inspect_xlsx`:
-    size, parts, unpacked size, compression ratio, checksums, cells per sheet); return notes.
-
-    The bytes checked are kept for :func:`_book`, so the file is parsed as it was inspected."""
-    data, notes = inspect_xlsx(path, max_bytes=MAX_FILE, max_unpacked=MAX_UNPACKED, max_part=MAX_ENTRY,
-                               max_parts=MAX_ENTRIES, max_ratio=MAX_RATIO, max_cells=MAX_CELLS)
-    _VERIFIED.clear()
-    _VERIFIED[str(path)] = data
-    return notes
-
-
-def _book(path: Path):
-    """(formulas, cached values) of the workbook :func:`_inspect_zip` checked, read from its XML
-    (:func:`.xmlbook.read_book`: defusedxml, the values openpyxl gives, both views in one pass)."""
-    if str(path) not in _VERIFIED:
-        _inspect_zip(path)
-    return _read_bytes(path, _VERIFIED[str(path)])
-
-
-def _read_bytes(path: Path, data: bytes):
-    from openpyxl.xml import DEFUSEDXML
-
-    from .xmlbook import CellError, read_book
-
-    if not DEFUSEDXML:  # pragma: no cover - defusedxml is a dependency
-        raise XlmodelError("defusedxml is required to read workbooks safely")
-    try:
-        return read_book(data)
-    except XlmodelError:
-        raise
-    except CellError as e:  # NaN, INF: named by its cell, as every value a workbook cannot hold
-        from ..inputs.sanitize import plain_text
-
-        raise XlmodelError(f"{path}: 无法读取工作簿 cannot read the workbook: {plain_text(e.where)}: 值 {plain_text(e.text)!r} 不是数字 "
-                           "is not a number (NaN and INF are no numbers a workbook holds)") from None
-    except Exception as e:  # defusedxml and openpyxl's part parsers raise many types for hostile or broken files
-        raise XlmodelError(f"{path}: 无法读取工作簿 cannot read the workbook ({type(e).__name__}: {str(e)[:200]})") from None
 
 
 _AREA = re.compile(r"^(?:'((?:[^']|'')+)'|([^'!:,()\s]+))!\$?([A-Za-z]{1,3})\$?([0-9]{1,7})(?::\$?([A-Za-z]{1,3})\$?([0-9]{1,7}))?$")
@@ -307,37 +256,6 @@ def read_workbook(path: str | Path, check_formulas: bool = True, installed_plan_
     elif check_formulas:
         result.tampered = misplaced + compare_formulas(wb, policy, case, L)
     return result
-
-
-@dataclass
-class _Source:
-    """A workbook opened (:func:`_open`): its parts, values, properties, plan and what was noted."""
-    wb: object
-    values: object
-    props: dict[str, str]
-    pid: str
-    policy: Policy
-    notes: list[str]
-    built_with: dict[str, str]
-    legacy: bool  # built with another version of xlmodel or of the plan: it may lack names this one writes
-
-
-def _open(path: Path, installed_plan_wins: bool) -> _Source:
-    """The workbook inspected and parsed, its xlmodel properties, and its plan: the installed one of its
-    ``xlmodel_policy`` id, or the one it carries (the property names a plan by id, never a file)."""
-    notes = _inspect_zip(path)
-    wb, values = _book(path)
-    props = {p.name: str(p.value) for p in getattr(wb, "custom_doc_props", [])}
-    pid = props.get("xlmodel_policy")
-    if not pid or "in_evaluation_year" not in wb.defined_names:
-        raise XlmodelError(f"{path}: 不是 xlmodel 生成的工作簿 not an xlmodel workbook (no xlmodel properties or in_* names); "
-                           "build one with `xlmodel build`")
-    from .embed import workbook_plan
-
-    policy, plan_notes = workbook_plan(path, props, pid, installed_wins=installed_plan_wins)
-    built_with = {k: props.get(k, "") for k in ("xlmodel_version", "xlmodel_policy", "xlmodel_policy_version")}
-    legacy = built_with["xlmodel_version"] != __version__ or built_with["xlmodel_policy_version"] != policy.version
-    return _Source(wb, values, props, pid, policy, notes + plan_notes, built_with, legacy)
 
 
 def _input_sheet(wb, path: Path) -> str:
@@ -612,240 +530,3 @@ def _notes(wb, rows: list[tuple[str, str, int]], notes_col: int) -> dict[str, st
         if text.strip():
             out[key] = unescape(text.strip())
     return out
-
-
-def _norm(formula) -> str:
-    """Formula text as both Excel and LibreOffice write it back (quotes, case, spaces)."""
-    s = str(formula).lstrip("=")
-    s = re.sub(r"'([^'!]+)'!", r"\1!", s)
-    s = s.replace("_xlfn.", "").replace(" ", "")
-    return s.upper()
-
-
-_CELL = re.compile(r"(?<![A-Z0-9_.!])(?:([^\W\d][\w.]*)!)?\$?([A-Z]{1,3})\$?(\d+)(?![A-Z0-9_(])")
-
-
-def _row_keys(ws) -> dict[int, str]:
-    """Each row of a sheet by what it holds, not where it is: the id or label in column A (else B),
-    a row without one by the keyed row above it and its distance. Inserting rows moves no key."""
-    keys: dict[int, str] = {}
-    seen: dict[str, int] = {}
-    last, gap = "top", 0
-    cells = getattr(ws, "cells", None)  # an xmlbook sheet: its cells' values by (row, column), no cell objects
-    if isinstance(cells, dict):
-        rows = (((r, 1), (r, 2)) for r in range(1, ws.max_row + 1))
-        values = ((r, (cells.get(a), cells.get(b))) for r, (a, b) in enumerate(rows, 1))
-    else:
-        values = ((row[0].row, tuple(c.value for c in row)) for row in ws.iter_rows(min_col=1, max_col=2))
-    for r, vals in values:
-        label = next((v.strip() for v in vals if isinstance(v, str) and v.strip()), None)
-        if label:
-            n = seen.get(label, 0)
-            seen[label] = n + 1
-            last, gap = (label if n == 0 else f"{label}#{n}"), 0
-            keys[r] = last
-        else:
-            gap += 1
-            keys[r] = f"{last}+{gap}"
-    return keys
-
-
-def _keyed(formula: str, sheet: str, keys: dict[str, dict[int, str]]) -> str:
-    """A formula with every cell reference written as sheet!column[row key] (see :func:`_row_keys`)."""
-    def sub(m):
-        target = m.group(1) or sheet
-        rows = keys.get(target)
-        row = int(m.group(3))
-        key = rows.get(row, f"row{row}") if rows is not None else f"row{row}"
-        return f"{target}!{m.group(2)}[{key}]"
-    return _CELL.sub(sub, _norm(formula))
-
-
-@dataclass
-class _Reference:
-    """The formulas this xlmodel writes for a plan and timeline, read back as a workbook gives them:
-    ((row, column, formula) of each sheet, row-major), each sheet's row keys, keyed formulas as needed."""
-    sheetnames: list[str]
-    formulas: dict[str, list[tuple[int, int, str]]]
-    keys: dict[str, dict[int, str]]
-    keyed: dict[tuple[str, int, int], str] = field(default_factory=dict)
-
-
-_REFERENCES: dict[tuple, _Reference] = {}  # a folder of workbooks of a few plans builds each reference once
-MAX_REFERENCES = 32
-
-
-def _reference(policy: Policy, layout: Layout, year: int) -> _Reference:
-    """The reference workbook for ``policy`` and ``layout``, built once per plan (its content, not its
-    name: a carried or edited plan is its own key) and timeline."""
-    from . import reference_cache
-
-    key = _reference_key(policy, layout, year)
-    hit = _REFERENCES.get(key)
-    if hit is None:
-        kept = reference_cache.load(key)  # composed by an earlier run (xlmodel.workbook.reference_cache)
-        if kept is None:
-            kept = _compose_reference(policy, layout, year)
-            reference_cache.store(key, kept)
-        hit = _Reference(*kept)
-        if len(_REFERENCES) >= MAX_REFERENCES:
-            _REFERENCES.pop(next(iter(_REFERENCES)))
-        _REFERENCES[key] = hit
-    return hit
-
-
-def _reference_key(policy: Policy, layout: Layout, year: int) -> tuple:
-    """What the reference is a function of, beside xlmodel's code: the plan's content and published text,
-    the evaluation year and the timeline."""
-    from ..plans.text import policy_source
-
-    src = policy_source(policy)
-    return (policy.model_dump_json(), src.text if src is not None else None, year, layout.first_year,
-            layout.n_years, layout.n_eval)
-
-
-def _compose_reference(policy: Policy, layout: Layout, year: int):
-    """(sheet names, formulas of each sheet, row keys of each sheet) of the workbook this xlmodel
-    builds for ``policy``, ``layout`` and ``year``, as the reader reads them back."""
-    from .writer import WorkbookBuilder
-
-    builder = WorkbookBuilder(policy, Case(policy.id, year), first_year=layout.first_year,
-                              n_years=layout.n_years, n_eval=layout.n_eval)
-    ref = _as_read_back(builder.compose())
-    if ref is None:  # a cell whose text the file's XML could change: read it back from the file itself
-        with tempfile.TemporaryDirectory(prefix="xlmodel-ref-") as d:
-            ref_path = Path(d) / "reference.xlsx"
-            builder.write(ref_path)
-            ref, _values = _read_bytes(ref_path, ref_path.read_bytes())
-    formulas = {n: [(r, c, v) for (r, c), v in sorted(ref[n].cells.items()) if isinstance(v, str) and v.startswith("=")]
-                for n in ref.sheetnames}
-    return list(ref.sheetnames), formulas, {n: _row_keys(ref[n]) for n in ref.sheetnames}
-
-
-#: text that the .xlsx's XML might not give back as written: control characters but tab and line feed
-#: (XlsxWriter writes them as _xHHHH_; a carriage return would come back a line feed), what looks like
-#: such an escape (``_x``; the reader drops ``x005F_``), what XML cannot hold, XlsxWriter's rich-text marker
-_NOT_PLAIN = re.compile(r"[\x00-\x08\x0b-\x1f\ud800-\udfff\ufffe\uffff]|_x|x005F|^<r>", re.IGNORECASE)
-
-
-class _NotPlain(Exception):
-    pass
-
-
-def _as_read_back(wb):
-    """The formulas view of an XlsxWriter workbook not yet saved, as :func:`.xmlbook.read_book` gives it
-    back from the saved file (sheets in their order, every cell of each sheet's table: a formula as
-    ``"=" + text``, a text as itself, anything else as a value that is not text) — or None when a cell
-    is one whose text the file's XML could change (:data:`_NOT_PLAIN`), an array formula, a rich text or
-    an error value: then the reference is read back from the saved file.
-
-    It reads XlsxWriter's insides (``str_table``, ``ws.table`` and its cell tuples; the version pinned in
-    pyproject.toml, the result proven equal to the saved file's by tests/test_xmlbook.py); should they
-    change, the reference is read back from the saved file. Only what :func:`_reference` reads is needed: which cells are there (a sheet's last row), the
-    formulas, and the texts of columns A and B (the row keys)."""
-    from .xmlbook import XmlBook, XmlSheet
-
-    strings = sorted(wb.str_table.string_table, key=wb.str_table.string_table.__getitem__)
-    plain = _NOT_PLAIN.search
-    sheets = []
-    try:
-        for ws in wb.worksheets():
-            if ws.is_chartsheet:
-                sheets.append(XmlSheet(ws.name, "visible", {}, {}, True))  # (a state is not read)
-                continue
-            cells = {}
-            for r, row in ws.table.items():
-                for c, cell in row.items():
-                    kind = cell.__class__.__name__
-                    if kind == "Formula":
-                        value = "=" + cell.formula
-                        if plain(cell.formula):
-                            raise _NotPlain
-                    elif kind == "String":
-                        value = strings[cell.string]
-                        if (c < 2 or value.startswith("=")) and plain(value):
-                            raise _NotPlain
-                    elif kind in ("Number", "Datetime", "Blank", "Boolean"):
-                        value = 0  # not text: what the reader looks at is only whether a cell holds text
-                    else:  # an array formula, a rich text, an error value
-                        raise _NotPlain
-                    cells[(r + 1, c + 1)] = value
-            sheets.append(XmlSheet(ws.name, "visible", cells, {}))
-    except (_NotPlain, AttributeError, TypeError, KeyError, IndexError):  # or XlsxWriter's insides changed: the file
-        return None
-    return XmlBook(sheets, {}, [])
-
-
-def compare_formulas(wb, policy: Policy, case: Case, layout: Layout | None = None) -> list[str]:
-    """Cells whose formula differs from what this xlmodel generates for the plan and year.
-
-    Cells are matched by the row they belong to (the id in column A), and references are compared by
-    the rows they point to, so rows inserted where the README allows leave every formula trusted.
-    ``wb``: the workbook as :mod:`.xmlbook` or openpyxl reads it."""
-    layout = layout or Layout(model_for(policy), case.evaluation_year)  # the default timeline
-    ref = _reference(policy, layout, case.evaluation_year)
-    theirs = ref.keys
-    ours = {n: _row_keys(wb[n]) for n in ref.sheetnames if n in wb.sheetnames}
-    # no row moved on any sheet: a formula written as xlmodel writes it is the same formula
-    unmoved = all(ours.get(n) == theirs[n] for n in ref.sheetnames)
-    changed = []
-    for name in ref.sheetnames:  # every sheet xlmodel writes formulas on (cover, inputs' year headers, …)
-        if name not in wb.sheetnames:
-            changed.append(f"{name}: sheet missing")
-            continue
-        ws = wb[name]
-        where = {k: r for r, k in ours[name].items()}
-        for row, col, want in ref.formulas[name]:
-            r = row if unmoved else where.get(theirs[name][row])
-            cell = ws.cell(r, col) if r is not None else None
-            got = cell.value if cell is not None else None
-            if unmoved and got == want:
-                continue
-            at = f"{name}!{cell.coordinate if cell is not None else col_name(col - 1) + str(row)}"
-            if not (isinstance(got, str) and got.startswith("=")):
-                changed.append(f"{at}: formula replaced by {got!r}")
-                continue
-            keyed = ref.keyed.get((name, row, col))
-            if keyed is None:
-                keyed = ref.keyed[(name, row, col)] = _keyed(want, name, theirs)
-            if _keyed(got, name, ours) != keyed:
-                changed.append(f"{at}: {got} (expected {want})")
-    return changed
-
-
-def _shown(v) -> tuple[str, str]:
-    """A cached or evaluated value as a user reads it: (Chinese, English)."""
-    if v is None or v == "":
-        return "空白", "blank"
-    if isinstance(v, bool):
-        return ("是", "yes") if v else ("否", "no")
-    if isinstance(v, (int, float)):
-        return f"{v:,.2f}", f"{v:,.2f}"
-    from ..rules.model import STATUS_EN, STATUS_ZH
-
-    en = {zh: STATUS_EN[k] for k, zh in STATUS_ZH.items()}  # a status as the workbook shows it, in Chinese
-    return str(v), en.get(str(v), str(v))
-
-
-def cached_differences(read: WorkbookRead, report) -> list[str]:
-    """Where the workbook's own cached results differ from the evaluator's, one line each, named as the
-    workbook's labels name them (the result's or the rule's title and clause: never an internal name, 51.5)."""
-    from ..rules.model import STATUS_ZH
-
-    want = {o.name: (getattr(report, o.id), o.zh, o.en) for o in HEADLINE_OUTPUTS}
-    o = OUTPUT["overall_status"]
-    want[o.name] = (STATUS_ZH[report.overall_status], o.zh, o.en)
-    for r in report.rules:
-        want[f"chk_{r.id}"] = (STATUS_ZH[r.status], f"规则状态「{r.title_zh}」〔{r.clause}〕", "rule status")
-    diffs = []
-    for name, (v, zh, en) in want.items():
-        if name not in read.cached:
-            continue
-        got = read.cached[name]
-        same = got == v or (isinstance(got, (int, float)) and isinstance(v, (int, float))
-                            and not isinstance(got, bool) and abs(got - v) < 0.005)
-        if not same:
-            (gz, ge), (vz, ve) = _shown(got), _shown(v)
-            diffs.append(f"{zh}：工作簿显示 {gz}，评估结果为 {vz} — {en}: the workbook shows {ge}, the evaluator gives {ve}")
-    return diffs
-
