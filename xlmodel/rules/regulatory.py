@@ -13,8 +13,9 @@ from ..fields import FIELDS
 from .model import Check, _amount_short
 
 
-def k_st_low_dividend(b: _Builder, s: StLowDividend) -> Check:
-    """Exchange low-dividend risk warning (DOMAIN.md §5); see also the outputs it feeds."""
+def _st_params(b: _Builder, s: StLowDividend) -> tuple:
+    """The rule's parameters on 参数, in their order: first year, ratio, the two floors, the boards of each,
+    the R&D exemption's ratio and amount, the boards of the parent-only reading (None without)."""
     def prm(key, value, zh, en, unit):
         return b.param(s.id, key, value, s.clause, zh, en, unit)
 
@@ -30,6 +31,13 @@ def k_st_low_dividend(b: _Builder, s: StLowDividend) -> Check:
                       "仅以母公司报表未分配利润为正为前提的板块（上交所规则原文）",
                       "Boards whose rule text requires only the parent's retained earnings positive (SSE wording)", "选项") \
         if s.parent_only_boards else None
+    return first, ratio, f_main, f_growth, mains, growths, rd_ratio, rd_amount, parent_only
+
+
+def _st_window(b: _Builder, s: StLowDividend, params: tuple) -> tuple:
+    """The window's calculations: its years since listing, cash, the profit test and the floor (the bound),
+    the cash still needed, the R&D exemption."""
+    first, ratio, f_main, f_growth, mains, growths, rd_ratio, rd_amount, _parent_only = params
     offs = list(range(-(s.window - 1), 1))
     b.m.history = min(b.m.history, offs[0])
     sc, rid = b.m.scalars, s.id
@@ -86,6 +94,15 @@ def k_st_low_dividend(b: _Builder, s: StLowDividend) -> Check:
     sc[f"{rid}.exempt"] = And(C(f"{rid}.growth_board"), n > Num(0),
                               Or(rd >= Round2(rd_ratio * C(f"{rid}.revenue")), rd >= rd_amount))
     exempt = C(f"{rid}.exempt")
+    return rid, offs, inc, n, board, is_main, is_growth, exempt
+
+
+def k_st_low_dividend(b: _Builder, s: StLowDividend) -> Check:
+    """Exchange low-dividend risk warning (DOMAIN.md §5); see also the outputs it feeds."""
+    params = _st_params(b, s)
+    first, parent_only = params[0], params[-1]
+    rid, offs, inc, n, board, is_main, is_growth, exempt = _st_window(b, s, params)
+    sc = b.m.scalars
     blank = lambda fid, o=0: Missing(((fid, o),))  # noqa: E731
 
     def precondition(fid: str, reason: str):

@@ -12,6 +12,52 @@ from .compiled import (B, F, MAX_CACHED, O, S, T, _Emitter, _Lower, _key, _lit, 
                        param_values, round_fen_v)
 
 
+def _vector_dates():
+    """The date functions of the numpy runtime, on serials in datetime64: EDATE and the year of a date."""
+    import numpy as np
+
+    epoch = np.datetime64(E.EXCEL_EPOCH, "D")
+    max_serial = float((dt.date.max - E.EXCEL_EPOCH).days)
+
+    def edate(d, m, n):
+        """``EDate.eval`` in datetime64 (month arithmetic, the day clamped to the month's end);
+        anything ``_edate`` would refuse (from December 9999 on, months not a number) by ``_edate`` itself."""
+        d = np.broadcast_to(np.asarray(d, dtype=float), (n,))
+        m = np.broadcast_to(np.asarray(m, dtype=float), (n,))
+        ok = d >= 1
+        out = np.zeros(n, dtype=float)
+        if not ok.any():
+            return out
+        dk, mk = d[ok], m[ok]
+        if (dk <= max_serial).all() and np.isfinite(mk).all() and (np.abs(mk) < 1e6).all():
+            day = epoch + dk.astype(np.int64).astype("timedelta64[D]")
+            month = day.astype("datetime64[M]")
+            target = month + np.trunc(mk).astype(np.int64).astype("timedelta64[M]")
+            if ((target >= np.datetime64("0001-01", "M")) & (target < np.datetime64("9999-12", "M"))).all():
+                start = target.astype("datetime64[D]")
+                length = ((target + 1).astype("datetime64[D]") - start).astype(np.int64)
+                within = np.minimum((day - month.astype("datetime64[D]")).astype(np.int64), length - 1)
+                out[ok] = ((start - epoch).astype(np.int64) + within).astype(float)
+                return out
+        out[ok] = E._edate_v(dk, mk).astype(float)
+        return out
+
+    def yearof(d, n):
+        d = np.broadcast_to(np.asarray(d, dtype=float), (n,))
+        out = np.zeros(n, dtype=float)
+        ok = np.isfinite(d) & (d >= 1)
+        if ok.any():
+            dk = d[ok]
+            if (dk < max_serial + 1).all():
+                days = epoch + dk.astype(np.int64).astype("timedelta64[D]")
+                out[ok] = (days.astype("datetime64[Y]").astype(np.int64) + 1970).astype(float)
+            else:  # beyond 9999-12-31: from_serial's own error
+                out[ok] = E._year_of_v(dk).astype(float)
+        return out
+
+    return edate, yearof
+
+
 def _vector_rt():
     import numpy as np
 
@@ -61,44 +107,7 @@ def _vector_rt():
             out = np.fmin(out, x)
         return np.nan_to_num(out, nan=0.0)
 
-    epoch = np.datetime64(E.EXCEL_EPOCH, "D")
-    max_serial = float((dt.date.max - E.EXCEL_EPOCH).days)
-
-    def edate(d, m, n):
-        """``EDate.eval`` in datetime64 (month arithmetic, the day clamped to the month's end);
-        anything ``_edate`` would refuse (from December 9999 on, months not a number) by ``_edate`` itself."""
-        d = np.broadcast_to(np.asarray(d, dtype=float), (n,))
-        m = np.broadcast_to(np.asarray(m, dtype=float), (n,))
-        ok = d >= 1
-        out = np.zeros(n, dtype=float)
-        if not ok.any():
-            return out
-        dk, mk = d[ok], m[ok]
-        if (dk <= max_serial).all() and np.isfinite(mk).all() and (np.abs(mk) < 1e6).all():
-            day = epoch + dk.astype(np.int64).astype("timedelta64[D]")
-            month = day.astype("datetime64[M]")
-            target = month + np.trunc(mk).astype(np.int64).astype("timedelta64[M]")
-            if ((target >= np.datetime64("0001-01", "M")) & (target < np.datetime64("9999-12", "M"))).all():
-                start = target.astype("datetime64[D]")
-                length = ((target + 1).astype("datetime64[D]") - start).astype(np.int64)
-                within = np.minimum((day - month.astype("datetime64[D]")).astype(np.int64), length - 1)
-                out[ok] = ((start - epoch).astype(np.int64) + within).astype(float)
-                return out
-        out[ok] = E._edate_v(dk, mk).astype(float)
-        return out
-
-    def yearof(d, n):
-        d = np.broadcast_to(np.asarray(d, dtype=float), (n,))
-        out = np.zeros(n, dtype=float)
-        ok = np.isfinite(d) & (d >= 1)
-        if ok.any():
-            dk = d[ok]
-            if (dk < max_serial + 1).all():
-                days = epoch + dk.astype(np.int64).astype("timedelta64[D]")
-                out[ok] = (days.astype("datetime64[Y]").astype(np.int64) + 1970).astype(float)
-            else:  # beyond 9999-12-31: from_serial's own error
-                out[ok] = E._year_of_v(dk).astype(float)
-        return out
+    edate, yearof = _vector_dates()
 
     def inlist_o(x, codes, nums):
         f, s = x

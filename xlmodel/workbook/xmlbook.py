@@ -243,13 +243,74 @@ def _coordinate(coord: str) -> tuple[int, int]:
     return rc
 
 
+def _row_number(row, previous: int) -> int:
+    """A row's number: its ``r`` (a whole number written as a decimal accepted), else the one after ``previous``."""
+    r_attr = row.get("r")
+    if r_attr is None:
+        return previous + 1
+    try:
+        return int(r_attr)
+    except ValueError:
+        v = float(r_attr)
+        if not v.is_integer():
+            raise BookError(f"{r_attr} is not a valid row number") from None
+        return int(v)
+
+
+def _cell_value(el, t: str, coord, r: int, c: int, style, ctx: _Ctx):
+    """A cell's value as openpyxl reads it: a number (a date or duration by its style), a shared or inline
+    string, a boolean, an ISO date."""
+    value = None if t == "inlineStr" else (el.findtext(_V, None) or None)
+    if value is not None:
+        if t == "n":
+            try:
+                value = _cast_number(value)
+            except ValueError:  # NaN, INF, text: no number a workbook can hold
+                from openpyxl.utils.cell import get_column_letter
+                raise CellError(coord or f"{get_column_letter(c)}{r}", value[:40]) from None
+            if style in ctx.dates:
+                from openpyxl.utils.datetime import from_excel
+                try:
+                    value = from_excel(value, ctx.epoch, timedelta=style in ctx.durations)
+                except (OverflowError, ValueError):
+                    value = "#VALUE!"
+        elif t == "s":
+            value = ctx.shared[int(value)]
+        elif t == "b":
+            value = bool(int(value))
+        elif t == "d":
+            from openpyxl.utils.datetime import from_ISO8601
+            value = from_ISO8601(value)
+    elif t == "inlineStr":
+        child = el.find(_IS)
+        if child is not None:
+            value = _text(child)
+    return value
+
+
+def _formula(fel, coord, shared_f: dict):
+    """A cell's formula as openpyxl reads it: an array or data-table formula as its object, a shared one
+    translated from its first cell (``shared_f``: the shared formulas met so far, by index)."""
+    ftype = fel.get("t")
+    ftext = "=" + (fel.text or "")
+    if ftype == "array":
+        from openpyxl.worksheet.formula import ArrayFormula
+        ftext = ArrayFormula(ref=fel.get("ref"), text=ftext)
+    elif ftype == "shared":
+        idx = fel.get("si")
+        if idx in shared_f:
+            ftext = shared_f[idx].translate_formula(coord)
+        elif ftext != "=":
+            from openpyxl.formula.translate import Translator
+            shared_f[idx] = Translator(ftext, coord)
+    elif ftype == "dataTable":
+        from openpyxl.worksheet.formula import DataTableFormula
+        ftext = DataTableFormula(**fel.attrib)
+    return ftext
+
+
 def _parse_sheet(f, ctx: _Ctx) -> tuple[dict, dict]:
     """({(row, col): formula or value}, {(row, col): cached value}) of one worksheet part."""
-    from openpyxl.formula.translate import Translator
-    from openpyxl.utils.cell import get_column_letter
-    from openpyxl.utils.datetime import from_excel, from_ISO8601
-    from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
-
     formulas: dict = {}
     values: dict = {}
     shared_f: dict = {}
@@ -260,17 +321,7 @@ def _parse_sheet(f, ctx: _Ctx) -> tuple[dict, dict]:
             continue
         if row.tag != _ROW:
             continue
-        r_attr = row.get("r")
-        if r_attr is not None:
-            try:
-                row_n = int(r_attr)
-            except ValueError:
-                v = float(r_attr)
-                if not v.is_integer():
-                    raise BookError(f"{r_attr} is not a valid row number") from None
-                row_n = int(v)
-        else:
-            row_n += 1
+        row_n = _row_number(row, row_n)
         col_n = 0
         for el in row:  # every child, as openpyxl's parse_row
             t = el.get("t", "n")
@@ -286,46 +337,9 @@ def _parse_sheet(f, ctx: _Ctx) -> tuple[dict, dict]:
             else:
                 col_n += 1
                 r, c = row_n, col_n
-            value = None if t == "inlineStr" else (el.findtext(_V, None) or None)
-            if value is not None:
-                if t == "n":
-                    try:
-                        value = _cast_number(value)
-                    except ValueError:  # NaN, INF, text: no number a workbook can hold
-                        raise CellError(coord or f"{get_column_letter(c)}{r}", value[:40]) from None
-                    if style in ctx.dates:
-                        try:
-                            value = from_excel(value, ctx.epoch, timedelta=style in ctx.durations)
-                        except (OverflowError, ValueError):
-                            value = "#VALUE!"
-                elif t == "s":
-                    value = ctx.shared[int(value)]
-                elif t == "b":
-                    value = bool(int(value))
-                elif t == "d":
-                    value = from_ISO8601(value)
-            elif t == "inlineStr":
-                child = el.find(_IS)
-                if child is not None:
-                    value = _text(child)
-            values[(r, c)] = value
+            value = values[(r, c)] = _cell_value(el, t, coord, r, c, style, ctx)
             fel = el.find(_F)
-            if fel is None:
-                formulas[(r, c)] = value
-                continue
-            ftype = fel.get("t")
-            ftext = "=" + (fel.text or "")
-            if ftype == "array":
-                ftext = ArrayFormula(ref=fel.get("ref"), text=ftext)
-            elif ftype == "shared":
-                idx = fel.get("si")
-                if idx in shared_f:
-                    ftext = shared_f[idx].translate_formula(coord)
-                elif ftext != "=":
-                    shared_f[idx] = Translator(ftext, coord)
-            elif ftype == "dataTable":
-                ftext = DataTableFormula(**fel.attrib)
-            formulas[(r, c)] = ftext
+            formulas[(r, c)] = value if fel is None else _formula(fel, coord, shared_f)
         row.clear()
     return formulas, values
 
