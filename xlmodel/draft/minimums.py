@@ -446,6 +446,29 @@ def _untitled(s: str) -> str:
     return _TITLE.sub(lambda m: "\u3000" * len(m.group(0)), s)
 
 
+def _fixed_alternative(c: ClauseText, pos: int, end: int, reviews: list) -> tuple:
+    """(amount, combine, pos): a fixed amount for the window beside the ratio (年均净利润30%或5000万元, 且不少于…),
+    how the two combine, and where the term ends; (None, None, pos) without one."""
+    amount, combine = None, None
+    alt = re.match(rf"[^。;]{{0,2}}(?P<join>或|且不(?:少|低)于)(?P<a>{nb.AMOUNT})", c.text[pos:end])
+    if alt and nb.amount(alt.group("a")) is None:
+        alt = None  # an absurd amount: left for the number check
+    if alt:  # 年均净利润30%或5000万元: a fixed amount for the window beside the ratio
+        amount = nb.fmt_amount(nb.amount(alt.group("a")))
+        pos += alt.end()
+        rest = c.text[pos:end]
+        if alt.group("join") != "或":
+            combine = "higher_of"  # 且不少于: both
+        elif re.match(r"[^。;]{0,6}(?:满足其一|之一|任一|孰低)", rest):
+            combine = "lower_of"
+            pos += re.match(r"[^。;]{0,6}(?:满足其一|之一|任一|孰低)(?:即可)?", rest).end()
+        else:
+            combine = "lower_of"
+            reviews.append("“或固定金额”：按任一满足（孰低）起草，规划原文未明确 “or a fixed amount”: drafted as either "
+                           "suffices (lower of); the text does not settle it")
+    return amount, combine, pos
+
+
 def _rolling(d: Draft, c: ClauseText, sh: Share, basis, end: int) -> None:
     left = _untitled(sh.left)
     win = _WINDOW.search(left)  # the term's own window opens it (a later 该三年 repeats it)
@@ -474,23 +497,7 @@ def _rolling(d: Draft, c: ClauseText, sh: Share, basis, end: int) -> None:
     flag = bool(re.search(r"不得|不能", sh.right) or re.search(r"少于", sh.left[-30:]) and not re.search(r"不少于", sh.left[-30:]))
     aim = bool(re.search(r"力争|争取|目标", sh.left))  # 公司力争最近三年……不少于……35%: a target
     pos = sh.m.end()
-    amount, combine = None, None
-    alt = re.match(rf"[^。;]{{0,2}}(?P<join>或|且不(?:少|低)于)(?P<a>{nb.AMOUNT})", c.text[pos:end])
-    if alt and nb.amount(alt.group("a")) is None:
-        alt = None  # an absurd amount: left for the number check
-    if alt:  # 年均净利润30%或5000万元: a fixed amount for the window beside the ratio
-        amount = nb.fmt_amount(nb.amount(alt.group("a")))
-        pos += alt.end()
-        rest = c.text[pos:end]
-        if alt.group("join") != "或":
-            combine = "higher_of"  # 且不少于: both
-        elif re.match(r"[^。;]{0,6}(?:满足其一|之一|任一|孰低)", rest):
-            combine = "lower_of"
-            pos += re.match(r"[^。;]{0,6}(?:满足其一|之一|任一|孰低)(?:即可)?", rest).end()
-        else:
-            combine = "lower_of"
-            reviews.append("“或固定金额”：按任一满足（孰低）起草，规划原文未明确 “or a fixed amount”: drafted as either "
-                           "suffices (lower of); the text does not settle it")
+    amount, combine, pos = _fixed_alternative(c, pos, end, reviews)
     if not 2 <= n <= 5:
         d.review(c.id, f"窗口 {n} 年超出架构范围 a window of {n} years is not expressible")
         return

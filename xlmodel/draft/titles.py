@@ -84,6 +84,65 @@ def pct(v) -> str:
     return f"{float(p):g}%" if p.denominator in (1, 2, 4, 5, 10) else f"{f.numerator}/{f.denominator}"
 
 
+def _min_cash_title(r: Rule, p: dict) -> tuple[str, str]:
+    """The minimum cash dividend of a year: its components, joined by the lower of or by and."""
+    parts = [_component(c) for c in p["components"]]
+    sep = ("或", " or ") if p.get("combine") == "lower_of" else ("，且不低于", ", and ≥ ")
+    what = {"cash_dividend": ("当年现金红利（不含回购）", "Dividends of the year (buybacks not counted)"),
+            "distribution": ("当年利润分配总额（现金+股票股利）", "Distribution of the year (cash + stock)")}.get(
+                p.get("measure", "cash"), ("当年现金分红", "Cash of the year"))
+    tail = ("（目标，不提高最低额）", " (a target: informs only)") if p.get("raises_minimum") is False else ("", "")
+    lower = ("（孰低）", " (the lower)") if p.get("combine") == "lower_of" and len(parts) > 1 else ("", "")
+    return (f"{what[0]}不低于" + sep[0].join(x[0] for x in parts) + lower[0] + tail[0],
+            f"{what[1]} ≥ " + sep[1].join(x[1] for x in parts) + lower[1] + tail[1])
+
+
+def _window_title(r: Rule, p: dict) -> tuple[str, str]:
+    """A minimum over a window of years (rolling or the plan period): the share of the average or total basis."""
+    zh, en = _AVERAGE.get(p["basis"], (p["basis"], p["basis"]))
+    if r.kind == "min_cash_plan_period":
+        win = ("规划期间" if "years" not in p else f"{p['years'][0]}—{p['years'][1]}年", "the plan period"
+               if "years" not in p else f"{p['years'][0]}–{p['years'][1]}")
+        win_en = f"over {win[1]}"
+    else:
+        win = (f"任何连续{p['window']}年" if p["mode"] == "any" else f"最近{p['window']}年", "")
+        win_en = f"over {'any' if p['mode'] == 'any' else 'the last'} {p['window']} years"
+    total = p.get("basis_mode") == "total"
+    flag = ("（提示）", " (informs only)") if p.get("raises_minimum") is False else ("", "")
+    alt = ("", "")
+    if p.get("amount") is not None:  # 30%或5,000万元 / 且不少于
+        either = p.get("combine") == "lower_of"
+        alt = (f"{'或' if either else '且不少于'}{float(p['amount']):,.0f}元", f" {'or' if either else 'and'} "
+               f"{float(p['amount']):,.0f} 元")
+    return (f"{win[0]}累计现金分红不少于{'累计' if total else '年均'}{zh}的{pct(p['ratio'])}{alt[0]}{flag[0]}",
+            f"Cash {win_en} ≥ {pct(p['ratio'])} of their {'total' if total else 'average'} {en}{alt[1]}{flag[1]}")
+
+
+def _compare_title(r: Rule, p: dict) -> tuple[str, str]:
+    """A comparison: the debt ratio, a cap on the payout, operating cash flow, a measure against another or an amount."""
+    sym = _OPS[p["op"]]
+    if p.get("of") == "total_assets":
+        return (f"资产负债率{sym}{pct(p['ratio'])}", f"Debt ratio {sym} {pct(p['ratio'])}")
+    if r.duty in ("payout_ceiling", "interim_cap"):
+        zh, en = _BASIS.get(p["of"], (p["of"], p["of"]))
+        if r.duty == "interim_cap":
+            zh, en = "相应期间归属于上市公司股东的净利润", "the period's net profit attributable"
+        what = ("中期现金分红", "Interim cash") if r.duty == "interim_cap" else ("当年现金分红", "Cash of the year")
+        return (f"{what[0]}不超过{zh}的{pct(p['ratio'])}", f"{what[1]} ≤ {pct(p['ratio'])} of {en}")
+    if p.get("of") == "registered_capital":
+        return (f"经营活动现金流量净额不低于注册资本的{pct(p['ratio'])}",
+                f"Operating cash flow ≥ {pct(p['ratio'])} of registered capital")
+    zh, en = _MEASURE.get(p["measure"], (p["measure"], p["measure"]))
+    if p.get("of") is not None:
+        ozh, oen = _MEASURE.get(p["of"], (p["of"], p["of"]))
+        return f"{zh}{sym}{ozh}的{pct(p['ratio'])}", f"{en} {sym} {pct(p['ratio'])} of {oen.lower()}"
+    if p["amount"] == 0 and p["op"] in (">=", ">"):
+        return (f"{zh}{'不为负' if p['op'] == '>=' else '为正'}",
+                f"{en} {'not negative' if p['op'] == '>=' else 'positive'}")
+    amount = f"{p['amount']:,.0f}" if float(p["amount"]).is_integer() else f"{p['amount']:,}"
+    return f"{zh}{sym}{amount}元", f"{en} {sym} {amount} 元"
+
+
 def titles(r: Rule) -> tuple[str, str]:
     if r.duties:
         zh = "；".join(_ATTEST.get(x, (x, x))[0] for x in r.duties)
@@ -93,33 +152,9 @@ def titles(r: Rule) -> tuple[str, str]:
         return _FIXED[r.duty]
     p = r.params
     if r.kind == "min_cash":
-        parts = [_component(c) for c in p["components"]]
-        sep = ("或", " or ") if p.get("combine") == "lower_of" else ("，且不低于", ", and ≥ ")
-        what = {"cash_dividend": ("当年现金红利（不含回购）", "Dividends of the year (buybacks not counted)"),
-                "distribution": ("当年利润分配总额（现金+股票股利）", "Distribution of the year (cash + stock)")}.get(
-                    p.get("measure", "cash"), ("当年现金分红", "Cash of the year"))
-        tail = ("（目标，不提高最低额）", " (a target: informs only)") if p.get("raises_minimum") is False else ("", "")
-        lower = ("（孰低）", " (the lower)") if p.get("combine") == "lower_of" and len(parts) > 1 else ("", "")
-        return (f"{what[0]}不低于" + sep[0].join(x[0] for x in parts) + lower[0] + tail[0],
-                f"{what[1]} ≥ " + sep[1].join(x[1] for x in parts) + lower[1] + tail[1])
+        return _min_cash_title(r, p)
     if r.kind in ("min_cash_rolling", "min_cash_plan_period"):
-        zh, en = _AVERAGE.get(p["basis"], (p["basis"], p["basis"]))
-        if r.kind == "min_cash_plan_period":
-            win = ("规划期间" if "years" not in p else f"{p['years'][0]}—{p['years'][1]}年", "the plan period"
-                   if "years" not in p else f"{p['years'][0]}–{p['years'][1]}")
-            win_en = f"over {win[1]}"
-        else:
-            win = (f"任何连续{p['window']}年" if p["mode"] == "any" else f"最近{p['window']}年", "")
-            win_en = f"over {'any' if p['mode'] == 'any' else 'the last'} {p['window']} years"
-        total = p.get("basis_mode") == "total"
-        flag = ("（提示）", " (informs only)") if p.get("raises_minimum") is False else ("", "")
-        alt = ("", "")
-        if p.get("amount") is not None:  # 30%或5,000万元 / 且不少于
-            either = p.get("combine") == "lower_of"
-            alt = (f"{'或' if either else '且不少于'}{float(p['amount']):,.0f}元", f" {'or' if either else 'and'} "
-                   f"{float(p['amount']):,.0f} 元")
-        return (f"{win[0]}累计现金分红不少于{'累计' if total else '年均'}{zh}的{pct(p['ratio'])}{alt[0]}{flag[0]}",
-                f"Cash {win_en} ≥ {pct(p['ratio'])} of their {'total' if total else 'average'} {en}{alt[1]}{flag[1]}")
+        return _window_title(r, p)
     if r.kind == "min_distributions":
         return (f"每年度进行{p['count']}次利润分配" + ("（原则上）" if r.severity == "warn" else ""),
                 f"{p['count']} distributions a year" + (" (in principle)" if r.severity == "warn" else ""))
@@ -149,27 +184,7 @@ def titles(r: Rule) -> tuple[str, str]:
         return ("年度财务报告为标准无保留意见" if std else "年度财务报告为无保留意见（含带强调事项段）",
                 "Standard unqualified audit opinion" if std else "Unqualified audit opinion (emphasis of matter allowed)")
     if r.kind == "compare":
-        sym = _OPS[p["op"]]
-        if p.get("of") == "total_assets":
-            return (f"资产负债率{sym}{pct(p['ratio'])}", f"Debt ratio {sym} {pct(p['ratio'])}")
-        if r.duty in ("payout_ceiling", "interim_cap"):
-            zh, en = _BASIS.get(p["of"], (p["of"], p["of"]))
-            if r.duty == "interim_cap":
-                zh, en = "相应期间归属于上市公司股东的净利润", "the period's net profit attributable"
-            what = ("中期现金分红", "Interim cash") if r.duty == "interim_cap" else ("当年现金分红", "Cash of the year")
-            return (f"{what[0]}不超过{zh}的{pct(p['ratio'])}", f"{what[1]} ≤ {pct(p['ratio'])} of {en}")
-        if p.get("of") == "registered_capital":
-            return (f"经营活动现金流量净额不低于注册资本的{pct(p['ratio'])}",
-                    f"Operating cash flow ≥ {pct(p['ratio'])} of registered capital")
-        zh, en = _MEASURE.get(p["measure"], (p["measure"], p["measure"]))
-        if p.get("of") is not None:
-            ozh, oen = _MEASURE.get(p["of"], (p["of"], p["of"]))
-            return f"{zh}{sym}{ozh}的{pct(p['ratio'])}", f"{en} {sym} {pct(p['ratio'])} of {oen.lower()}"
-        if p["amount"] == 0 and p["op"] in (">=", ">"):
-            return (f"{zh}{'不为负' if p['op'] == '>=' else '为正'}",
-                    f"{en} {'not negative' if p['op'] == '>=' else 'positive'}")
-        amount = f"{p['amount']:,.0f}" if float(p["amount"]).is_integer() else f"{p['amount']:,}"
-        return f"{zh}{sym}{amount}元", f"{en} {sym} {amount} 元"
+        return _compare_title(r, p)
     return r.duty, r.duty
 
 

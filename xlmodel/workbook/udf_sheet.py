@@ -51,6 +51,43 @@ def case_arguments(layout) -> str:
     return ",".join(parts)
 
 
+def _rule_table(b, ws, res, args: str, top: int, money, gen, yes_no) -> None:
+    """The rule table from row ``top``: =XLM_EVALUATE(...) spilling, its cached values written beneath it."""
+    table = res.table()
+    ws.write_dynamic_array_formula(top, 0, top + len(table) - 1, len(table[0]) - 1, f"=XLM_EVALUATE({args})",
+                                   gen, table[0][0])
+    for i, values in enumerate(table):
+        for j, v in enumerate(values):
+            if i == 0 and j == 0:
+                continue
+            r, c = top + i, j
+            fmt = money if isinstance(v, float) else gen
+            if i and c > 2 and b.model.rules[i - 1].check.unit == "是/否":
+                fmt = yes_no  # a confirmation's actual: 1/0 shown 是/否, as on 检查
+            if isinstance(v, (int, float)):
+                ws.write_number(r, c, v, fmt)
+            elif v == "":
+                ws.write_blank(r, c, None, fmt)
+            else:
+                ws.write_string(r, c, v, fmt)
+
+
+def _conf_sheet(wb, st) -> None:
+    """The xlwings.conf sheet: the add-in's keys and values from A1 down, with what they mean beside them."""
+    conf = wb.add_worksheet(CONF_SHEET)
+    for i, (key, value) in enumerate(CONF):  # from A1 down without gaps: the add-in stops at the first blank
+        conf.write_string(i, 0, key)
+        conf.write_string(i, 1, value)
+    conf.set_column(0, 1, 18)
+    conf.set_column(3, 3, 90)
+    conf.write(0, 3, "xlwings 加载项读取本表：A 列为键、B 列为值，自 A1 起连续。The xlwings add-in reads this sheet: "
+                     "keys in column A, values in column B, from A1 down without gaps.", st.note)
+    conf.write(1, 3, f"UDF Modules = {UDF_MODULE}：xlwings 选项卡 > Import Functions 从该模块导入 XLM_* 函数。"
+                     f"Import Functions (xlwings tab) imports the XLM_* functions from {UDF_MODULE}.", st.note)
+    conf.write(2, 3, "可另加 Interpreter_Win、PYTHONPATH 等设置（每行一个键，勿留空行）。Other settings such as "
+                     "Interpreter_Win or PYTHONPATH may be added, one key per row, no blank rows.", st.note)
+
+
 def add_udf_sheets(b) -> None:
     """Write the UDF and xlwings.conf sheets into the builder's workbook (called from ``write``)."""
     wb, st, L = b.wb, b.st, b.L
@@ -104,24 +141,7 @@ def add_udf_sheets(b) -> None:
     row += 1
     ws.write(row, 0, "规则表  Rule table: =XLM_EVALUATE(...) spills (dynamic array); compare the sheet 检查", st.section)
     row += 1
-    table = res.table()
-    top = row
-    ws.write_dynamic_array_formula(top, 0, top + len(table) - 1, len(table[0]) - 1, f"=XLM_EVALUATE({args})",
-                                   gen, table[0][0])
-    for i, values in enumerate(table):
-        for j, v in enumerate(values):
-            if i == 0 and j == 0:
-                continue
-            r, c = top + i, j
-            fmt = money if isinstance(v, float) else gen
-            if i and c > 2 and b.model.rules[i - 1].check.unit == "是/否":
-                fmt = yes_no  # a confirmation's actual: 1/0 shown 是/否, as on 检查
-            if isinstance(v, (int, float)):
-                ws.write_number(r, c, v, fmt)
-            elif v == "":
-                ws.write_blank(r, c, None, fmt)
-            else:
-                ws.write_string(r, c, v, fmt)
+    _rule_table(b, ws, res, args, row, money, gen, yes_no)
     ws.freeze_panes(HEADER_ROW + 1, 1)
     ws.set_paper(9)
     ws.set_landscape()
@@ -130,15 +150,4 @@ def add_udf_sheets(b) -> None:
     ws.protect("", {"format_columns": True, "format_rows": True, "select_locked_cells": True,
                     "select_unlocked_cells": True})
 
-    conf = wb.add_worksheet(CONF_SHEET)
-    for i, (key, value) in enumerate(CONF):  # from A1 down without gaps: the add-in stops at the first blank
-        conf.write_string(i, 0, key)
-        conf.write_string(i, 1, value)
-    conf.set_column(0, 1, 18)
-    conf.set_column(3, 3, 90)
-    conf.write(0, 3, "xlwings 加载项读取本表：A 列为键、B 列为值，自 A1 起连续。The xlwings add-in reads this sheet: "
-                     "keys in column A, values in column B, from A1 down without gaps.", st.note)
-    conf.write(1, 3, f"UDF Modules = {UDF_MODULE}：xlwings 选项卡 > Import Functions 从该模块导入 XLM_* 函数。"
-                     f"Import Functions (xlwings tab) imports the XLM_* functions from {UDF_MODULE}.", st.note)
-    conf.write(2, 3, "可另加 Interpreter_Win、PYTHONPATH 等设置（每行一个键，勿留空行）。Other settings such as "
-                     "Interpreter_Win or PYTHONPATH may be added, one key per row, no blank rows.", st.note)
+    _conf_sheet(wb, st)
