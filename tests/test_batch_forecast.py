@@ -2,7 +2,7 @@
 
 A batch column ``forecast`` (the field :data:`xlmodel.fields.FORECAST`; also 预测数（非已披露数）, 预测, 预测数,
 是否预测) marks the rows whose figures are forecasts. It is read as every yes/no column (the one reading,
-:func:`xlmodel.case.read_field`); a company's reported row after one of its forecast rows is refused,
+:func:`xlmodel.values.read_field`); a company's reported row after one of its forecast rows is refused,
 naming both rows. The result then has a ``forecast`` column after ``fiscal_year``: True where the row's
 own figures are forecasts or a year its rules read is one (是/否 in the .xlsx, True/False in the .csv,
 as ``in_plan_period``). Without the input column the output is what it was.

@@ -65,7 +65,7 @@ def _unchanged(path: str, stamp: tuple | None) -> bool:
 
 
 def cached_plan_by_id(pid) -> Policy:
-    """:func:`xlmodel.plans.schema.load_plan_by_id`, remembered while nothing it depends on changes: the plan
+    """:func:`xlmodel.plans.loading.load_plan_by_id`, remembered while nothing it depends on changes: the plan
     folders (:func:`~xlmodel.plans.folders.plan_directories`), each folder's entries (its modification time,
     size and inode change when a file is added, removed or renamed) and the plan file itself."""
     if not isinstance(pid, str):
@@ -188,7 +188,7 @@ def reference_arrays(model: cat.Model, n: int, getter: Getter, years=None, param
 
 def evaluate_one(model: cat.Model, case: Case, params: dict | None = None, roots=None):
     """One case in its evaluation year: the scalar program (``Node.eval`` for a tree it cannot compile);
-    every calculation, or the ``roots`` and what they need (:func:`xlmodel.rules.compiled.evaluate_scalar`)."""
+    every calculation, or the ``roots`` and what they need (:func:`xlmodel.rules.scalar.evaluate_scalar`)."""
     try:
         return evaluate_scalar(model, case, params, roots)
     except Unsupported:

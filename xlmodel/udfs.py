@@ -309,7 +309,7 @@ def policy_entry(ref) -> tuple[Policy, cat.Model, float]:
     """A policy and its compiled model by id, loaded once and reloaded when its file changes.
 
     A worksheet function's ``policy`` argument is an input: it names a plan by id
-    (:func:`xlmodel.plans.schema.load_plan_by_id`), never a path. Ids are found in the same plan folders
+    (:func:`xlmodel.plans.loading.load_plan_by_id`), never a path. Ids are found in the same plan folders
     as on the command line: the bundled plans, ``XLMODEL_PLANS`` and the user's plan folder
     (``xlmodel policies install``); Excel passes no ``--plans``."""
     ref = _text(ref, "policy")

@@ -6,7 +6,7 @@ earlier years from the same company's rows.
 Reading (:func:`prepare_batch`): each column is named by a field id, its Chinese label or a data
 terminal's name for the same figure (:mod:`xlmodel.batch.columns`; a unit in the header scales the
 column, with a note); every column is read and checked as an array, with the one reading of each
-field (:func:`xlmodel.case.read_field`: plain numbers and text numbers in numpy, every other cell
+field (:func:`xlmodel.values.read_field`: plain numbers and text numbers in numpy, every other cell
 through ``read_field``, once per distinct value), every problem reported at once naming the row and
 the column. Stock codes are read as vendors write them (``600519.SH``, ``SZ000001``, ``2015`` with its
 zeros lost) and the board follows from the code where the file does not say it.

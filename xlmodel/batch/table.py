@@ -277,7 +277,7 @@ def _decimal_pass(values: list) -> tuple[np.ndarray, np.ndarray, np.ndarray] | N
     The cells, joined by line breaks, are tested as one text (each test a scan of the bytes): only
     digits, dots, signs and the line breaks; a sign only at a cell's start; no dot without a digit on
     each side. Then numpy reads the numbers of the text (its decimal reading is Python's, correctly
-    rounded: ``float`` of each cell, as :func:`xlmodel.case.read_field` reads it), stopping at a cell
+    rounded: ``float`` of each cell, as :func:`xlmodel.values.read_field` reads it), stopping at a cell
     it cannot read (a lone sign, two dots): then the pass is read cell by cell."""
     n = len(values)
     try:
@@ -316,9 +316,9 @@ def _plain_decimals(values: list) -> tuple[np.ndarray, np.ndarray, np.ndarray] |
     when a cell is not text.
 
     Plain decimal text is what :func:`xlmodel.case.plain_number` reads (``[+-]?digits(.digits)?``),
-    read by ``float`` as :func:`xlmodel.case.read_field` reads it; a pass of cells that is not all
+    read by ``float`` as :func:`xlmodel.values.read_field` reads it; a pass of cells that is not all
     plain is read cell by cell (:func:`xlmodel.case.plain_number`): the cells it refuses are read by
-    :func:`xlmodel.case.read_field`, one by one."""
+    :func:`xlmodel.values.read_field`, one by one."""
     n = len(values)
     if not n:
         return np.zeros(0), np.zeros(0, bool), np.zeros(0, bool)
@@ -441,7 +441,7 @@ def _encode_column(fid: str, col: pd.Series, problems: list[Problem], rows: np.n
                    labels: list[str] | None = None, head: Header | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Validate and encode one input column as the evaluator reads it: numbers as arrays
     (:func:`_numbers_of`), every other kind once per distinct value and type, every cell that is not
-    a plain number through :func:`xlmodel.case.read_field`; scaled by the header's unit; the problems
+    a plain number through :func:`xlmodel.values.read_field`; scaled by the header's unit; the problems
     in row order, naming the row and the column as the file names it."""
     f = FIELDS.get(fid) or (FORECAST if fid == FORECAST.id else None)
     if f is None:  # an attest_<rule> column: a yes/no

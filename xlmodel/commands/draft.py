@@ -6,7 +6,7 @@ or without BOM, or GB18030), told apart by content and read within bounds (:mod:
 clear error naming the file (exit 2), and so is a text in which no rule is recognised. The output
 is checked before any work and never overwritten without ``--force`` (:mod:`xlmodel.inputs.files`); it is
 written atomically after the file has been loaded back as a policy (every clause and quote checked
-against the text by :func:`xlmodel.plans.schema.load_policy_file`). The plan text the draft was made from
+against the text by :func:`xlmodel.plans.loading.load_policy_file`). The plan text the draft was made from
 — a PDF's or a .docx's text, a text file cleaned of page headers — is written beside the policy as
 ``texts/<id>.txt``: its quotes are cut from it.
 """

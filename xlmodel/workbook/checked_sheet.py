@@ -1,7 +1,7 @@
 """The worksheet every workbook sheet is written with: a cell XlsxWriter would drop or truncate is an error.
 
 This module is where xlmodel relies on XlsxWriter's internals to write (the check's reference workbook
-is also read from an unsaved XlsxWriter workbook, :func:`xlmodel.workbook.reader._as_read_back`): :class:`CheckedWorksheet`
+is also read from an unsaved XlsxWriter workbook, :func:`xlmodel.workbook.compare._as_read_back`): :class:`CheckedWorksheet`
 overrides the private ``Worksheet._write_string``, ``_write_formula``, ``_write_number``,
 ``_write_blank``, ``_write_boolean`` and ``_write_datetime`` (the public ``write_*`` methods call
 them, and return their return code). Private methods may change in any release, so the README's

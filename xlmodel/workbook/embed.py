@@ -16,7 +16,7 @@ a hidden sheet is refused; properties need no sheet and survive Excel's save.
 Reading back treats the workbook as untrusted: the number of parts, their length and alphabet,
 the packed and unpacked sizes are bounded (:mod:`xlmodel.inputs.untrusted` limits), the checksum must
 match, the payload is parsed with the bounded JSON reader and the policy with the same safe YAML
-loader and schema as a policy file (:func:`xlmodel.plans.schema.policy_from_workbook`).
+loader and schema as a policy file (:func:`xlmodel.plans.loading.policy_from_workbook`).
 
 Which plan a workbook is read with (:func:`workbook_plan`):
 

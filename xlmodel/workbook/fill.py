@@ -2,7 +2,7 @@
 
 Both sides are read the one way each is read everywhere: the case file by
 :func:`xlmodel.case.load_case`, the workbook by :func:`.reader.read_workbook` (every cell through
-:func:`xlmodel.case.read_field`). A case for another plan, another evaluation year or another
+:func:`xlmodel.values.read_field`). A case for another plan, another evaluation year or another
 company (both stock codes given, and different) is refused, naming both.
 
 Every input the case gives — figures of any year, company facts, attestations, notes — replaces

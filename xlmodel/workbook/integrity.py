@@ -14,7 +14,7 @@ from ..outputs import OUTPUT
 
 def integrity(read, diffs: list[str]) -> dict:
     """The ``integrity`` object of ``check --json`` for a :class:`~.reader.WorkbookRead` and its
-    :func:`~.reader.cached_differences`.
+    :func:`~.compare.cached_differences`.
 
     * ``formulas_checked``: false when the workbook was built with another version of its plan
       (its formulas are then not compared: run ``xlmodel refresh``);

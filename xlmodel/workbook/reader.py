@@ -174,7 +174,7 @@ def _cell(wb, name: str, expect: Expect | None = None):
 def read_value(f_kind: Kind, fid: str, raw, where: str) -> tuple[object, Problem | None]:
     """A cell value -> (value or None when blank, problem). Never guesses.
 
-    The one reading of every field (:func:`xlmodel.case.read_field`, origin "cell"), after
+    The one reading of every field (:func:`xlmodel.values.read_field`, origin "cell"), after
     openpyxl's ``_xHHHH_`` escapes are undone; the problem names the field and quotes the cell."""
     if isinstance(raw, str):
         raw = unescape(raw)

@@ -1,7 +1,7 @@
 """reference_cache: the reference formulas of ``xlmodel check``, kept on disk between runs.
 
 ``check`` compares every formula of a workbook with the formulas this xlmodel writes for the same
-plan and timeline (:func:`xlmodel.workbook.reader._reference`): composing that reference workbook is
+plan and timeline (:func:`xlmodel.workbook.compare._reference`): composing that reference workbook is
 most of what checking one workbook costs in a new process. The reference is a function of the plan
 (its content and its published text), the timeline, the regulatory baselines, xlmodel's code and
 XlsxWriter's (which prepares each formula as it is written); it is kept in the user's cache folder

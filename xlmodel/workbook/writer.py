@@ -56,7 +56,7 @@ class WorkbookBuilder(Builder):
 
     def compose(self, path: Path | None = None) -> xlsxwriter.Workbook:
         """Every sheet, property and validation written into an XlsxWriter workbook, not yet saved
-        (:meth:`write` saves it; :func:`.reader._reference` reads the cells straight from it)."""
+        (:meth:`write` saves it; :func:`.compare._reference` reads the cells straight from it)."""
         wb = xlsxwriter.Workbook(str(path or "unsaved.xlsx"), {
             "strings_to_numbers": False, "strings_to_formulas": False, "strings_to_urls": False,
             "in_memory": True})  # no stray temp files
