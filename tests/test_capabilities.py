@@ -41,8 +41,8 @@ from xlmodel.plans.loading import load_policy_file
 DATA = Path(__file__).parent / "data"
 FIFTH = DATA / "fifth_plan" / "demo5-2025-2027.yaml"
 SIXTH = DATA / "sixth_plan" / "demo6-2024-2026.yaml"
-SEVENTH = DATA / "seventh_plan" / "demo7-2025-2027.yaml"  # its own tests: tests/test_seventh_plan.py
-EIGHTH = DATA / "eighth_plan" / "demo8-2025-2027.yaml"  # its own tests: tests/test_eighth_plan.py
+SEVENTH = DATA / "seventh_plan" / "demo7-2025-2027.yaml"  # its own tests: tests/test_outlay_both_tests_lower_profit_fixed_amount.py
+EIGHTH = DATA / "eighth_plan" / "demo8-2025-2027.yaml"  # its own tests: tests/test_distributable_lower_and_transaction_tests.py
 _DROP = object()
 
 
