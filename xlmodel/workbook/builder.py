@@ -103,7 +103,7 @@ class Builder:
     def cached_calc(self, name: str, value):
         """A calculation's cached value as its cell shows it: a yes/no row's 1/0 (blank stays blank)."""
         if name in self.L.yes_no or (name in self.L.mixed and isinstance(value, (bool, np.bool_))):
-            return self._yes_no_cached(value)
+            return self.yes_no_cached(value)
         return self.cached(value)
 
     def value(self, name: str, j: int | None = None):
@@ -115,29 +115,29 @@ class Builder:
 
     # -- the board page's readable forms of the outputs ------------------------
     @staticmethod
-    def _yes_no_formula(out: str) -> str:
+    def yes_no_formula(out: str) -> str:
         """TRUE/FALSE/blank -> 是/否/缺少输入, through the labels (no text constants in formulas)."""
         return f"=IF({out}=\"\",lbl_missing_input,IF({out},lbl_yes,lbl_no))"
 
     @staticmethod
-    def _as_yes_no(formula: str) -> str:
+    def as_yes_no(formula: str) -> str:
         """A boolean formula as the number 1/0 shown 是/否 (:data:`.styles.YES_NO`); blank stays blank."""
         x = formula[1:]
         return f"=IF({x}=\"\",\"\",IF({x},1,0))"
 
-    def _yes_no_cached(self, value):
-        """The cached value of :meth:`_as_yes_no`."""
+    def yes_no_cached(self, value):
+        """The cached value of :meth:`as_yes_no`."""
         if isinstance(value, str) and value == "":
             return EMPTY
         return 1.0 if bool(value) else 0.0
 
-    def _yes_no(self, name: str, j: int | None = None) -> str:
+    def yes_no_label(self, name: str, j: int | None = None) -> str:
         v = self.value(name, j)
         if isinstance(v, str) and v == "":
             return self.L.labels["missing_input"][0]
         return self.L.labels["yes" if bool(v) else "no"][0]
 
-    def _in_units(self, name: str, unit: float, j: int | None = None):
+    def in_units(self, name: str, unit: float, j: int | None = None):
         v = self.value(name, j)
         return EMPTY if isinstance(v, str) else float(v) / unit
 
@@ -214,7 +214,7 @@ class Builder:
             ws.print_area(0, 0, ws.dim_rowmax, ws.dim_colmax)
 
     # -- cells ---------------------------------------------------------------
-    def _put(self, ws, row: int, col: int, text, fmt=None):
+    def put(self, ws, row: int, col: int, text, fmt=None):
         """Text from a plan or a case: always a string cell (never a formula or link); "" stays blank."""
         if text.__class__ is not str:
             text = "" if text is None else str(text)
@@ -222,7 +222,7 @@ class Builder:
             return ws.write_blank(row, col, None, fmt)
         return ws.write_string(row, col, text, fmt)
 
-    def _user_text(self, where: str, text: str) -> str:
+    def user_text(self, where: str, text: str) -> str:
         """Text from the case, checked to fit one Excel cell (never truncated)."""
         n = text_units(text)
         if n > MAX_TEXT:
@@ -236,16 +236,16 @@ class Builder:
         (:func:`xlmodel.plans.schema.worded_for_year`: 监事会 before fiscal 2025, the board's 审计委员会 from it on)."""
         return worded_for_year(spec.title_zh, spec.title_en, self.year)
 
-    def _header(self, ws, title_zh: str, title_en: str, cols: list[tuple[str, int]]):
+    def header(self, ws, title_zh: str, title_en: str, cols: list[tuple[str, int]]):
         self.widths[ws.name] = sum(w for _, w in cols)
         ws.write(0, 0, f"{title_zh}  {title_en}", self.st.title)
-        self._put(ws, 1, 0, f"{self.policy.title_zh}（{self.policy.id} v{self.policy.version}）", self.st.note)
+        self.put(ws, 1, 0, f"{self.policy.title_zh}（{self.policy.id} v{self.policy.version}）", self.st.note)
         for i, (label, width) in enumerate(cols):
             ws.set_column(i, i, width)
             if label:
                 ws.write(HEADER_ROW, i, label, self.st.h)
 
-    def _year_header(self, ws, key: str = "inputs"):
+    def year_header(self, ws, key: str = "inputs"):
         """The timeline: the first fiscal year is an input, each column to the right one year later
         (on 输入); other sheets show 输入's header. A year after the evaluation year shows 预测 (a conditional
         format reading in_evaluation_year: move the evaluation year and the marks follow, issue 52.8)."""
@@ -258,7 +258,7 @@ class Builder:
                                  self.st.year, y)
             elif col == FIRST_YEAR_COL:
                 ws.write_number(HEADER_ROW, col, y, self.st.year_in)
-                self._dv(ws, HEADER_ROW, col, {
+                self.data_validation(ws, HEADER_ROW, col, {
                     "validate": "integer", "criteria": "between", "minimum": 1990, "maximum": 2100,
                     "input_title": "首个会计年度 First fiscal year",
                     "input_message": "第一列的会计年度；右侧各列依次加一年。The first column's fiscal year.",
@@ -272,14 +272,14 @@ class Builder:
             "type": "formula", "criteria": f"={_c(FIRST_YEAR_COL)}${HEADER_ROW + 1}>in_evaluation_year",
             "format": self.st.forecast_mark})
 
-    def _highlight_year(self, ws, r0: int, r1: int, c0: int, c1: int, year_row: int):
+    def highlight_year(self, ws, r0: int, r1: int, c0: int, c1: int, year_row: int):
         """Mark the evaluation year's column (the year in ``year_row`` of each column)."""
         ref = f"{_c(c0)}${year_row + 1}"
         ws.conditional_format(r0, c0, r1, c1, {"type": "formula", "criteria": f"={ref}=in_evaluation_year",
                                                "format": self.st.current, "stop_if_true": False})
 
     # -- data validation -----------------------------------------------------
-    def _dv(self, ws, row: int, col: int, options: dict, key=None):
+    def data_validation(self, ws, row: int, col: int, options: dict, key=None):
         """A data validation on a cell, collected: every cell with the same rule becomes one validation
         over its ranges (:meth:`_write_validations`), not one per cell. ``key``: the rule's name, when
         the caller has one (else the options say what the rule is)."""

@@ -97,7 +97,7 @@ def add_udf_sheets(b) -> None:
         return EMPTY if isinstance(v, str) and v == "" else v
 
     ws = wb.add_worksheet(UDF_SHEET)
-    b._header(ws, "工作表函数", "Worksheet functions (xlwings UDFs)",
+    b.header(ws, "工作表函数", "Worksheet functions (xlwings UDFs)",
               [("函数 Function", 28), ("项目", 34), ("UDF 结果 UDF result", 20), ("原生公式 Native", 20),
                ("一致 Same", 10), ("Item", 44)])
     ws.write(2, 0, "规划 Plan", st.section)
@@ -113,14 +113,14 @@ def add_udf_sheets(b) -> None:
     def pair(r, fn_name, label_zh, label_en, udf_formula, native, name, value, fmt):
         native_value = b.scalar(name)  # the writer's own cached value of the native cell (a yes/no: 1/0)
         if name in YES_NO_OUTPUTS:
-            native_value = b._yes_no_cached(b.value(name))
-        b._put(ws, r, 0, fn_name, st.key)  # rule ids and titles come from the plan file: text cells
-        b._put(ws, r, 1, label_zh, st.text)
+            native_value = b.yes_no_cached(b.value(name))
+        b.put(ws, r, 0, fn_name, st.key)  # rule ids and titles come from the plan file: text cells
+        b.put(ws, r, 1, label_zh, st.text)
         ws.write_formula(r, 2, udf_formula, fmt, cached(value))
         ws.write_formula(r, 3, native, fmt, native_value)
         ws.write_formula(r, 4, f'=IF(ISERROR(C{r + 1}),"—",IF(C{r + 1}=D{r + 1},lbl_yes,lbl_no))', gen,
                          same[0] if _plain(value) == _plain(native_value) else same[1])
-        b._put(ws, r, 5, label_en, st.text)
+        b.put(ws, r, 5, label_en, st.text)
 
     ws.write(row, 0, "关键数字  Key figures", st.section)
     row += 1

@@ -18,7 +18,7 @@ def _st_id(b) -> str | None:
 
 def write(b) -> None:
     ws = b.ws["announce"]
-    b._header(ws, "公告", "Announcement", COLS)
+    b.header(ws, "公告", "Announcement", COLS)
     ws.write(2, 0, "利润分配方案公告所需数字：均取自计算表评估年度列（与 xlmodel announce 相同）。Figures of the profit distribution "
                    "announcement, each read from 计算's evaluation-year column.", b.st.note)
     row = HEADER_ROW + 1
@@ -38,8 +38,8 @@ def write(b) -> None:
 def _cell(b, ws, row: int, col: int, name: str, kind: str) -> None:
     """The evaluation year's value of calculation ``name`` (是/否 shown for a yes/no, never TRUE/FALSE)."""
     if kind == "yes_no":
-        ws.write_formula(row, col, b._as_yes_no(b.at_evaluation_year(name)), b.st.calc["yes_no"],
-                         b._yes_no_cached(b.value(name)))
+        ws.write_formula(row, col, b.as_yes_no(b.at_evaluation_year(name)), b.st.calc["yes_no"],
+                         b.yes_no_cached(b.value(name)))
     else:
         ws.write_formula(row, col, b.at_evaluation_year(name), b.st.calc[kind], b.scalar(name))
 

@@ -37,15 +37,15 @@ def working_cols(zh: str, en: str, n_years: int) -> list[tuple[str, int]]:
 def write(b) -> None:
     ws, L = b.ws["calc"], b.L
     cols = working_cols("计算", "Calculation", L.n_years)
-    b._header(ws, "计算", "Calculations (every rule in every evaluated year; history years feed the windows)", cols)
-    b._year_header(ws, "calc")
+    b.header(ws, "计算", "Calculations (every rule in every evaluated year; history years feed the windows)", cols)
+    b.year_header(ws, "calc")
     _calc_flags(b, ws)
     _series(b, ws)
     _section_titles(b, ws)
     cols = [L.year_col(off) for off in L.eval_offsets]
     _scalar_rows(b, ws, cols)
     _guarded(b, ws, cols)
-    b._highlight_year(ws, HEADER_ROW, max(L.calc_rows.values()), FIRST_YEAR_COL, L.last_col, HEADER_ROW)
+    b.highlight_year(ws, HEADER_ROW, max(L.calc_rows.values()), FIRST_YEAR_COL, L.last_col, HEADER_ROW)
     ws.freeze_panes(HEADER_ROW + 1, FIRST_YEAR_COL)
     ws.repeat_rows(HEADER_ROW)
     ws.set_row(HEADER_ROW, 30)  # the header's two lines (单位 Unit)
@@ -86,7 +86,7 @@ def _scalar_rows(b, ws, cols: list[int]) -> None:
         node = b.calc_node(name)
         fmt = st.calc[_number_format(b, name)]
         values = calc(name, None)
-        cached = b._yes_no_cached if name in L.yes_no else b.cached
+        cached = b.yes_no_cached if name in L.yes_no else b.cached
         if name in L.mixed:
             cached = lambda v, name=name: b.cached_calc(name, v)  # noqa: E731 (a yes/no branch's 1/0, a number as it is)
         for j, off in enumerate(offsets):
@@ -133,9 +133,9 @@ def _calc_fmt(b, name: str) -> str:
 
 
 def _row_labels(b, ws, row: int, key: str, zh: str, en: str, unit: str):
-    b._put(ws, row, 0, key, b.st.key)
-    b._put(ws, row, 1, zh, b.st.label)
-    b._put(ws, row, 2, en, b.st.label)
+    b.put(ws, row, 0, key, b.st.key)
+    b.put(ws, row, 1, zh, b.st.label)
+    b.put(ws, row, 2, en, b.st.label)
     ws.set_row(row, row_height((zh, LABEL_COLS[1][1]), (en, LABEL_COLS[2][1])))
     if unit:
         ws.write(row, 3, unit, b.st.text)

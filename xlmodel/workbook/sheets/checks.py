@@ -16,7 +16,7 @@ def write(b) -> None:
     ws, L, st = b.ws["checks"], b.L, b.st
     years = [(str(y), 10) for y in L.eval_years]
     h = {k: p.heading for k, p in PART.items()}  # a rule's parts as the table of outputs heads them
-    b._header(ws, "检查", "Checks (one row per rule: the evaluation year, then each year's status)",
+    b.header(ws, "检查", "Checks (one row per rule: the evaluation year, then each year's status)",
               [(h["rule"], 30), (h["clause"], 16), ("描述", 46), ("Description", 46),
                (h["actual"], 18), (f"{PART['bound'].zh}类型 {PART['bound'].en}", 10), (h["bound"], 18), (h["margin"], 16),
                (h["shortfall"], 16), (h["status"], 12), ("单位 Unit", 8), ("", 2)] + years)
@@ -46,7 +46,7 @@ def _status_colours(b, ws) -> None:
             ref = f"{_c(c0)}{rows[0] + 1}"
             ws.conditional_format(rows[0], c0, rows[-1], c1, {"type": "formula", "criteria": f"={ref}=lbl_{code}",
                                                               "format": fmt})
-    b._highlight_year(ws, HEADER_ROW, rows[-1], cols[0], cols[-1], HEADER_ROW)
+    b.highlight_year(ws, HEADER_ROW, rows[-1], cols[0], cols[-1], HEADER_ROW)
 
 
 def year_cols(b) -> list[int]:
@@ -62,14 +62,14 @@ def _check_row(b, ws, rd):
     checks are an output of the calculations, never an input to them."""
     L, st, s = b.L, b.st, rd.spec
     row = L.check_rows[rd.id]
-    b._put(ws, row, 0, s.id, st.key)
-    b._put(ws, row, 1, s.clause, st.text)
+    b.put(ws, row, 0, s.id, st.key)
+    b.put(ws, row, 1, s.clause, st.text)
     title_zh, title_en = b.title(s)
-    b._put(ws, row, 2, title_zh, st.wrap)
-    b._put(ws, row, 3, title_en, st.wrap)
-    b._put(ws, row, 10, rd.check.unit, st.text)
+    b.put(ws, row, 2, title_zh, st.wrap)
+    b.put(ws, row, 3, title_en, st.wrap)
+    b.put(ws, row, 10, rd.check.unit, st.text)
     if rd.bound and rd.check.required is not None:
-        b._put(ws, row, CHECK_COL_INDEX["bound_kind"], f"{cat.BOUND_ZH[rd.bound]} {cat.BOUND_EN[rd.bound]}", st.text)
+        b.put(ws, row, CHECK_COL_INDEX["bound_kind"], f"{cat.BOUND_ZH[rd.bound]} {cat.BOUND_EN[rd.bound]}", st.text)
     ws.set_row(row, row_height((title_zh, 46), (title_en, 46)))
     fk = fmt_key(rd.check.unit)
     for col in ("actual", "required", "margin", "shortfall", "status"):
@@ -78,8 +78,8 @@ def _check_row(b, ws, rd):
             continue
         value = b.scalar(name)
         if (rd.check.unit == "是/否" or name in L.yes_no) and col != "status":  # a yes/no: 是/否, never TRUE/FALSE
-            ws.write_formula(row, CHECK_COL_INDEX[col], b._as_yes_no(b.at_evaluation_year(name)), st.calc["yes_no"],
-                             b._yes_no_cached(b.value(name)))
+            ws.write_formula(row, CHECK_COL_INDEX[col], b.as_yes_no(b.at_evaluation_year(name)), st.calc["yes_no"],
+                             b.yes_no_cached(b.value(name)))
             continue
         fmt = st.calc["gen"] if col == "status" or isinstance(value, bool) else st.calc[fk]
         ws.write_formula(row, CHECK_COL_INDEX[col], b.at_evaluation_year(name), fmt, value)

@@ -122,10 +122,10 @@ def _results(b) -> list[tuple]:
         ("规划文件 Plan file", f"{p.id} v{p.version}（{p.plan_years[0]}–{p.plan_years[1]}）", None),
         ("评估年度 Evaluation year", "=in_evaluation_year", float(b.year)),
         *_draft_row(p),
-        (_label(o["cash_conditions_met"]), b._yes_no_formula(o["cash_conditions_met"].name),
-         b._yes_no("cash_conditions_met")),
-        (_amount(minimum), f"=IF({minimum.name}=\"\",\"\",{minimum.name})", b._in_units("min_cash_dividend", 1)),
-        (_amount(cap), f"=IF({cap.name}=\"\",\"\",{cap.name})", b._in_units("max_distribution", 1)),
+        (_label(o["cash_conditions_met"]), b.yes_no_formula(o["cash_conditions_met"].name),
+         b.yes_no_label("cash_conditions_met")),
+        (_amount(minimum), f"=IF({minimum.name}=\"\",\"\",{minimum.name})", b.in_units("min_cash_dividend", 1)),
+        (_amount(cap), f"=IF({cap.name}=\"\",\"\",{cap.name})", b.in_units("max_distribution", 1)),
         *_st_row(b),
         (" / ".join(c.short_zh for c in counts) + " " + " / ".join(c.board[1] for c in counts),
          "=" + "&\" / \"&".join(c.name for c in counts), " / ".join(str(int(b.scalar(c.id))) for c in counts)),
@@ -153,7 +153,7 @@ def _st_row(b) -> list[tuple]:
         return []
     rid, o = st[0].id, OUTPUT["st_risk_warning"]
     v = b.value(o.id)
-    cached = b.scalar(f"{rid}.status") if isinstance(v, str) else b._yes_no(o.id)
+    cached = b.scalar(f"{rid}.status") if isinstance(v, str) else b.yes_no_label(o.id)
     return [(_label(o), f"=IF({o.name}=\"\",chk_{rid},IF({o.name},lbl_yes,lbl_no))", cached)]
 
 
@@ -269,9 +269,9 @@ def _sign_off_rule(b, ws, r: int, rd) -> None:
     st, L, rid = b.st, b.L, rd.id
     checks = q(SHEETS["checks"])
     title_zh = b.title(rd.spec)[0]
-    b._put(ws, r, 1, title_zh, st.wrap)
+    b.put(ws, r, 1, title_zh, st.wrap)
     ws.set_row(r, row_height((title_zh, COVER_COLS[1]), (rd.spec.clause, COVER_COLS[2])))
-    b._put(ws, r, 2, rd.spec.clause, st.wrap)
+    b.put(ws, r, 2, rd.spec.clause, st.wrap)
 
     def at(col: str) -> str:
         return f"{checks}!{xl_rowcol_to_cell(L.check_rows[rid], CHECK_COL_INDEX[col], True, True)}"
@@ -284,10 +284,10 @@ def _sign_off_rule(b, ws, r: int, rd) -> None:
             continue
         value = b.value(name)
         yes_no = fk == "yes_no" or name in L.yes_no  # a yes/no: 1/0 shown 是/否 (as on 检查)
-        cached = b._yes_no_cached(value) if yes_no else b.cached(value)
+        cached = b.yes_no_cached(value) if yes_no else b.cached(value)
         fmt = st.calc["yes_no" if yes_no else "gen" if isinstance(cached, bool) else fk]
         ws.write_formula(r, c, f"=IF(OR($D${r + 1}=lbl_not_applicable,{at(col)}=\"\"),\"\",{at(col)})", fmt,
                          EMPTY if na else cached)
     if rd.bound and rd.check.required is not None:
-        b._put(ws, r, 5, cat.BOUND_ZH[rd.bound], st.text)
-    b._put(ws, r, 7, rd.check.unit, st.text)
+        b.put(ws, r, 5, cat.BOUND_ZH[rd.bound], st.text)
+    b.put(ws, r, 7, rd.check.unit, st.text)

@@ -23,12 +23,12 @@ def write(b) -> None:
     ws, L = b.ws["inputs"], b.L
     cols = [("字段 Field id", 26), ("项目", 34), ("Item", 34), ("单位 Unit", 8)]
     cols += [("", 18)] * L.n_years + [("来源/备注 Source / notes", 40), ("无法读取 Unreadable", 12)]
-    b._header(ws, "输入", "Inputs", cols)
+    b.header(ws, "输入", "Inputs", cols)
     _evaluation_year(b, ws)
     ws.write(3, 0, "黄色单元格为输入；灰色行为本规划及监管底线不读取的项目（已分组，可折叠）；选中单元格可见其含义与年报出处。"
                    "金额单位：元（含税）。Yellow cells are inputs; grey rows are not read by this plan (grouped); "
                    "select a cell for what it is and where the annual report has it. Amounts in 元, tax included.", b.st.note)
-    b._year_header(ws)
+    b.year_header(ws)
     _year_fields(b, ws)
     _company_fields(b, ws)
     _attestations(b, ws)
@@ -41,7 +41,7 @@ def _evaluation_year(b, ws) -> None:
     ws.write(2, 1, "评估年度 Evaluation year", st.section)
     ws.write_number(2, FIRST_YEAR_COL, b.year, st.year_in)
     first_eval = xl_rowcol_to_cell(HEADER_ROW, L.col_of(L.eval_years[0]), True, True)
-    b._dv(ws, 2, FIRST_YEAR_COL, {
+    b.data_validation(ws, 2, FIRST_YEAR_COL, {
         "validate": "integer", "criteria": "between", "minimum": f"={first_eval}",
         "maximum": f"={xl_rowcol_to_cell(HEADER_ROW, L.last_col, True, True)}",
         "input_title": "评估年度 Evaluation year",
@@ -106,8 +106,8 @@ def _attestations(b, ws) -> None:
         spec = b.model.spec(rid)
         ws.write(row, 0, rid, st.key)
         title_zh, title_en = b.title(spec)
-        b._put(ws, row, 1, f"{title_zh}（条款 {spec.clause}）", st.text)
-        b._put(ws, row, 2, title_en, st.text)
+        b.put(ws, row, 1, f"{title_zh}（条款 {spec.clause}）", st.text)
+        b.put(ws, row, 2, title_en, st.text)
         ws.write(row, 3, "是/否", st.text)
         _write_input(b, ws, row, FIRST_YEAR_COL, cat.ATTEST + rid, _input_value(b, cat.ATTEST + rid, None))
         _write_note(b, ws, row, rid)
@@ -118,7 +118,7 @@ def _attestations(b, ws) -> None:
 def _finish(b, ws) -> None:
     """The evaluation year's column marked, the unreadable counts named (in_unreadable) and coloured, the panes."""
     L = b.L
-    b._highlight_year(ws, HEADER_ROW, max(L.inputs.values()), FIRST_YEAR_COL, L.last_col, HEADER_ROW)
+    b.highlight_year(ws, HEADER_ROW, max(L.inputs.values()), FIRST_YEAR_COL, L.last_col, HEADER_ROW)
     rows = [*L.inputs.values(), *L.company.values(), *L.attest.values()]
     col = _c(L.readable_col)
     b.wb.define_name("in_unreadable", f"={q(SHEETS['inputs'])}!${col}${min(rows) + 1}:${col}${max(rows) + 1}")
@@ -153,7 +153,7 @@ def _write_input(b, ws, row, col, fid, value):
         ws.write_datetime(row, col, dt.datetime.combine(value, dt.time()), fmt)
     elif kind == Kind.TEXT:
         where = f"company.{fid}" if fid in b.L.company else f"years.{fid}"
-        ws.write_string(row, col, b._user_text(where, str(value)), fmt)  # text, never a formula ('=…' too)
+        ws.write_string(row, col, b.user_text(where, str(value)), fmt)  # text, never a formula ('=…' too)
     else:
         ws.write_number(row, col, float(value), fmt)
     _validate(b, ws, row, col, kind, fid)
@@ -192,15 +192,15 @@ def _validate(b, ws, row, col, kind, fid):
         return
     prompt_ = prompt(b, fid)
     if lst:
-        b._dv(ws, row, col, {"validate": "list", "source": f"=list_{lst}", **prompt_,
+        b.data_validation(ws, row, col, {"validate": "list", "source": f"=list_{lst}", **prompt_,
                              "error_title": "xlmodel", "error_message": "请从下拉列表中选择 Choose from the list"}, key)
     elif kind == Kind.DATE:
-        b._dv(ws, row, col, {"validate": "date", "criteria": "between", **prompt_,
+        b.data_validation(ws, row, col, {"validate": "date", "criteria": "between", **prompt_,
                              "minimum": dt.date(1990, 1, 1), "maximum": dt.date(2100, 12, 31),
                              "error_message": "请输入日期 Enter a date (YYYY-MM-DD)"}, key)
     elif kind in (Kind.AMOUNT, Kind.RATIO, Kind.COUNT):
         lo, hi = {Kind.AMOUNT: (-1e15, 1e15), Kind.RATIO: (0, 1), Kind.COUNT: (0, 1e15)}[kind]
-        b._dv(ws, row, col, {**prompt_,
+        b.data_validation(ws, row, col, {**prompt_,
             "validate": "integer" if kind == Kind.COUNT else "decimal", "criteria": "between",
             "minimum": lo, "maximum": hi,
             "error_message": {Kind.AMOUNT: "请输入以元为单位的金额 Enter an amount in 元",
@@ -208,7 +208,7 @@ def _validate(b, ws, row, col, kind, fid):
                               Kind.COUNT: "请输入次数（整数） Enter a whole number of distributions" if counted
                               else "请输入股数 Enter a whole number of shares"}[kind]}, key)
     else:  # free text: any value, the prompt only
-        b._dv(ws, row, col, {"validate": "any", **prompt_}, key)
+        b.data_validation(ws, row, col, {"validate": "any", **prompt_}, key)
 
 
 def _validate_cross(b, ws, row, col, fid, cross):
@@ -216,7 +216,7 @@ def _validate_cross(b, ws, row, col, fid, cross):
     first cell, so that each column checks its own year."""
     test, message = cross
     refs = {k: xl_rowcol_to_cell(b.L.inputs[k], col) for k in _CROSS_FIELDS[fid]}
-    b._dv(ws, row, col, {"validate": "custom", "value": "=" + test.format(c=xl_rowcol_to_cell(row, col), **refs),
+    b.data_validation(ws, row, col, {"validate": "custom", "value": "=" + test.format(c=xl_rowcol_to_cell(row, col), **refs),
                          "error_title": "xlmodel", "error_message": message, **prompt(b, fid)},
           (ws.name, "cross", fid))
 
@@ -238,7 +238,7 @@ def _write_note(b, ws, row: int, key: str):
     """The source/notes cell of an input row (editable text, never a formula)."""
     note = b.case.notes.get(key) if b.case else None
     if note:
-        ws.write_string(row, b.L.notes_col, b._user_text(f"notes.{key}", str(note)), b.st.inp["text"])
+        ws.write_string(row, b.L.notes_col, b.user_text(f"notes.{key}", str(note)), b.st.inp["text"])
     else:
         ws.write_blank(row, b.L.notes_col, None, b.st.inp["text"])
 

@@ -8,7 +8,7 @@ from ..layout import SHEETS, q
 
 def write(b) -> None:
     ws, L = b.ws["lists"], b.L
-    b._header(ws, "列表", "Lists (labels and validation lists)", [("代码 Code", 22), ("显示 Label", 26)])
+    b.header(ws, "列表", "Lists (labels and validation lists)", [("代码 Code", 22), ("显示 Label", 26)])
     ws.write(1, 0, "状态标签与下拉列表；公式通过名称 lbl_* 引用，请勿修改。Status labels and drop-down lists, referenced by the names lbl_*.", b.st.note)
     for code, (text, row) in L.labels.items():
         ws.write(row, 0, code, b.st.key)

@@ -15,7 +15,7 @@ PLAN_VALUE_COL = 7  # 参数 sheet: the plan's own value beside the editable one
 
 def write(b) -> None:
     ws, st = b.ws["params"], b.st
-    b._header(ws, "参数", "Parameters (the plan's thresholds, each with its clause)",
+    b.header(ws, "参数", "Parameters (the plan's thresholds, each with its clause)",
               [("名称 Name", 34), ("参数", 36), ("Parameter", 36), ("数值 Value", 16), ("单位 Unit", 8), ("条款 Clause", 18),
                ("说明 Note", 50), ("规划值 Plan value", 16), ("与规划一致 As planned", 14)])
     ws.write(3, 0, "阈值来自规划原文；公式只引用这些名称。修改须经董事会决议。Thresholds come from the plan text; formulas refer to these names only.", st.note)
@@ -36,30 +36,30 @@ def _parameter(b, ws, name: str, prm) -> None:
     whether they agree (the master check lists every parameter that differs)."""
     st = b.st
     r0, r1 = b.L.params[name]
-    b._put(ws, r0, 0, pname(name), st.key)
-    b._put(ws, r0, 1, prm.zh, st.text)
-    b._put(ws, r0, 2, prm.en, st.text)
-    b._put(ws, r0, 4, prm.unit, st.text)
-    b._put(ws, r0, 5, prm.clause, st.text)
+    b.put(ws, r0, 0, pname(name), st.key)
+    b.put(ws, r0, 1, prm.zh, st.text)
+    b.put(ws, r0, 2, prm.en, st.text)
+    b.put(ws, r0, 4, prm.unit, st.text)
+    b.put(ws, r0, 5, prm.clause, st.text)
     values = prm.value if isinstance(prm.value, tuple) else (prm.value,)
     for row, v in zip(range(r0, r1 + 1), values):
         if isinstance(v, str):
             ws.write_string(row, 3, b.L.labels.get(v, (v,))[0], st.inp["gen"])
             ws.write_string(row, PLAN_VALUE_COL, b.L.labels.get(v, (v,))[0], st.calc["gen"])
             enum_id = next(k for k, choices in ENUMS.items() if v in choices)
-            b._dv(ws, row, 3, {"validate": "list", "source": f"=list_{enum_id}"})
+            b.data_validation(ws, row, 3, {"validate": "list", "source": f"=list_{enum_id}"})
         else:  # a fixed parameter (by law or by the model) is locked, a plan threshold is an input
             fmt = (st.inp if prm.editable else st.calc)[fmt_key(prm.unit)]
             ws.write_number(row, 3, float(v), fmt)
             if prm.editable:
-                b._dv(ws, row, 3, validation(b, name, prm, float(v)))
+                b.data_validation(ws, row, 3, validation(b, name, prm, float(v)))
             ws.write_number(row, PLAN_VALUE_COL, float(v), st.calc[fmt_key(prm.unit)])
         # the master check lists every parameter that differs from the plan's value
         here, plan = xl_rowcol_to_cell(row, 3), xl_rowcol_to_cell(row, PLAN_VALUE_COL)
         ws.write_formula(row, PLAN_VALUE_COL + 1, f"=IF({here}={plan},lbl_ok,lbl_check)", st.calc["gen"],
                          b.L.labels["ok"][0])
     if not prm.editable:
-        b._put(ws, r0, 6, "固定，不可修改 Fixed", st.note)
+        b.put(ws, r0, 6, "固定，不可修改 Fixed", st.note)
     b.wb.define_name(pname(name), f"={q(SHEETS['params'])}!$D${r0 + 1}" + (f":$D${r1 + 1}" if r1 > r0 else ""))
 
 
@@ -69,8 +69,8 @@ def _major_outlay(b, ws, mo) -> None:
     row = max(r1 for _, r1 in b.L.params.values()) + 2 if b.L.params else HEADER_ROW + 2
     ws.write(row, 0, "重大支出认定 Major outlay", st.section)
     ws.write(row, 1, "董事会认定（输入表）" if mo.definition == "board" else "按规划公式计算", st.text)
-    b._put(ws, row, 5, mo.clause, st.text)
-    b._put(ws, row, 6, mo.quote, st.wrap)
+    b.put(ws, row, 5, mo.clause, st.text)
+    b.put(ws, row, 6, mo.quote, st.wrap)
     ws.set_row(row, row_height((mo.quote, 50)))
 
 
@@ -86,9 +86,9 @@ def _constants(b, ws, row: int) -> None:
                  ("model_plan_last", "规划期末年", "Last plan year", b.policy.plan_years[1]),
                  ("model_rules", "规则数", "Rules", len(b.model.rules)))
     for i, (key, zh, en, value) in enumerate(constants):
-        b._put(ws, row + i, 0, key, st.key)
-        b._put(ws, row + i, 1, zh, st.text)
-        b._put(ws, row + i, 2, en, st.text)
+        b.put(ws, row + i, 0, key, st.key)
+        b.put(ws, row + i, 1, zh, st.text)
+        b.put(ws, row + i, 2, en, st.text)
         ws.write_number(row + i, 3, float(value), st.calc["year" if "plan" in key else "count"])
         b.wb.define_name(key, f"={q(SHEETS['params'])}!$D${row + i + 1}")
 

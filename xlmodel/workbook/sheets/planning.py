@@ -331,7 +331,7 @@ class PlanningSheet:
         if not hasattr(self, "env"):
             self._evaluate()
         cols = working_cols("测算", "Planning", L.n_years)
-        b._header(ws, "测算", "Planning (the dividend path of the remaining plan years)", cols)
+        b.header(ws, "测算", "Planning (the dividend path of the remaining plan years)", cols)
         self._note(2, "每年最低现金分红：该年规划下限与监管底线（含交易所低分红风险警示）均不失败的最少金额，以前各年按本路径金额计；"
                        "本路径金额：黄色单元格所填拟定金额，空白即按“输入”表所填该年现金分红（董事会预案），未填按最低额。The least cash dividend with which no minimum of the year, nor the "
                        "exchange's risk warning, fails, the earlier years paid as the path pays them; the path pays a "
@@ -339,7 +339,7 @@ class PlanningSheet:
                        "the minimum.")
         self._note(3, "预测数在“输入”表填写（表头标“预测”的年度）；本表公式均由规则表达式生成，阈值引用“参数”表。Forecasts are "
                        "entered on 输入 (years marked 预测); every formula is rendered from the rules' trees.")
-        b._year_header(ws, KEY)
+        b.year_header(ws, KEY)
         self._inputs()
         self._path()
         self._statuses()
@@ -449,7 +449,7 @@ class PlanningSheet:
         ws, st = self.ws, self.st
         col = self.L.col_of(y)
         text, at = self.binding.get(y, ("", "")) if on else ("", "")
-        self.b._put(ws, self.binding_text_row, col, text, st.label)
+        self.b.put(ws, self.binding_text_row, col, text, st.label)
         if isinstance(at, float):
             ws.write_number(self.binding_at_row, col, at, st.calc["amount"])
         m, t, a = (self._cell(r, y) for r in (self.minimum_row, self.binding_text_row, self.binding_at_row))
@@ -474,7 +474,7 @@ class PlanningSheet:
             ws.write_number(self.proposed_row, col, float(self.pay[y]), st.inp["amount"])
         else:
             ws.write_blank(self.proposed_row, col, None, st.inp["amount"])
-        b._dv(ws, self.proposed_row, col, {
+        b.data_validation(ws, self.proposed_row, col, {
             "validate": "decimal", "criteria": ">=", "value": 0,
             "input_title": "拟定现金分红 Proposed",
             "input_message": "元；空白即按“输入”表所填该年现金分红，未填按最低额；评估年度以前的年度不读此格。In 元; blank: "

@@ -21,7 +21,7 @@ COLS = [("条款 Clause", 16), ("处理 Treatment", 16), ("如何处理 How it i
 
 def write(b) -> None:
     ws, p = b.ws["text"], b.policy
-    b._header(ws, "规划原文", "Plan text by clause, with how each is treated", COLS)
+    b.header(ws, "规划原文", "Plan text by clause, with how each is treated", COLS)
     look = _formats(b)
     counts = {k: sum(e.treatment == k for e in p.clauses.values()) for k in TREATMENTS}
     ws.write_string(3, 0, "每一条款均有处理：计算检查（模型按规则计算，结果见“检查”表）、确认事项（由用户在“输入”表确认是/否）、"
@@ -52,7 +52,7 @@ def _formats(b) -> tuple[dict, object]:
 def _baseline(b, ws, row: int, base, look) -> None:
     """The regulatory baseline: its title and sources, then its clauses (their text: its rules' quotes)."""
     ws.write(row, 0, "监管底线 Regulatory baseline", b.st.section)
-    b._put(ws, row, 3, f"{base.title_zh}（{base.id} v{base.version}）", b.st.wrap)
+    b.put(ws, row, 3, f"{base.title_zh}（{base.id} v{base.version}）", b.st.wrap)
     for i, src in enumerate(base.sources):
         ws.write_string(row + 1 + i, 3, src, b.st.wrap)
     row += 1 + len(base.sources)
@@ -68,11 +68,11 @@ def _clause_row(b, ws, row: int, cid: str, entry, how: str, text: str, look) -> 
     zh, en, _ = TREATMENTS[entry.treatment]
     flagged = REVIEW in (entry.note or "") or REVIEW in how
     label = f"{zh}\n{en}" + (f"\n{REVIEW} REVIEW" if flagged else "")
-    b._put(ws, row, 0, cid, b.st.wrap)
+    b.put(ws, row, 0, cid, b.st.wrap)
     ws.write_string(row, 1, label, fmt[entry.treatment])
-    b._put(ws, row, 2, how, b.st.wrap)
-    b._put(ws, row, 3, text, b.st.wrap)
-    b._put(ws, row, 4, entry.note or "", review if flagged else b.st.wrap)
+    b.put(ws, row, 2, how, b.st.wrap)
+    b.put(ws, row, 3, text, b.st.wrap)
+    b.put(ws, row, 4, entry.note or "", review if flagged else b.st.wrap)
     lines = max(sum(max(1, math.ceil(text_width(line) / max(1, w - 2))) for line in str(t).split("\n"))
                 for t, (_, w) in zip((cid, label, how, text, entry.note or ""), COLS))
     ws.set_row(row, min(409.0, 15.0 * lines))

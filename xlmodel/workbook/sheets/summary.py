@@ -35,7 +35,7 @@ PER_YEAR = (_per_year_line(OUTPUT["overall_status"]), _per_year_line(OUTPUT["cas
 
 def write(b) -> None:
     ws, L, st = b.ws["summary"], b.L, b.st
-    b._header(ws, "汇总", "Summary", [("名称 Name", 26), ("结果", 30), ("数值 Value", 20), ("Result", 34)])
+    b.header(ws, "汇总", "Summary", [("名称 Name", 26), ("结果", 30), ("数值 Value", 20), ("Result", 34)])
     _results(b, ws)
     _result_colours(b, ws)
     ws.write(2, 3, UNIT_NOTE, st.note)
@@ -63,8 +63,8 @@ def _results(b, ws) -> None:
         kind = OUTPUT[name].kind
         fmt = st.out["amount"] if kind == "amount" else st.out["count" if kind == "count" else "gen"]
         if name in YES_NO_OUTPUTS:  # 是/否, never TRUE/FALSE
-            ws.write_formula(row, 2, b._as_yes_no(b.at_evaluation_year(name)), st.out["yes_no"],
-                             b._yes_no_cached(b.value(name)))
+            ws.write_formula(row, 2, b.as_yes_no(b.at_evaluation_year(name)), st.out["yes_no"],
+                             b.yes_no_cached(b.value(name)))
         else:
             ws.write_formula(row, 2, b.at_evaluation_year(name), fmt, b.scalar(name))
         b.wb.define_name(out, f"={q(SHEETS['summary'])}!$C${row + 1}")
@@ -105,7 +105,7 @@ def _per_year(b, ws, top: int) -> tuple[int, dict[str, int]]:
     for code, fmt in st.status.items():
         ws.conditional_format(r, 2, r, 1 + len(L.eval_years), {"type": "formula", "criteria": f"=C{r + 1}=lbl_{code}",
                                                                "format": fmt})
-    b._highlight_year(ws, top + 1, top + 1 + len(PER_YEAR), 2, 1 + len(L.eval_years), top + 1)
+    b.highlight_year(ws, top + 1, top + 1 + len(PER_YEAR), 2, 1 + len(L.eval_years), top + 1)
     return top + 3 + len(PER_YEAR), per_year_rows
 
 
@@ -117,7 +117,7 @@ def _per_year_cell(b, name: str, unit: str, j: int, y: int) -> tuple:
     ref = f"{q(SHEETS['calc'])}!{xl_rowcol_to_cell(row, L.col_of(y), row_abs=True)}"
     value = b.env.calc(name, y - L.eval_years[0])[0] if series else b.value(name, j)
     if unit == "yes_no":  # 是/否 for the board, 缺少输入 when undetermined
-        return b._yes_no_formula(ref), st.calc["gen"], b._yes_no(name, j)
+        return b.yes_no_formula(ref), st.calc["gen"], b.yes_no_label(name, j)
     if unit:
         return f"=IF({ref}=\"\",\"\",{ref})", st.calc["amount"], (EMPTY if isinstance(value, str) else float(value))
     count = name in OUTPUT and OUTPUT[name].kind == "count"
@@ -167,7 +167,7 @@ def _path(b, ws, top: int) -> int:
                       ("missing_input", "missing_input"), ("rerun", "missing_input")):
         ws.conditional_format(r, 2, r, 1 + len(L.eval_years), {"type": "formula", "criteria": f"=C{r + 1}=plan_lbl_{code}",
                                                                "format": st.status[fmt]})
-    b._highlight_year(ws, top + 1, r, 2, 1 + len(L.eval_years), top + 1)
+    b.highlight_year(ws, top + 1, r, 2, 1 + len(L.eval_years), top + 1)
     return r + 2
 
 
@@ -334,9 +334,9 @@ def _rule_results(b, ws, top: int) -> int:
     for i, rd in enumerate(b.model.rules):
         r = top + 2 + i
         title_zh = b.title(rd.spec)[0]
-        b._put(ws, r, 0, title_zh, st.wrap)
+        b.put(ws, r, 0, title_zh, st.wrap)
         ws.set_row(r, row_height((title_zh, 26)))
-        b._put(ws, r, 1, rd.spec.clause, st.text)
+        b.put(ws, r, 1, rd.spec.clause, st.text)
         ws.write_formula(r, 2, f"=chk_{rd.id}", st.calc["gen"], b.scalar(f"{rd.id}.status"))
         if rd.check.shortfall is not None:
             cell = xl_rowcol_to_cell(L.check_rows[rd.id], CHECK_COL_INDEX["shortfall"], row_abs=True, col_abs=True)
