@@ -20,7 +20,7 @@ distributions of one period, more interims than the model holds, an item's unkno
 the old interim fields, totals that disagree.
 
 This module reads no value itself: the caller passes its one reading of a field
-(:func:`xlmodel.case.read_field`), so a value here means what it means anywhere.
+(:func:`xlmodel.values.read_field`), so a value here means what it means anywhere.
 """
 
 from __future__ import annotations
