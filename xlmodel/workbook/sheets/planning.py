@@ -604,7 +604,7 @@ def add_planning_sheet(b, label) -> None:
 def planning_sheet(b, label=None) -> PlanningSheet:
     """The builder's 测算, placed and evaluated once: 汇总 (written first) shows its path on the board's page."""
     sheet = getattr(b, "_planning_sheet", None)
-    if sheet is None:
+    if sheet is None or sheet.ws is not b.ws[KEY]:  # placed once per workbook composed (a builder may compose twice)
         from .calculations import _calc_label
 
         sheet = b._planning_sheet = PlanningSheet(b, label or _calc_label, getattr(b, "plan_pay", None))
