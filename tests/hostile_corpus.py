@@ -967,7 +967,7 @@ def _(d, ctx):
         info = z.getinfo(part)
     assert xml.count("<c/>") == 2_000_000
     assert info.file_size < 8 * 2**20 and info.file_size / info.compress_size < 200, (info.file_size, info.compress_size)
-    assert book.stat().st_size < 250_000, book.stat().st_size
+    assert book.stat().st_size < 300_000, book.stat().st_size  # the model itself is ~200 KB (announcement, slots)
     return Hostile("", "", ["check", str(book)], expect=["book.xlsx", (sheet, part.rsplit("/", 1)[-1], "cells")],
                    timeout=20, note=f"{info.file_size / 2**20:.1f} MB unpacked, {book.stat().st_size // 1000} KB on disk")
 

@@ -1004,7 +1004,8 @@ def test_a_row_yes_no_in_one_branch_and_a_number_in_the_other_holds_no_true_or_f
     from xlmodel.workbook.layout import mixed_rows
     from xlmodel.workbook.writer import build_workbook
 
-    assert "min_plan_period.actual.part3" in mixed_rows(model_for(fifth))
+    mixed = [k for k in mixed_rows(model_for(fifth)) if k.startswith("min_plan_period.actual.part")]
+    assert mixed  # which part it is depends on how the long formula is split (52.7 shortened it)
     case = _capability_cases(fifth, 1, 5)[0]
     path = build_workbook(tmp_path / "d5.xlsx", policy=fifth, case=case)
     wb, values = openpyxl.load_workbook(path), openpyxl.load_workbook(path, data_only=True)
@@ -1012,5 +1013,7 @@ def test_a_row_yes_no_in_one_branch_and_a_number_in_the_other_holds_no_true_or_f
              if isinstance(c.value, bool)]
     assert bools == []
     calc = wb["计算"]
-    row = next(r for r in range(1, calc.max_row + 1) if calc.cell(r, 1).value == "min_plan_period.actual.part3")
-    assert ">=p_min_plan_period_first_year,1,0),0)" in calc.cell(row, 7).value
+    rows = [r for r in range(1, calc.max_row + 1) if calc.cell(r, 1).value in mixed]
+    # the yes/no branch (the year within the plan's period) written 1/0, the rule's other branch 0
+    assert any(">=p_min_plan_period_first_year" in calc.cell(r, 7).value and calc.cell(r, 7).value.endswith(",1,0),0)")
+               for r in rows)

@@ -102,8 +102,10 @@ ROLLING = {  # 最近三年以现金方式累计分配的利润不少于最近�
                                   f"AND({_in_window(-2)},ISBLANK({{distributable_profit@-2}})),"
                                   f"AND({_in_window(-1)},ISBLANK({{distributable_profit@-1}})),"
                                   "ISBLANK({distributable_profit}))"),
-    "min_rolling.required": f'IF({{calc:min_rolling.missing}},"",ROUND(MAX(0,p_min_rolling_ratio*{WINDOW}/p_min_rolling_window),'
-                            "p_precision_digits))",
+    # the window's total of amounts to the fen, rounded to the fen (LibreOffice's SUMPRODUCT sums compensated)
+    "min_rolling.basis": f"ROUND({WINDOW},p_precision_digits)",
+    "min_rolling.required": 'IF({calc:min_rolling.missing},"",ROUND(MAX(0,p_min_rolling_ratio*{calc:min_rolling.basis}/'
+                            "p_min_rolling_window),p_precision_digits))",
 }
 CAP = {  # 利润分配不超过累计可分配利润（合并与母公司孰低）: each distribution against the figure it is paid out of
     "distribution": "{cash_dividend}+{stock_dividend}",

@@ -107,9 +107,9 @@ def year_findings(v: Values, n: int, confirmed: np.ndarray | None = None) -> lis
                 lambda i: f"为 {count[i]:g}，但本年度现金分红与股票股利均为 0 / is {count[i]:g} but cash_dividend and "
                           "stock_dividend are both 0"))
     out.append(("distribution_count", (count >= 1) & paid & (count < made),
-                lambda i: f"为 {count[i]:g}，但本年度有 {interims[i]} 次中期分红、{int(final[i])} 次年度分配：共 {made[i]} 次 / "
-                          f"is {count[i]:g} but the year has {interims[i]} interim and {int(final[i])} final "
-                          f"distribution(s): {made[i]}"))
+                lambda i: f"为 {count[i]:g}，但本年度有 {interims[i]} 次中期分红（interim_cash_dividend 等）、{int(final[i])} 次年度分配："
+                          f"共 {made[i]} 次 / is {count[i]:g} but the year has {interims[i]} interim (interim_cash_dividend …) "
+                          f"and {int(final[i])} final distribution(s): {made[i]}"))
     agm, pay = g["agm_date"], g["payout_date"]
     out.append(("payout_date", ~np.isnan(agm) & ~np.isnan(pay) & (pay < agm),
                 lambda i: "早于批准该分配的股东大会日期 agm_date / is before the AGM (agm_date) that approved it"))

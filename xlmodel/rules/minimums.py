@@ -57,8 +57,13 @@ def k_min_cash_rolling(b: _Builder, s: MinCashRolling) -> Check:
                     "Minimum share of the window's total basis" if total else "Minimum share of average annual basis", "%")
     years = b.param(s.id, "window", w, s.clause, "计算年数", "Window (years)", "年")
     b.m.history = min(b.m.history, -(w - 1))  # the plan's window: the history the workbook keeps
-    # the window's length is a parameter: a length changed in the workbook is summed there as here
-    basis = Window(b.measure(s.basis), years, w)
+    # the window's length is a parameter: a length changed in the workbook is summed there as here. Its total is
+    # amounts to the fen, so rounded to the fen (as the cash's is): LibreOffice's SUMPRODUCT sums compensated
+    # (Kahan) and Excel's, Gnumeric's and Python's do not, and -128,825,567.33 + 57,346,362.26 + 73,444,537.82
+    # then gives 1,965,332.75 or 1,965,332.7499999925 — 30% of its average ROUNDed to .28 or .27
+    b.m.scalars[f"{s.id}.basis"] = Round2(Window(b.measure(s.basis), years, w))
+    b.transparent.add(f"{s.id}.basis")  # its window's inputs are the rule's inputs (missing input)
+    basis = C(f"{s.id}.basis")
     req = Round2(Max(Num(0), ratio * basis if total else ratio * basis / years))
     if s.amount is not None:  # 年均净利润30%或5000万元: the ratio's bound and the window's fixed amount
         b.m.scalars[f"{s.id}.ratio_required"] = req
