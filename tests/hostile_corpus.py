@@ -2562,7 +2562,7 @@ for _sig, _engine, _key in (("sigterm", "libreoffice", "--convert-to"), ("sighup
 
 # ---- K. the user's cache (issue 48, items 6-8) ------------------------------------------------------------
 
-_MAX_E12 = "MAX(ROUND('输入'!E$12,"  #: the first formula of 计算 that MAX → MIN changes (计算!E17)
+_MAX_E12 = "MAX(ROUND('输入'!E$12,"  #: the first formula of 计算 that MAX → MIN changes (计算!E24 today)
 
 
 def _max_to_min(src: Path, dst: Path) -> Path:
@@ -2601,7 +2601,8 @@ def _changed_formula_found(run: Run) -> None:
     [obj] = json.loads(run.stdout)
     integ = obj["integrity"]
     assert integ["trusted"] is False and len(integ["formulas_changed"]) == 1, integ
-    assert integ["formulas_changed"][0].startswith("计算!E17: =MIN("), integ["formulas_changed"]
+    # the cell is 计算's first formula with MAX(ROUND('输入'!E$12, (its row moves as rows are added above it)
+    assert re.match(r"计算!E\d+: =MIN\(", integ["formulas_changed"][0]), integ["formulas_changed"]
 
 
 @entry("poisoned_reference_in_a_shared_cache_folder", "cache")
